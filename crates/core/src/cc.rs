@@ -1,0 +1,190 @@
+//! The plug-in boundary between the simulator core and congestion-control
+//! schemes. A scheme may act in three places, each behind a small trait:
+//!
+//! * the sender ([`SenderCc`]): per ACK, NACK, control packet, timer, timeout and
+//!   per data packet sent; it sets the flow's pacing rate and window;
+//! * the receiver ([`ReceiverCc`]): per data packet; it may ask for a CNP and
+//!   writes its own fields into the ACK;
+//! * the switch ([`SwitchCc`]): per packet entering and leaving an egress queue;
+//!   it may mark or stamp the packet, keep per-port state and emit packets
+//!   (routed from that switch like any other, e.g. straight back to a sender).
+//!
+//! The core calls these hooks; they never call the core. A [`Scheme`] is the
+//! factory that creates the three parts and states what the network must provide.
+
+use crate::packet::Packet;
+use crate::time::Time;
+
+/// Facts about a flow that do not change while it runs.
+#[derive(Clone, Debug)]
+pub struct FlowView {
+    pub id: u32,
+    pub src: u32,
+    pub dst: u32,
+    /// Payload bytes.
+    pub size: u64,
+    pub start: Time,
+    /// The sender NIC's line rate (bits/s).
+    pub line_rate: u64,
+    /// Slowest link on the flow's path (bits/s).
+    pub bottleneck_rate: u64,
+    /// Base RTT of the flow's path: 2 x propagation + serialization of one full
+    /// data packet per hop forward and one ACK per hop back, no queueing.
+    pub base_rtt: Time,
+    /// line_rate x base_rtt in bytes.
+    pub bdp: u64,
+    /// Largest base RTT over all host pairs of the topology (HPCC uses one
+    /// global T for every flow).
+    pub max_base_rtt: Time,
+    /// Switches on the forward path.
+    pub path_switches: u8,
+    /// Payload bytes per full data packet.
+    pub mtu: u32,
+    /// Wire bytes of a full data packet.
+    pub packet_size: u32,
+}
+
+/// Timer slots a sender may use (each slot holds at most one pending timer).
+pub const TIMER_SLOTS: usize = 4;
+
+/// What a sender-side controller sees and sets. `rate` and `window` persist
+/// between calls; the core applies them to the next packet it sends.
+pub struct SenderCx<'a> {
+    pub now: Time,
+    pub flow: &'a FlowView,
+    /// Next new byte to send (highest sent + 1).
+    pub snd_nxt: u64,
+    /// Lowest unacknowledged byte.
+    pub snd_una: u64,
+    /// Pacing rate in bits/s (clamped by the core to 1 Kbps..line rate).
+    pub rate: f64,
+    /// Limit on bytes in flight (snd_nxt - snd_una); `u64::MAX` for none.
+    pub window: u64,
+    /// Timer requests: Some(Some(t)) = (re)arm slot for absolute time t,
+    /// Some(None) = cancel; None = leave as is.
+    pub timers: [Option<Option<Time>>; TIMER_SLOTS],
+}
+
+impl<'a> SenderCx<'a> {
+    /// Arm timer `slot` to fire `delay` from now, replacing any pending one.
+    pub fn set_timer(&mut self, slot: usize, delay: Time) {
+        self.timers[slot] = Some(Some(self.now + delay));
+    }
+    pub fn cancel_timer(&mut self, slot: usize) {
+        self.timers[slot] = Some(None);
+    }
+    /// Bytes sent and not yet acknowledged.
+    pub fn inflight(&self) -> u64 {
+        self.snd_nxt - self.snd_una
+    }
+}
+
+/// Sender half of a scheme, one instance per flow.
+pub trait SenderCc {
+    /// The flow starts: set the initial rate and window (default: line rate, no window).
+    fn on_start(&mut self, cx: &mut SenderCx);
+    /// An ACK arrived (`ack.seq` = next byte the receiver expects; INT, ECN echo,
+    /// timestamp echo and the receiver's fields are in the packet).
+    fn on_ack(&mut self, cx: &mut SenderCx, ack: &Packet);
+    /// A NACK arrived; the core has already gone back to `nack.seq`.
+    fn on_nack(&mut self, _cx: &mut SenderCx, _nack: &Packet) {}
+    /// A CNP or scheme control packet (`Ctrl`) for this flow arrived.
+    fn on_control(&mut self, _cx: &mut SenderCx, _pkt: &Packet) {}
+    /// Timer `slot` fired.
+    fn on_timer(&mut self, _cx: &mut SenderCx, _slot: usize) {}
+    /// A data packet is about to leave the NIC: stamp header fields here.
+    fn on_send(&mut self, _cx: &mut SenderCx, _pkt: &mut Packet) {}
+    /// The retransmission timer expired; the core goes back to `snd_una`.
+    fn on_timeout(&mut self, _cx: &mut SenderCx) {}
+    /// For traces: a scheme-specific scalar worth plotting (e.g. DCQCN alpha, HPCC U).
+    fn probe(&self) -> f64 {
+        0.0
+    }
+}
+
+/// What a receiver-side controller sees and asks for.
+pub struct ReceiverCx<'a> {
+    pub now: Time,
+    pub flow: &'a FlowView,
+    /// Flows currently being received by this host (started, not complete),
+    /// this one included.
+    pub host_active_flows: u32,
+    /// Set to true to send a CNP to the sender now.
+    pub send_cnp: bool,
+}
+
+/// Receiver half of a scheme, one instance per flow.
+pub trait ReceiverCc {
+    /// A data packet of this flow arrived (in order or not).
+    fn on_data(&mut self, _cx: &mut ReceiverCx, _data: &Packet) {}
+    /// Fill scheme fields of an ACK/NACK being sent for `data`. The core has
+    /// already set seq, ECN echo, the echoed timestamp and copied `data`'s INT.
+    fn fill_ack(&mut self, _cx: &ReceiverCx, _data: &Packet, _ack: &mut Packet) {}
+}
+
+/// A receiver that does nothing beyond the core's ACKs.
+pub struct PlainReceiver;
+impl ReceiverCc for PlainReceiver {}
+
+/// Egress-port state a switch hook may read.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PortStat {
+    /// Node at the other end of the link.
+    pub peer: u32,
+    pub rate_bps: u64,
+    /// Propagation delay of the link.
+    pub delay: Time,
+    /// Bytes queued at this egress, all classes (not counting the packet on the wire).
+    pub qlen: u64,
+    /// Bytes ever transmitted on this egress.
+    pub tx_bytes: u64,
+}
+
+/// What a switch hook sees and can do.
+pub struct SwitchCx<'a> {
+    pub now: Time,
+    /// This switch's node id.
+    pub node: u32,
+    /// All egress ports of the switch, by port index.
+    pub ports: &'a [PortStat],
+    /// Packets to inject at this switch; they are routed to their `dst` like any
+    /// other packet (set `class` 0 for the control class).
+    pub emit: &'a mut Vec<Packet>,
+}
+
+/// Switch half of a scheme, one instance per switch.
+pub trait SwitchCc {
+    /// `pkt` arrived on `in_port` and was admitted to egress `out_port`
+    /// (the egress qlen does not yet include it).
+    fn on_enqueue(&mut self, _cx: &mut SwitchCx, _in_port: u16, _out_port: u16, _pkt: &mut Packet) {}
+    /// `pkt` starts transmission on `out_port` (after the core's ECN and INT).
+    /// `in_port` is the port it arrived on.
+    fn on_dequeue(&mut self, _cx: &mut SwitchCx, _in_port: u16, _out_port: u16, _pkt: &mut Packet) {}
+}
+
+/// What a scheme needs from the network.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Requirements {
+    /// Switches push INT records onto data packets at egress (HPCC, PowerTCP).
+    pub int_on_data: bool,
+    /// ACK/CNP/control traffic must retrace the data path (FNCC).
+    pub symmetric_paths: bool,
+}
+
+/// A congestion-control scheme: a factory for its three parts.
+pub trait Scheme: Send + Sync {
+    /// Registry name, e.g. "dcqcn".
+    fn name(&self) -> &str;
+    fn requirements(&self) -> Requirements {
+        Requirements::default()
+    }
+    fn sender(&self, flow: &FlowView) -> Box<dyn SenderCc>;
+    fn receiver(&self, _flow: &FlowView) -> Box<dyn ReceiverCc> {
+        Box::new(PlainReceiver)
+    }
+    /// Switch part for switch `node` with `ports` egress ports; None if the scheme
+    /// needs nothing beyond the core's switch.
+    fn switch(&self, _node: u32, _ports: &[PortStat]) -> Option<Box<dyn SwitchCc>> {
+        None
+    }
+}

@@ -1,0 +1,192 @@
+//! Network configuration: everything about the fabric that is not the topology
+//! or the congestion-control scheme. Every field has a documented default; the
+//! scenario file's `[network]` table maps onto this struct (unknown keys refused).
+
+use crate::units::{Bytes, Dur};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Routing {
+    /// Shortest-path ECMP, next hop chosen by a hash of the flow's 5-tuple (default).
+    Ecmp,
+    /// ECMP where the reverse traffic of a flow (ACK, NACK, CNP) retraces the
+    /// switches its data crossed, as symmetric hashing achieves in a Clos fabric.
+    Symmetric,
+    /// Per-packet spraying: every data packet picks a random shortest path.
+    Spray,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EcnMode {
+    Off,
+    /// RED-like: no mark below kmin, probability pmax*(q-kmin)/(kmax-kmin) up to kmax, mark all above.
+    Red,
+    /// Step: mark every packet dequeued while the queue exceeds `kmin` (DCTCP's K).
+    Step,
+}
+
+/// ECN marking at switch egress (evaluated as a packet is dequeued, on the
+/// egress queue length of its class, as the HPCC simulator does).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EcnConfig {
+    /// Default "red".
+    pub mode: EcnMode,
+    /// Default 100KB per 25 Gbps of port rate (HPCC simulator: Kmin 100 KB per 25G).
+    pub kmin: Bytes,
+    /// Default 400KB per 25 Gbps of port rate (HPCC simulator: Kmax 400 KB per 25G).
+    pub kmax: Bytes,
+    /// Default 0.2 (HPCC simulator).
+    pub pmax: f64,
+    /// If true (default), kmin/kmax are given for a 25 Gbps port and scale linearly
+    /// with the port rate (100G port: x4). If false they apply to every port as given.
+    pub scale_per_25g: bool,
+}
+
+impl Default for EcnConfig {
+    fn default() -> Self {
+        EcnConfig { mode: EcnMode::Red, kmin: Bytes(100_000), kmax: Bytes(400_000), pmax: 0.2, scale_per_25g: true }
+    }
+}
+
+/// How PFC decides to pause an ingress (port, class).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PfcConfig {
+    /// Lossless fabric (PFC on). Default true. With false, switches tail-drop
+    /// at the same dynamic threshold and the transport retransmits.
+    pub enabled: bool,
+    /// Dynamic-threshold alpha for a 100 Gbps port, scaled linearly with the port
+    /// rate and capped at 1 (HPCC simulator: 1/8 at 100G, 1/2 at 400G). Default 0.125.
+    pub alpha_per_100g: f64,
+    /// If set, a static XOFF: pause when an ingress (port, class) holds more than
+    /// this many shared bytes (FNCC's "PFC threshold 500 KB"). Default unset (dynamic).
+    pub static_xoff: Option<Bytes>,
+    /// RESUME once shared use + this offset is at or below the threshold
+    /// (HPCC simulator: 3 KB). Default 3KB.
+    pub resume_offset: Bytes,
+    /// Headroom per ingress (port, class) = factor x rate x link delay + `headroom_extra`.
+    /// Default 3 (HPCC simulator).
+    pub headroom_factor: f64,
+    /// Default 2 maximum-size packets (a packet already on the wire when the
+    /// PAUSE is sent and one the upstream started before it arrived).
+    pub headroom_extra: Option<Bytes>,
+}
+
+impl Default for PfcConfig {
+    fn default() -> Self {
+        PfcConfig {
+            enabled: true,
+            alpha_per_100g: 0.125,
+            static_xoff: None,
+            resume_offset: Bytes(3_000),
+            headroom_factor: 3.0,
+            headroom_extra: None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NetConfig {
+    /// Payload bytes per full data packet. Default 1000 (HPCC simulator).
+    pub mtu: Bytes,
+    /// Header bytes on every data packet. Default 48 (HPCC simulator).
+    pub header: Bytes,
+    /// Wire size of ACK, NACK and CNP packets. Default 60 (HPCC simulator).
+    pub ack_size: Bytes,
+    /// Wire size of PFC PAUSE/RESUME frames. Default 64.
+    pub pause_size: Bytes,
+    /// Receiver sends an ACK every this many data packets (and always on a flow's
+    /// last packet and on a CE-marked packet). Default 1.
+    pub ack_every: u32,
+    /// Shared buffer per switch. Default 32MB (HPCC simulator).
+    pub buffer: Bytes,
+    /// Guaranteed bytes per ingress (port, class) before the shared pool is used. Default 4KB... (HPCC simulator: 4 KB).
+    pub reserve: Bytes,
+    pub pfc: PfcConfig,
+    pub ecn: EcnConfig,
+    /// Stamp INT records on data packets at every switch egress. Default: on when
+    /// the scheme asks for it (HPCC, PowerTCP, ...), off otherwise; true/false forces it.
+    pub int: Option<bool>,
+    /// Default "ecmp".
+    pub routing: Routing,
+    /// ACK and NACK travel in the control class above data (default true). False
+    /// puts them in their flow's data class at switches, as the HPCC simulator does
+    /// (hosts still send them first).
+    pub ack_high_priority: bool,
+    /// Number of data priority classes at every port (flows' `prio` 0..n-1, 0 highest). Default 1.
+    pub data_classes: u8,
+    /// A receiver sends at most one NACK per expected sequence number per this
+    /// interval. Default 500us (HPCC simulator).
+    pub nack_interval: Dur,
+    /// Retransmission timeout: go back to the last acknowledged byte when no ACK
+    /// advances for this long. Default: off in a lossless fabric, 1ms in a lossy one.
+    pub rto: Option<Dur>,
+    /// Extra fixed processing delay per switch on top of store-and-forward. Default 0.
+    pub switch_delay: Dur,
+}
+
+impl Default for NetConfig {
+    fn default() -> Self {
+        NetConfig {
+            mtu: Bytes(1000),
+            header: Bytes(48),
+            ack_size: Bytes(60),
+            pause_size: Bytes(64),
+            ack_every: 1,
+            buffer: Bytes(32_000_000),
+            reserve: Bytes(4_000),
+            pfc: PfcConfig::default(),
+            ecn: EcnConfig::default(),
+            int: None,
+            routing: Routing::Ecmp,
+            ack_high_priority: true,
+            data_classes: 1,
+            nack_interval: Dur(500 * crate::time::US),
+            rto: None,
+            switch_delay: Dur(0),
+        }
+    }
+}
+
+impl NetConfig {
+    /// Wire size of a full data packet.
+    pub fn packet_size(&self) -> u64 {
+        self.mtu.0 + self.header.0
+    }
+
+    /// Checks values that serde accepts but the model cannot. Errors name the field.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.mtu.0 == 0 || self.mtu.0 > 65_000 {
+            return Err(format!("network.mtu = {}: must be between 1 and 65000 bytes of payload", self.mtu.0));
+        }
+        if self.ack_size.0 == 0 || self.pause_size.0 == 0 {
+            return Err("network.ack_size and network.pause_size must be positive".into());
+        }
+        if self.ack_every == 0 {
+            return Err("network.ack_every = 0: must be at least 1".into());
+        }
+        if self.data_classes == 0 || self.data_classes > 7 {
+            return Err(format!("network.data_classes = {}: must be 1..7", self.data_classes));
+        }
+        if !(self.pfc.alpha_per_100g > 0.0 && self.pfc.alpha_per_100g.is_finite()) {
+            return Err(format!("network.pfc.alpha_per_100g = {}: must be positive", self.pfc.alpha_per_100g));
+        }
+        if !(self.pfc.headroom_factor >= 0.0 && self.pfc.headroom_factor.is_finite()) {
+            return Err(format!("network.pfc.headroom_factor = {}: must be >= 0", self.pfc.headroom_factor));
+        }
+        if !(0.0..=1.0).contains(&self.ecn.pmax) {
+            return Err(format!("network.ecn.pmax = {}: must be within 0..1", self.ecn.pmax));
+        }
+        if self.ecn.mode == EcnMode::Red && self.ecn.kmax.0 < self.ecn.kmin.0 {
+            return Err(format!("network.ecn.kmax = {} is below network.ecn.kmin = {}", self.ecn.kmax, self.ecn.kmin));
+        }
+        if self.buffer.0 < 100_000 {
+            return Err(format!("network.buffer = {}: too small for any switch (at least 100KB)", self.buffer));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,1 @@
+//! Event queue (filled in by the engine).

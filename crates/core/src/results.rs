@@ -1,0 +1,230 @@
+//! What a run produces: per-flow records, per-port counters, optional time
+//! series, engine statistics; and the summaries computed from them
+//! (slowdown percentiles overall and by flow-size bucket, Jain's index).
+
+use crate::time::Time;
+
+/// A port named by its node and the node at the other end of its link.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PortRef {
+    pub node: u32,
+    pub peer: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowResult {
+    pub id: u32,
+    pub src: u32,
+    pub dst: u32,
+    pub size: u64,
+    pub start: Time,
+    /// Completion time (last byte received minus start); None if unfinished.
+    pub fct: Option<Time>,
+    /// Ideal FCT (HPCC convention): base RTT + total wire bytes x 8 / slowest link.
+    pub ideal_fct: Time,
+    /// max(1, fct / ideal_fct); None if unfinished.
+    pub slowdown: Option<f64>,
+    /// Data packets retransmitted by go-back-N.
+    pub retransmits: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PortResult {
+    pub port: PortRef,
+    pub rate_bps: u64,
+    /// Bytes transmitted (all packets).
+    pub tx_bytes: u64,
+    /// Data payload bytes transmitted.
+    pub tx_data_bytes: u64,
+    /// PAUSE frames this port's node sent on this port (pausing the peer).
+    pub pause_sent: u64,
+    /// Total time this egress was paused by the peer (any class).
+    pub paused_time: Time,
+    /// Packets dropped at admission into this egress.
+    pub drops: u64,
+    pub ecn_marked: u64,
+    /// Largest egress queue seen, bytes.
+    pub max_qlen: u64,
+}
+
+/// A sampled time series; `t` in picoseconds.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Series {
+    pub name: String,
+    pub t: Vec<Time>,
+    pub v: Vec<f64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlowTrace {
+    pub flow: u32,
+    pub t: Vec<Time>,
+    pub rate_bps: Vec<f64>,
+    /// Window in bytes (u64::MAX as f64 when unlimited).
+    pub window: Vec<f64>,
+    /// Bytes acked so far (throughput = slope).
+    pub acked: Vec<f64>,
+    /// The scheme's probe value.
+    pub probe: Vec<f64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EngineStats {
+    pub events: u64,
+    /// Data packets put on the wire by hosts (retransmissions included).
+    pub data_packets: u64,
+    /// Packets of any kind transmitted on any link.
+    pub link_packets: u64,
+    pub sim_end: Time,
+    pub wall_secs: f64,
+    pub peak_packets_in_pool: u32,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunResult {
+    pub scheme: String,
+    pub flows: Vec<FlowResult>,
+    pub ports: Vec<PortResult>,
+    /// Queue length (bytes) of the traced ports.
+    pub queues: Vec<Series>,
+    /// Utilization (0..1) of the traced ports per sampling interval.
+    pub utilization: Vec<Series>,
+    pub flow_traces: Vec<FlowTrace>,
+    pub engine: EngineStats,
+    /// Total packets dropped anywhere.
+    pub drops: u64,
+    pub pause_frames: u64,
+    /// True when the run stopped at its time limit with flows unfinished.
+    pub truncated: bool,
+}
+
+/// avg / percentiles of a set of values.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Stats {
+    pub count: usize,
+    pub avg: f64,
+    pub p50: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+/// Percentile by nearest rank on sorted data (p in 0..=100).
+pub fn percentile_sorted(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+impl Stats {
+    pub fn of(values: &[f64]) -> Stats {
+        if values.is_empty() {
+            return Stats { count: 0, avg: f64::NAN, p50: f64::NAN, p95: f64::NAN, p99: f64::NAN, max: f64::NAN };
+        }
+        let mut v = values.to_vec();
+        v.sort_by(|a, b| a.total_cmp(b));
+        Stats {
+            count: v.len(),
+            avg: v.iter().sum::<f64>() / v.len() as f64,
+            p50: percentile_sorted(&v, 50.0),
+            p95: percentile_sorted(&v, 95.0),
+            p99: percentile_sorted(&v, 99.0),
+            max: *v.last().unwrap(),
+        }
+    }
+}
+
+/// Fixed flow-size buckets used in reports: (label, lower bound inclusive, upper exclusive).
+pub const SIZE_BUCKETS: [(&str, u64, u64); 3] =
+    [("<100KB", 0, 100_000), ("100KB-1MB", 100_000, 1_000_000), (">=1MB", 1_000_000, u64::MAX)];
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Summary {
+    pub flows: usize,
+    pub finished: usize,
+    pub slowdown: Stats,
+    /// (bucket label, stats) for SIZE_BUCKETS.
+    pub by_size: Vec<(String, Stats)>,
+    pub fct_us: Stats,
+    pub drops: u64,
+    pub pause_frames: u64,
+    /// Sum over ports of paused time, microseconds.
+    pub paused_time_us: f64,
+    pub max_queue_bytes: u64,
+}
+
+impl RunResult {
+    pub fn summary(&self) -> Summary {
+        let done: Vec<&FlowResult> = self.flows.iter().filter(|f| f.slowdown.is_some()).collect();
+        let sd: Vec<f64> = done.iter().map(|f| f.slowdown.unwrap()).collect();
+        let fct: Vec<f64> = done.iter().map(|f| crate::time::to_us(f.fct.unwrap())).collect();
+        let by_size = SIZE_BUCKETS
+            .iter()
+            .map(|(l, lo, hi)| {
+                let v: Vec<f64> =
+                    done.iter().filter(|f| f.size >= *lo && f.size < *hi).map(|f| f.slowdown.unwrap()).collect();
+                (l.to_string(), Stats::of(&v))
+            })
+            .collect();
+        Summary {
+            flows: self.flows.len(),
+            finished: done.len(),
+            slowdown: Stats::of(&sd),
+            by_size,
+            fct_us: Stats::of(&fct),
+            drops: self.drops,
+            pause_frames: self.pause_frames,
+            paused_time_us: self.ports.iter().map(|p| crate::time::to_us(p.paused_time)).sum(),
+            max_queue_bytes: self.ports.iter().map(|p| p.max_qlen).max().unwrap_or(0),
+        }
+    }
+
+    /// HPCC-style buckets: flows sorted by size and cut into `n` groups of equal
+    /// count; returns (largest size in group, stats of slowdown).
+    pub fn count_buckets(&self, n: usize) -> Vec<(u64, Stats)> {
+        let mut done: Vec<&FlowResult> = self.flows.iter().filter(|f| f.slowdown.is_some()).collect();
+        done.sort_by_key(|f| (f.size, f.id));
+        if done.is_empty() || n == 0 {
+            return vec![];
+        }
+        let mut out = Vec::new();
+        for i in 0..n {
+            let a = i * done.len() / n;
+            let b = (i + 1) * done.len() / n;
+            if a == b {
+                continue;
+            }
+            let v: Vec<f64> = done[a..b].iter().map(|f| f.slowdown.unwrap()).collect();
+            out.push((done[b - 1].size, Stats::of(&v)));
+        }
+        out
+    }
+}
+
+/// Jain's fairness index (sum x)^2 / (n sum x^2); 1 = perfectly fair.
+pub fn jain(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    let s2: f64 = x.iter().map(|v| v * v).sum();
+    if s2 == 0.0 {
+        return 1.0;
+    }
+    s * s / (x.len() as f64 * s2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn stats_and_jain() {
+        let v: Vec<f64> = (1..=100).map(|x| x as f64).collect();
+        let s = Stats::of(&v);
+        assert_eq!(s.p50, 50.0);
+        assert_eq!(s.p95, 95.0);
+        assert_eq!(s.p99, 99.0);
+        assert_eq!(s.avg, 50.5);
+        assert!((jain(&[1.0, 1.0, 1.0]) - 1.0).abs() < 1e-12);
+        assert!((jain(&[1.0, 0.0]) - 0.5).abs() < 1e-12);
+    }
+}

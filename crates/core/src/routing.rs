@@ -1,0 +1,1 @@
+//! Routing tables (filled in by the engine).

@@ -1,0 +1,43 @@
+//! Simulated time: integer picoseconds (`u64`), so event order never depends on
+//! floating point. `u64` picoseconds covers about 213 days of simulated time.
+
+/// Simulated time or duration in picoseconds.
+pub type Time = u64;
+
+pub const PS: Time = 1;
+pub const NS: Time = 1_000;
+pub const US: Time = 1_000_000;
+pub const MS: Time = 1_000_000_000;
+pub const SEC: Time = 1_000_000_000_000;
+
+/// Time to serialize `bytes` onto a link of `rate_bps` bits/s, rounded up to a
+/// whole picosecond (so a link is never faster than its rate).
+#[inline]
+pub fn ser_time(bytes: u64, rate_bps: u64) -> Time {
+    debug_assert!(rate_bps > 0);
+    let num = bytes as u128 * 8 * SEC as u128;
+    num.div_ceil(rate_bps as u128) as Time
+}
+
+/// Seconds as f64 (for reports only, never for event order).
+#[inline]
+pub fn to_secs(t: Time) -> f64 {
+    t as f64 / SEC as f64
+}
+
+/// Microseconds as f64 (for reports only).
+#[inline]
+pub fn to_us(t: Time) -> f64 {
+    t as f64 / US as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn ser_time_exact_and_rounded_up() {
+        assert_eq!(ser_time(1000, 100_000_000_000), 80 * NS);
+        assert_eq!(ser_time(1, 3), 2_666_666_666_667);
+        assert_eq!(ser_time(1048, 400_000_000_000), 20_960);
+    }
+}

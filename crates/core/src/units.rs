@@ -1,0 +1,213 @@
+//! Quantities with units as they appear in scenario files: durations ("1.5us"),
+//! byte sizes ("32MB", "500KiB", or a plain integer of bytes) and rates
+//! ("100Gbps", "25G"). A value with a missing or unknown unit is refused with a
+//! message that names the value and the units accepted.
+
+use crate::time::Time;
+use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// A duration in picoseconds, written "10us", "1.5 ms", "800ns", "2s", "50ps".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default, Hash)]
+pub struct Dur(pub Time);
+
+/// A size in bytes, written as an integer (bytes) or "64KB", "32MB", "1.5MiB", "1000B".
+/// KB/MB/GB are decimal (1000), KiB/MiB/GiB binary (1024).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default, Hash)]
+pub struct Bytes(pub u64);
+
+/// A rate in bits per second, written "100Gbps", "100G", "25 Gb/s", "40Mbps", "10Gbit".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default, Hash)]
+pub struct Rate(pub u64);
+
+fn split_num(s: &str) -> Option<(f64, String)> {
+    let s = s.trim();
+    let idx = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+'))
+        .unwrap_or(s.len());
+    // 'e' could start a unit like "e"? none of our units start with e, fine.
+    let (n, u) = s.split_at(idx);
+    let v: f64 = n.trim().parse().ok()?;
+    Some((v, u.trim().to_string()))
+}
+
+pub fn parse_dur(s: &str) -> Result<Time, String> {
+    let err = || format!("invalid duration '{s}': expected a non-negative number with a unit (ps, ns, us, ms, s), e.g. \"1.5us\"");
+    let (v, u) = split_num(s).ok_or_else(err)?;
+    let mult = match u.as_str() {
+        "ps" => 1.0,
+        "ns" => 1e3,
+        "us" | "µs" => 1e6,
+        "ms" => 1e9,
+        "s" | "sec" => 1e12,
+        _ => return Err(err()),
+    };
+    if !(v.is_finite() && v >= 0.0) {
+        return Err(err());
+    }
+    Ok((v * mult).round() as Time)
+}
+
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let err = || format!("invalid size '{s}': expected a non-negative number of bytes, optionally with a unit (B, KB, MB, GB, KiB, MiB, GiB), e.g. \"32MB\"");
+    let (v, u) = split_num(s).ok_or_else(err)?;
+    let mult = match u.as_str() {
+        "" | "B" => 1.0,
+        "KB" | "kB" | "K" => 1e3,
+        "MB" | "M" => 1e6,
+        "GB" | "G" => 1e9,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        _ => return Err(err()),
+    };
+    if !(v.is_finite() && v >= 0.0) {
+        return Err(err());
+    }
+    Ok((v * mult).round() as u64)
+}
+
+pub fn parse_rate(s: &str) -> Result<u64, String> {
+    let err = || format!("invalid rate '{s}': expected a positive number with a unit (bps, Kbps, Mbps, Gbps, Tbps; also K/M/G/T or Gb/s), e.g. \"100Gbps\"");
+    let (v, u) = split_num(s).ok_or_else(err)?;
+    let u = u.replace("b/s", "bps").replace("bit", "bps");
+    let mult = match u.as_str() {
+        "bps" => 1.0,
+        "K" | "Kbps" | "kbps" => 1e3,
+        "M" | "Mbps" => 1e6,
+        "G" | "Gbps" => 1e9,
+        "T" | "Tbps" => 1e12,
+        _ => return Err(err()),
+    };
+    if !(v.is_finite() && v > 0.0) {
+        return Err(err());
+    }
+    Ok((v * mult).round() as u64)
+}
+
+pub fn fmt_dur(t: Time) -> String {
+    if t == 0 {
+        "0us".into()
+    } else if t % crate::time::MS == 0 {
+        format!("{}ms", t / crate::time::MS)
+    } else if t % crate::time::US == 0 {
+        format!("{}us", t / crate::time::US)
+    } else if t % crate::time::NS == 0 {
+        format!("{}ns", t / crate::time::NS)
+    } else {
+        format!("{}ps", t)
+    }
+}
+
+pub fn fmt_rate(r: u64) -> String {
+    if r % 1_000_000_000 == 0 {
+        format!("{}Gbps", r / 1_000_000_000)
+    } else if r % 1_000_000 == 0 {
+        format!("{}Mbps", r / 1_000_000)
+    } else {
+        format!("{}bps", r)
+    }
+}
+
+pub fn fmt_bytes(b: u64) -> String {
+    if b != 0 && b % 1_000_000 == 0 {
+        format!("{}MB", b / 1_000_000)
+    } else if b != 0 && b % 1000 == 0 {
+        format!("{}KB", b / 1000)
+    } else {
+        format!("{}B", b)
+    }
+}
+
+impl fmt::Display for Dur {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(&fmt_dur(self.0))
+    }
+}
+impl fmt::Display for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(&fmt_bytes(self.0))
+    }
+}
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(&fmt_rate(self.0))
+    }
+}
+
+impl Serialize for Dur {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&fmt_dur(self.0))
+    }
+}
+impl Serialize for Bytes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&fmt_bytes(self.0))
+    }
+}
+impl Serialize for Rate {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&fmt_rate(self.0))
+    }
+}
+
+struct V<F>(&'static str, F);
+impl<'de, T, F: Fn(&str) -> Result<T, String>> de::Visitor<'de> for V<F> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.0)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+        (self.1)(v).map_err(E::custom)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+        (self.1)(&v.to_string()).map_err(E::custom)
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+        (self.1)(&v.to_string()).map_err(E::custom)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
+        (self.1)(&v.to_string()).map_err(E::custom)
+    }
+}
+
+impl<'de> Deserialize<'de> for Dur {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(V("a duration with a unit, e.g. \"1.5us\"", |s: &str| parse_dur(s).map(Dur)))
+    }
+}
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(V("a size, e.g. \"32MB\" or 1000", |s: &str| parse_bytes(s).map(Bytes)))
+    }
+}
+impl<'de> Deserialize<'de> for Rate {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(V("a rate with a unit, e.g. \"100Gbps\"", |s: &str| parse_rate(s).map(Rate)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn parses_units_and_refuses_bad_ones() {
+        assert_eq!(parse_dur("1.5us").unwrap(), 1_500_000);
+        assert_eq!(parse_dur("300 ns").unwrap(), 300_000);
+        assert!(parse_dur("3").unwrap_err().contains("'3'"));
+        assert!(parse_dur("4 parsecs").is_err());
+        assert!(parse_dur("-1us").is_err());
+        assert_eq!(parse_bytes("32MB").unwrap(), 32_000_000);
+        assert_eq!(parse_bytes("4KiB").unwrap(), 4096);
+        assert_eq!(parse_bytes("1000").unwrap(), 1000);
+        assert!(parse_bytes("12 apples").is_err());
+        assert_eq!(parse_rate("100Gbps").unwrap(), 100_000_000_000);
+        assert_eq!(parse_rate("25G").unwrap(), 25_000_000_000);
+        assert_eq!(parse_rate("40 Mbps").unwrap(), 40_000_000);
+        assert_eq!(parse_rate("10Gb/s").unwrap(), 10_000_000_000);
+        assert!(parse_rate("0Gbps").is_err());
+        assert!(parse_rate("100").is_err());
+        assert_eq!(fmt_dur(1_500_000), "1500ns");
+        assert_eq!(fmt_rate(100_000_000_000), "100Gbps");
+    }
+}
