@@ -1,1 +1,21 @@
-//! Congestion-control schemes.
+//! Congestion-control schemes for ccsim, one file per scheme, and the registry
+//! that maps scheme names to factories.
+//!
+//! Each scheme file holds a `Config` struct (serde, every field documented with
+//! its default and the source of that default), the scheme's sender, receiver and
+//! switch parts behind the traits of [`ccsim_core::cc`], and unit tests that feed
+//! the parts synthetic signals and check their reaction.
+//!
+//! Adding a scheme: write `src/NAME.rs` with a config type implementing
+//! [`registry::SchemeConfig`], declare the module below, and add one line to
+//! the `SCHEMES` table in `registry.rs`.
+
+pub mod dcqcn;
+pub mod hpcc;
+pub mod none;
+pub mod registry;
+
+#[cfg(test)]
+mod testutil;
+
+pub use registry::{config, describe, make, names, ParamInfo, SchemeConfig, SchemeInfo};

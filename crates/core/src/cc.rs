@@ -28,8 +28,8 @@ pub struct FlowView {
     pub line_rate: u64,
     /// Slowest link on the flow's path (bits/s).
     pub bottleneck_rate: u64,
-    /// Base RTT of the flow's path: 2 x propagation + serialization of one full
-    /// data packet per hop forward and one ACK per hop back, no queueing.
+    /// Base RTT of the flow's path (HPCC simulator convention): 2 x propagation
+    /// + serialization of one full data packet on every forward link.
     pub base_rtt: Time,
     /// line_rate x base_rtt in bytes.
     pub bdp: u64,

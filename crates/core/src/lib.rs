@@ -19,6 +19,8 @@ pub mod topology;
 pub mod units;
 
 mod event;
+mod fabric;
+mod host;
 mod routing;
 
 pub use cc::{FlowView, ReceiverCc, ReceiverCx, Requirements, Scheme, SenderCc, SenderCx, SwitchCc, SwitchCx};

@@ -77,6 +77,8 @@ pub struct Packet {
     pub int: [IntHop; MAX_INT_HOPS],
     /// Entropy for ECMP (per flow; per packet under spraying).
     pub hash: u64,
+    /// Global id of the port the packet entered the current switch by (set by the core).
+    pub ingress: u32,
 }
 
 impl Packet {

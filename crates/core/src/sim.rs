@@ -1,12 +1,29 @@
 //! The simulator: builds the network from a topology, runs the event loop and
-//! collects results.
+//! collects results. The fabric (switch ports, shared buffer, PFC, ECN, INT)
+//! lives in `fabric.rs`, the hosts (NIC, transport, scheme calls) in `host.rs`;
+//! both are `impl Simulator` blocks over the state defined here.
+//!
+//! Events per packet: one `Arrive` per hop, plus a `TxDone` only when a port
+//! has more to send after a transmission (an idle port starts the next packet
+//! directly from the arrival), so a packet crossing idle ports costs one event
+//! per hop.
 
-use crate::cc::Scheme;
-use crate::config::NetConfig;
+use crate::cc::{FlowView, ReceiverCc, Scheme, SenderCc, SwitchCc, TIMER_SLOTS};
+use crate::config::{EcnMode, NetConfig, Routing as RoutingMode};
+use crate::event::{Ev, EventQueue};
 use crate::flow::FlowSpec;
-use crate::results::{PortRef, RunResult};
-use crate::time::Time;
-use crate::topology::Topology;
+use crate::packet::{Packet, PacketPool};
+use crate::results::{EngineStats, FlowResult, FlowTrace, PortRef, PortResult, RunResult, Series};
+use crate::rng::{mix64, Rng};
+use crate::routing::Routing;
+use crate::time::{ser_time, Time, US};
+use crate::topology::{NodeKind, Topology};
+use std::collections::VecDeque;
+
+pub use crate::cc::PortStat;
+
+/// Most queue classes per port: class 0 control, 1..=7 data.
+pub(crate) const NC: usize = 8;
 
 /// What to record besides per-flow and per-port results.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -46,26 +63,713 @@ pub struct Progress {
     pub wall_secs: f64,
 }
 
+/// One direction of a link: the egress of `node` towards `peer`, and (for
+/// switches) the ingress accounting of traffic arriving from `peer`.
+pub(crate) struct Port {
+    pub node: u32,
+    /// Index of this port within its node.
+    pub local: u16,
+    pub peer: u32,
+    /// Global id of the peer's port on the same link.
+    pub peer_port: u32,
+    pub is_host: bool,
+    pub peer_is_switch: bool,
+    pub rate: u64,
+    pub delay: Time,
+    pub busy_until: Time,
+    /// A `TxDone` event is scheduled.
+    pub tx_pending: bool,
+    /// Classes the peer has paused (bit c = class c).
+    pub paused: u8,
+    pub paused_since: [Time; NC],
+    pub queues: [VecDeque<u32>; NC],
+    pub qbytes: [u64; NC],
+    // ingress (MMU) accounting for packets that arrived through this port
+    pub ing_bytes: [u64; NC],
+    pub hdrm_bytes: [u64; NC],
+    /// Classes for which we have sent PAUSE to the peer.
+    pub pause_out: u8,
+    pub headroom: u64,
+    /// Dynamic-threshold alpha in 1/1024 units.
+    pub alpha_1024: u64,
+    pub kmin: u64,
+    pub kmax: u64,
+    // stats
+    pub tx_data_bytes: u64,
+    pub pause_sent: u64,
+    pub paused_time: Time,
+    pub drops: u64,
+    pub ecn_marked: u64,
+    pub max_qlen: u64,
+}
+
+pub(crate) struct Switch {
+    pub node: u32,
+    pub port_start: u32,
+    pub port_end: u32,
+    pub shared_used: u64,
+    pub total_hdrm: u64,
+    pub total_rsrv: u64,
+    pub salt: u64,
+    pub cc: Option<Box<dyn SwitchCc>>,
+}
+
+pub(crate) struct Host {
+    pub port: u32,
+    /// Flows of this host that have started and are not complete (sender side).
+    pub active: Vec<u32>,
+    pub rr: usize,
+    /// Time of the pending `HostWake`, or `Time::MAX`.
+    pub wake_at: Time,
+    /// Flows being received (first packet seen, last byte not yet).
+    pub rx_active: u32,
+}
+
+pub(crate) struct Flow {
+    pub view: FlowView,
+    pub class: u8,
+    pub hash: u64,
+    pub ideal_fct: Time,
+    pub cc: Box<dyn SenderCc>,
+    pub rx: Box<dyn ReceiverCc>,
+    // sender
+    pub snd_nxt: u64,
+    pub snd_una: u64,
+    pub max_sent: u64,
+    pub rate: u64,
+    pub window: u64,
+    pub next_send: Time,
+    pub last_send: Time,
+    pub last_size: u32,
+    pub timer_gen: [u32; TIMER_SLOTS],
+    pub last_progress: Time,
+    pub done: bool,
+    pub fct: Option<Time>,
+    pub retransmits: u64,
+    // receiver
+    pub rcv_nxt: u64,
+    pub rx_started: bool,
+    pub rx_done: bool,
+    pub ack_count: u32,
+    pub last_nack_seq: u64,
+    pub last_nack_time: Option<Time>,
+    /// Symmetric routing: ingress port of the data at each switch on its path.
+    pub path: [u32; 8],
+    pub path_len: u8,
+}
+
+pub(crate) struct Tracer {
+    pub interval: Time,
+    pub queue_ports: Vec<u32>,
+    pub util_ports: Vec<u32>,
+    pub util_last: Vec<u64>,
+    pub flows: Vec<u32>,
+    pub queues: Vec<Series>,
+    pub utilization: Vec<Series>,
+    pub flow_traces: Vec<FlowTrace>,
+}
+
+/// A built network with its flows, ready to run.
 pub struct Simulator {
-    _private: (),
+    pub(crate) net: NetConfig,
+    pub(crate) now: Time,
+    pub(crate) events: EventQueue,
+    pub(crate) pool: PacketPool,
+    pub(crate) ports: Vec<Port>,
+    pub(crate) stats: Vec<PortStat>,
+    /// Node id -> index into `switches` or `hosts`.
+    pub(crate) node_index: Vec<u32>,
+    pub(crate) switches: Vec<Switch>,
+    pub(crate) hosts: Vec<Host>,
+    pub(crate) flows: Vec<Flow>,
+    pub(crate) routing: Routing,
+    pub(crate) rng: Rng,
+    pub(crate) int_on: bool,
+    pub(crate) rto: Option<Time>,
+    pub(crate) emit_buf: Vec<Packet>,
+    pub(crate) finished: usize,
+    pub(crate) drops: u64,
+    pub(crate) pause_frames: u64,
+    pub(crate) data_packets: u64,
+    pub(crate) link_packets: u64,
+    pub(crate) tracer: Option<Tracer>,
+    stop_at: Option<Time>,
+    scheme_name: String,
+}
+
+fn find_port(node_ports: &[Vec<(u32, u32)>], r: PortRef) -> Result<u32, String> {
+    node_ports
+        .get(r.node as usize)
+        .and_then(|v| v.iter().find(|(_, peer)| *peer == r.peer))
+        .map(|(p, _)| *p)
+        .ok_or_else(|| format!("trace port {}:{}: there is no link between node {} and node {}", r.node, r.peer, r.node, r.peer))
 }
 
 impl Simulator {
     /// Builds the network. Errors (as text naming the problem) for a topology
     /// that fails validation, flows naming non-hosts, or a config the model cannot run.
     pub fn new(
-        _topo: &Topology,
-        _net: &NetConfig,
-        _flows: &[FlowSpec],
-        _scheme: &dyn Scheme,
-        _opts: &SimOptions,
+        topo: &Topology,
+        net: &NetConfig,
+        flows: &[FlowSpec],
+        scheme: &dyn Scheme,
+        opts: &SimOptions,
     ) -> Result<Simulator, String> {
-        todo!("core engine in progress")
+        topo.validate()?;
+        net.validate()?;
+        let req = scheme.requirements();
+        if req.symmetric_paths && net.routing != RoutingMode::Symmetric {
+            return Err(format!(
+                "scheme '{}' needs data and ACKs of a flow on the same path: set network.routing = \"symmetric\" (it is \"{:?}\")",
+                scheme.name(),
+                net.routing
+            )
+            .to_lowercase());
+        }
+        let n = topo.nodes.len();
+        // ports: per node, in link order
+        let mut node_ports: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
+        let mut link_ports = Vec::with_capacity(topo.links.len());
+        {
+            let mut count = vec![0u32; n];
+            for l in &topo.links {
+                count[l.a as usize] += 1;
+                count[l.b as usize] += 1;
+            }
+            let mut base = vec![0u32; n + 1];
+            for i in 0..n {
+                base[i + 1] = base[i] + count[i];
+            }
+            let mut next = base.clone();
+            for l in &topo.links {
+                let pa = next[l.a as usize];
+                next[l.a as usize] += 1;
+                let pb = next[l.b as usize];
+                next[l.b as usize] += 1;
+                link_ports.push((pa, pb));
+            }
+            for (i, l) in topo.links.iter().enumerate() {
+                let (pa, pb) = link_ports[i];
+                node_ports[l.a as usize].push((pa, l.b));
+                node_ports[l.b as usize].push((pb, l.a));
+            }
+            for v in node_ports.iter_mut() {
+                v.sort_unstable();
+            }
+        }
+        let total_ports = node_ports.iter().map(|v| v.len()).sum::<usize>();
+        let data_classes = net.data_classes as usize;
+        let pkt_size = net.packet_size();
+        let mut ports: Vec<Port> = Vec::with_capacity(total_ports);
+        let mut stats = vec![PortStat::default(); total_ports];
+        // placeholder fill in global-id order
+        let mut order: Vec<(u32, u32, u32, usize)> = Vec::with_capacity(total_ports); // (port, node, peer, link)
+        for (li, l) in topo.links.iter().enumerate() {
+            let (pa, pb) = link_ports[li];
+            order.push((pa, l.a, l.b, li));
+            order.push((pb, l.b, l.a, li));
+        }
+        order.sort_unstable();
+        for &(p, node, peer, li) in &order {
+            debug_assert_eq!(p as usize, ports.len());
+            let l = &topo.links[li];
+            let local = node_ports[node as usize].iter().position(|&(q, _)| q == p).unwrap() as u16;
+            let peer_port = if l.a == node { link_ports[li].1 } else { link_ports[li].0 };
+            let extra = net.pfc.headroom_extra.map(|b| b.0).unwrap_or(2 * pkt_size);
+            let headroom =
+                (net.pfc.headroom_factor * (l.rate_bps as f64 / 8.0) * (l.delay as f64 / 1e12)).ceil() as u64 + extra;
+            let alpha = (net.pfc.alpha_per_100g * l.rate_bps as f64 / 100e9).min(1.0);
+            let (kmin, kmax) = if net.ecn.scale_per_25g {
+                let f = l.rate_bps as f64 / 25e9;
+                ((net.ecn.kmin.0 as f64 * f) as u64, (net.ecn.kmax.0 as f64 * f) as u64)
+            } else {
+                (net.ecn.kmin.0, net.ecn.kmax.0)
+            };
+            ports.push(Port {
+                node,
+                local,
+                peer,
+                peer_port,
+                is_host: topo.nodes[node as usize] == NodeKind::Host,
+                peer_is_switch: topo.nodes[peer as usize] == NodeKind::Switch,
+                rate: l.rate_bps,
+                delay: l.delay,
+                busy_until: 0,
+                tx_pending: false,
+                paused: 0,
+                paused_since: [0; NC],
+                queues: Default::default(),
+                qbytes: [0; NC],
+                ing_bytes: [0; NC],
+                hdrm_bytes: [0; NC],
+                pause_out: 0,
+                headroom,
+                alpha_1024: ((alpha * 1024.0).round() as u64).max(1),
+                kmin,
+                kmax,
+                tx_data_bytes: 0,
+                pause_sent: 0,
+                paused_time: 0,
+                drops: 0,
+                ecn_marked: 0,
+                max_qlen: 0,
+            });
+            stats[p as usize] = PortStat { peer, rate_bps: l.rate_bps, delay: l.delay, qlen: 0, tx_bytes: 0 };
+        }
+        let routing = Routing::build(topo, &node_ports);
+        let mut rng = Rng::derive(opts.seed, 0xCC51);
+        let mut node_index = vec![u32::MAX; n];
+        let mut switches = Vec::new();
+        let mut hosts = Vec::new();
+        for node in 0..n as u32 {
+            let ps = &node_ports[node as usize];
+            let start = ps.first().map(|x| x.0).unwrap_or(0);
+            let end = ps.last().map(|x| x.0 + 1).unwrap_or(0);
+            match topo.nodes[node as usize] {
+                NodeKind::Switch => {
+                    node_index[node as usize] = switches.len() as u32;
+                    let mut sw = Switch {
+                        node,
+                        port_start: start,
+                        port_end: end,
+                        shared_used: 0,
+                        total_hdrm: 0,
+                        total_rsrv: 0,
+                        salt: rng.next_u64(),
+                        cc: None,
+                    };
+                    for p in start..end {
+                        sw.total_hdrm += ports[p as usize].headroom * data_classes as u64;
+                        sw.total_rsrv += net.reserve.0 * data_classes as u64;
+                    }
+                    if sw.total_hdrm + sw.total_rsrv >= net.buffer.0 {
+                        return Err(format!(
+                            "network.buffer = {} is too small for switch {}: its PFC headroom ({} B) and reserve ({} B) alone exceed it",
+                            net.buffer, node, sw.total_hdrm, sw.total_rsrv
+                        ));
+                    }
+                    sw.cc = scheme.switch(node, &stats[start as usize..end as usize]);
+                    switches.push(sw);
+                }
+                NodeKind::Host => {
+                    node_index[node as usize] = hosts.len() as u32;
+                    hosts.push(Host { port: start, active: Vec::new(), rr: 0, wake_at: Time::MAX, rx_active: 0 });
+                }
+            }
+        }
+        // path properties per (src, dst) pair, computed on demand; the max base RTT over all pairs
+        let path_props = |src: u32, dst: u32| -> (Time, Time, u64, u8) {
+            // returns (prop sum, ser sum, min rate, switches)
+            let mut p = node_ports[src as usize][0].0;
+            let (mut prop, mut ser, mut minr, mut sws) = (0, 0, u64::MAX, 0u8);
+            loop {
+                let port = &ports[p as usize];
+                prop += port.delay;
+                ser += ser_time(pkt_size, port.rate);
+                minr = minr.min(port.rate);
+                if port.peer == dst {
+                    break;
+                }
+                sws += 1;
+                p = routing.group(port.peer, dst)[0];
+            }
+            (prop, ser, minr, sws)
+        };
+        let host_ids = topo.hosts();
+        let mut max_base_rtt = 0;
+        // Hosts attached to the same switch through identical links share path
+        // properties towards any destination, so one representative per
+        // (switch, link rate, delay) class is enough on each side.
+        {
+            let mut reps: Vec<u32> = Vec::new();
+            let mut seen = std::collections::HashSet::new();
+            for &h in &host_ids {
+                let p = &ports[node_ports[h as usize][0].0 as usize];
+                if seen.insert((p.peer, p.rate, p.delay)) {
+                    reps.push(h);
+                }
+            }
+            for &a in &reps {
+                for &b in &reps {
+                    if a != b {
+                        let (prop, ser, _, _) = path_props(a, b);
+                        max_base_rtt = max_base_rtt.max(2 * prop + ser);
+                    }
+                }
+            }
+            // two hosts under the same switch with the same link are represented
+            // by one host: cover that pair shape too
+            for &h in &host_ids {
+                let p = &ports[node_ports[h as usize][0].0 as usize];
+                if let Some(&o) = host_ids.iter().find(|&&o| {
+                    o != h && {
+                        let q = &ports[node_ports[o as usize][0].0 as usize];
+                        q.peer == p.peer
+                    }
+                }) {
+                    let (prop, ser, _, _) = path_props(h, o);
+                    max_base_rtt = max_base_rtt.max(2 * prop + ser);
+                    break;
+                }
+            }
+        }
+        let mut fl = Vec::with_capacity(flows.len());
+        for (i, f) in flows.iter().enumerate() {
+            let name = format!("flow {i} ({} -> {}, {} bytes)", f.src, f.dst, f.size);
+            if !topo.is_host(f.src) || !topo.is_host(f.dst) {
+                return Err(format!("{name}: source and destination must be hosts"));
+            }
+            if f.src == f.dst {
+                return Err(format!("{name}: source and destination are the same host"));
+            }
+            if f.size == 0 {
+                return Err(format!("{name}: size must be positive"));
+            }
+            if f.prio as usize >= data_classes {
+                return Err(format!(
+                    "{name}: prio {} needs network.data_classes > {} (it is {})",
+                    f.prio, f.prio, data_classes
+                ));
+            }
+            let (prop, ser, minr, sws) = path_props(f.src, f.dst);
+            let line_rate = ports[node_ports[f.src as usize][0].0 as usize].rate;
+            let base_rtt = 2 * prop + ser;
+            let npkts = f.size.div_ceil(net.mtu.0);
+            let ideal = base_rtt + ser_time(f.size + npkts * net.header.0, minr);
+            let view = FlowView {
+                id: i as u32,
+                src: f.src,
+                dst: f.dst,
+                size: f.size,
+                start: f.start,
+                line_rate,
+                bottleneck_rate: minr,
+                base_rtt,
+                bdp: (line_rate as u128 * base_rtt as u128 / 8 / 1_000_000_000_000) as u64,
+                max_base_rtt,
+                path_switches: sws,
+                mtu: net.mtu.0 as u32,
+                packet_size: pkt_size as u32,
+            };
+            fl.push(Flow {
+                cc: scheme.sender(&view),
+                rx: scheme.receiver(&view),
+                view,
+                class: 1 + f.prio,
+                hash: mix64(opts.seed ^ mix64(i as u64 + 0x9E37)),
+                ideal_fct: ideal,
+                snd_nxt: 0,
+                snd_una: 0,
+                max_sent: 0,
+                rate: line_rate,
+                window: u64::MAX,
+                next_send: 0,
+                last_send: 0,
+                last_size: 0,
+                timer_gen: [0; TIMER_SLOTS],
+                last_progress: 0,
+                done: false,
+                fct: None,
+                retransmits: 0,
+                rcv_nxt: 0,
+                rx_started: false,
+                rx_done: false,
+                ack_count: 0,
+                last_nack_seq: 0,
+                last_nack_time: None,
+                path: [0; 8],
+                path_len: 0,
+            });
+        }
+        let mut events = EventQueue::default();
+        for (i, f) in flows.iter().enumerate() {
+            events.push(f.start, Ev::FlowStart { flow: i as u32 });
+        }
+        let tracer = if opts.trace.interval > 0 {
+            let t = &opts.trace;
+            let mut queue_ports = Vec::new();
+            let mut queues = Vec::new();
+            for &r in &t.queue_ports {
+                queue_ports.push(find_port(&node_ports, r)?);
+                queues.push(Series { name: format!("{}:{}", r.node, r.peer), ..Default::default() });
+            }
+            let mut util_ports = Vec::new();
+            let mut utilization = Vec::new();
+            for &r in &t.util_ports {
+                util_ports.push(find_port(&node_ports, r)?);
+                utilization.push(Series { name: format!("{}:{}", r.node, r.peer), ..Default::default() });
+            }
+            for &f in &t.flows {
+                if f as usize >= flows.len() {
+                    return Err(format!("trace flow {f}: there are only {} flows (ids 0..{})", flows.len(), flows.len()));
+                }
+            }
+            events.push(0, Ev::Sample);
+            Some(Tracer {
+                interval: t.interval,
+                util_last: vec![0; util_ports.len()],
+                queue_ports,
+                util_ports,
+                flows: t.flows.clone(),
+                queues,
+                utilization,
+                flow_traces: t.flows.iter().map(|&f| FlowTrace { flow: f, ..Default::default() }).collect(),
+            })
+        } else {
+            None
+        };
+        let rto = match net.rto {
+            Some(d) if d.0 > 0 => Some(d.0),
+            Some(_) => None,
+            None if net.pfc.enabled => None,
+            None => Some(1000 * US),
+        };
+        Ok(Simulator {
+            net: net.clone(),
+            now: 0,
+            events,
+            pool: PacketPool::default(),
+            ports,
+            stats,
+            node_index,
+            switches,
+            hosts,
+            flows: fl,
+            routing,
+            rng,
+            int_on: net.int.unwrap_or(req.int_on_data),
+            rto,
+            emit_buf: Vec::new(),
+            finished: 0,
+            drops: 0,
+            pause_frames: 0,
+            data_packets: 0,
+            link_packets: 0,
+            tracer,
+            stop_at: opts.stop_at,
+            scheme_name: scheme.name().to_string(),
+        })
     }
 
-    pub fn run(self, _progress: Option<&mut dyn FnMut(&Progress)>) -> RunResult {
-        todo!("core engine in progress")
+    /// Runs until every flow has finished (or the stop time), then returns the results.
+    pub fn run(mut self, mut progress: Option<&mut dyn FnMut(&Progress)>) -> RunResult {
+        let wall = std::time::Instant::now();
+        let mut truncated = false;
+        let total = self.flows.len();
+        let mut next_report: u64 = 1 << 20;
+        while self.finished < total {
+            let Some((t, ev)) = self.events.pop() else { break };
+            if let Some(s) = self.stop_at {
+                if t > s {
+                    truncated = true;
+                    self.now = s;
+                    break;
+                }
+            }
+            debug_assert!(t >= self.now);
+            self.now = t;
+            match ev {
+                Ev::Arrive { port, pkt } => self.arrive(port, pkt),
+                Ev::TxDone { port } => {
+                    self.ports[port as usize].tx_pending = false;
+                    self.try_send(port);
+                }
+                Ev::HostWake { host } => {
+                    let h = &mut self.hosts[host as usize];
+                    if h.wake_at == t {
+                        h.wake_at = Time::MAX;
+                    }
+                    let p = h.port;
+                    self.try_send(p);
+                }
+                Ev::FlowStart { flow } => self.flow_start(flow),
+                Ev::Timer { flow, slot, gen } => {
+                    if self.flows[flow as usize].timer_gen[slot as usize] == gen && !self.flows[flow as usize].done {
+                        self.cc_call(flow, CcOp::Timer(slot as usize));
+                    }
+                }
+                Ev::Rto { flow } => self.rto_check(flow),
+                Ev::Sample => self.sample(),
+            }
+            if self.events.popped() >= next_report {
+                next_report += 1 << 20;
+                if let Some(cb) = progress.as_mut() {
+                    cb(&Progress {
+                        now: self.now,
+                        events: self.events.popped(),
+                        flows_done: self.finished,
+                        flows_total: total,
+                        wall_secs: wall.elapsed().as_secs_f64(),
+                    });
+                }
+            }
+        }
+        if self.finished < total && !truncated {
+            truncated = true;
+        }
+        // close open pause intervals
+        let now = self.now;
+        for p in self.ports.iter_mut() {
+            for c in 0..NC {
+                if p.paused & (1 << c) != 0 {
+                    p.paused_time += now - p.paused_since[c];
+                }
+            }
+        }
+        let wall_secs = wall.elapsed().as_secs_f64();
+        self.results(truncated, wall_secs)
     }
+
+    fn results(self, truncated: bool, wall_secs: f64) -> RunResult {
+        let flows = self
+            .flows
+            .iter()
+            .map(|f| FlowResult {
+                id: f.view.id,
+                src: f.view.src,
+                dst: f.view.dst,
+                size: f.view.size,
+                start: f.view.start,
+                fct: f.fct,
+                ideal_fct: f.ideal_fct,
+                slowdown: f.fct.map(|x| (x as f64 / f.ideal_fct as f64).max(1.0)),
+                retransmits: f.retransmits,
+            })
+            .collect();
+        let ports = self
+            .ports
+            .iter()
+            .zip(&self.stats)
+            .map(|(p, s)| PortResult {
+                port: PortRef { node: p.node, peer: p.peer },
+                rate_bps: p.rate,
+                tx_bytes: s.tx_bytes,
+                tx_data_bytes: p.tx_data_bytes,
+                pause_sent: p.pause_sent,
+                paused_time: p.paused_time,
+                drops: p.drops,
+                ecn_marked: p.ecn_marked,
+                max_qlen: p.max_qlen,
+            })
+            .collect();
+        let (queues, utilization, flow_traces) = match self.tracer {
+            Some(t) => (t.queues, t.utilization, t.flow_traces),
+            None => (vec![], vec![], vec![]),
+        };
+        RunResult {
+            scheme: self.scheme_name,
+            flows,
+            ports,
+            queues,
+            utilization,
+            flow_traces,
+            engine: EngineStats {
+                events: self.events.popped(),
+                data_packets: self.data_packets,
+                link_packets: self.link_packets,
+                sim_end: self.now,
+                wall_secs,
+                peak_packets_in_pool: self.pool.peak(),
+            },
+            drops: self.drops,
+            pause_frames: self.pause_frames,
+            truncated,
+        }
+    }
+
+    fn sample(&mut self) {
+        let now = self.now;
+        let Some(t) = self.tracer.as_mut() else { return };
+        for (i, &p) in t.queue_ports.iter().enumerate() {
+            t.queues[i].t.push(now);
+            t.queues[i].v.push(self.stats[p as usize].qlen as f64);
+        }
+        for (i, &p) in t.util_ports.iter().enumerate() {
+            let tx = self.stats[p as usize].tx_bytes;
+            if now > 0 {
+                let cap = self.ports[p as usize].rate as f64 / 8.0 * (t.interval as f64 / 1e12);
+                t.utilization[i].t.push(now);
+                t.utilization[i].v.push((tx - t.util_last[i]) as f64 / cap);
+            }
+            t.util_last[i] = tx;
+        }
+        for (i, &f) in t.flows.iter().enumerate() {
+            let fl = &self.flows[f as usize];
+            let tr = &mut t.flow_traces[i];
+            tr.t.push(now);
+            let active = now >= fl.view.start && !fl.done;
+            tr.rate_bps.push(if active { fl.rate as f64 } else { 0.0 });
+            tr.window.push(fl.window as f64);
+            tr.acked.push(fl.snd_una as f64);
+            tr.probe.push(fl.cc.probe());
+        }
+        let next = now + t.interval;
+        if self.finished < self.flows.len() {
+            self.events.push(next, Ev::Sample);
+        }
+    }
+
+    /// Dispatch of a packet arriving at the node owning `port`.
+    fn arrive(&mut self, port: u32, h: u32) {
+        if self.ports[port as usize].is_host {
+            self.host_arrive(port, h);
+        } else {
+            self.switch_arrive(port, h);
+        }
+    }
+
+    /// Starts transmitting on `port` if it is idle and has something to send,
+    /// or makes sure a `TxDone` will look again when it becomes idle.
+    pub(crate) fn try_send(&mut self, port: u32) {
+        let p = &mut self.ports[port as usize];
+        if p.busy_until > self.now {
+            if !p.tx_pending {
+                p.tx_pending = true;
+                let t = p.busy_until;
+                self.events.push(t, Ev::TxDone { port });
+            }
+            return;
+        }
+        if p.is_host {
+            self.host_send(port);
+        } else {
+            self.switch_send(port);
+        }
+    }
+
+    /// Puts packet `h` on the wire of `port` now; `more` = the port has more
+    /// queued, so a `TxDone` is scheduled for the end of this transmission.
+    pub(crate) fn transmit(&mut self, port: u32, h: u32, more: bool) {
+        let now = self.now;
+        let size = self.pool.get(h).size as u64;
+        let p = &mut self.ports[port as usize];
+        let end = now + ser_time(size, p.rate);
+        p.busy_until = end;
+        let arrive = end + p.delay + if p.peer_is_switch { self.net.switch_delay.0 } else { 0 };
+        let peer_port = p.peer_port;
+        if more {
+            p.tx_pending = true;
+            self.events.push(end, Ev::TxDone { port });
+        }
+        self.stats[port as usize].tx_bytes += size;
+        self.link_packets += 1;
+        self.events.push(arrive, Ev::Arrive { port: peer_port, pkt: h });
+    }
+
+    pub(crate) fn ecn_enabled(&self) -> bool {
+        self.net.ecn.mode != EcnMode::Off
+    }
+}
+
+/// Which sender hook to call.
+#[derive(Clone, Copy)]
+pub(crate) enum CcOp {
+    Start,
+    Ack(u32),
+    Nack(u32),
+    Control(u32),
+    Timer(usize),
+    Timeout,
 }
 
 /// Builds and runs in one call.

@@ -1,0 +1,540 @@
+//! Result directories and the files in them.
+//!
+//! A result directory is written under a temporary name next to its final
+//! place and renamed into place when complete, so an interrupted run never
+//! leaves a half-written result. An existing result is never overwritten: the
+//! new one gets the first free suffix `-2`, `-3`, ... unless `force` is set,
+//! in which case the old directory is replaced (after the new one is complete).
+
+use ccsim_core::results::{RunResult, Stats, Summary};
+use ccsim_core::time::{to_secs, to_us, Time};
+use serde_json::{json, Value};
+use std::fs;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::scenario::Scenario;
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// `target` if it does not exist, else the first of `target-2`, `target-3`, ... that does not.
+pub fn free_name(target: &Path) -> PathBuf {
+    if !target.exists() {
+        return target.to_path_buf();
+    }
+    let leaf = target.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut n = 2u64;
+    loop {
+        let p = target.with_file_name(format!("{leaf}-{n}"));
+        if !p.exists() {
+            return p;
+        }
+        n += 1;
+    }
+}
+
+/// A result directory being written.
+pub struct PendingDir {
+    target: PathBuf,
+    tmp: PathBuf,
+    force: bool,
+    committed: bool,
+}
+
+impl PendingDir {
+    /// Creates a temporary directory beside `target` (creating its parents).
+    pub fn begin(target: &Path, force: bool) -> io::Result<PendingDir> {
+        let parent = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        fs::create_dir_all(&parent)
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot create {}: {e}", parent.display())))?;
+        let leaf = target.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "result".into());
+        loop {
+            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+            let tmp = parent.join(format!(".{leaf}.tmp-{}-{n}", std::process::id()));
+            match fs::create_dir(&tmp) {
+                Ok(()) => return Ok(PendingDir { target: target.to_path_buf(), tmp, force, committed: false }),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(io::Error::new(e.kind(), format!("cannot create {}: {e}", tmp.display()))),
+            }
+        }
+    }
+
+    /// Where to write the files now.
+    pub fn path(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// Moves the finished directory into place; returns its final path.
+    pub fn commit(mut self) -> io::Result<PathBuf> {
+        if self.force && self.target.exists() {
+            let leaf = self.target.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let old = self.target.with_file_name(format!(
+                ".{leaf}.old-{}-{}",
+                std::process::id(),
+                COUNTER.fetch_add(1, Ordering::Relaxed)
+            ));
+            fs::rename(&self.target, &old)?;
+            fs::rename(&self.tmp, &self.target)?;
+            self.committed = true;
+            fs::remove_dir_all(&old)?;
+            return Ok(self.target.clone());
+        }
+        for _ in 0..1000 {
+            let dest = free_name(&self.target);
+            match fs::rename(&self.tmp, &dest) {
+                Ok(()) => {
+                    self.committed = true;
+                    return Ok(dest);
+                }
+                // Someone else took the name between the check and the rename: try the next.
+                Err(_) if dest.exists() => continue,
+                Err(e) => return Err(io::Error::new(e.kind(), format!("cannot move results to {}: {e}", dest.display()))),
+            }
+        }
+        Err(io::Error::other(format!("no free directory name for {}", self.target.display())))
+    }
+}
+
+impl Drop for PendingDir {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_dir_all(&self.tmp);
+        }
+    }
+}
+
+/// A number for CSV/JSON text: empty for NaN/infinite, `prec` decimals, trailing zeros kept short.
+pub fn num(x: f64, prec: usize) -> String {
+    if !x.is_finite() {
+        return String::new();
+    }
+    let s = format!("{x:.prec$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+fn create(dir: &Path, name: &str) -> io::Result<BufWriter<fs::File>> {
+    let p = dir.join(name);
+    let f = fs::File::create(&p).map_err(|e| io::Error::new(e.kind(), format!("cannot write {}: {e}", p.display())))?;
+    Ok(BufWriter::new(f))
+}
+
+pub fn write_flows_csv(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
+    writeln!(w, "id,src,dst,size,start_us,fct_us,ideal_fct_us,slowdown,retransmits")?;
+    for f in &r.flows {
+        writeln!(
+            w,
+            "{},{},{},{},{},{},{},{},{}",
+            f.id,
+            f.src,
+            f.dst,
+            f.size,
+            num(to_us(f.start), 6),
+            f.fct.map(|t| num(to_us(t), 6)).unwrap_or_default(),
+            num(to_us(f.ideal_fct), 6),
+            f.slowdown.map(|s| num(s, 6)).unwrap_or_default(),
+            f.retransmits
+        )?;
+    }
+    Ok(())
+}
+
+pub fn write_ports_csv(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
+    writeln!(w, "node,peer,rate_gbps,tx_bytes,tx_data_bytes,pause_sent,paused_us,drops,ecn_marked,max_qlen")?;
+    for p in &r.ports {
+        writeln!(
+            w,
+            "{},{},{},{},{},{},{},{},{},{}",
+            p.port.node,
+            p.port.peer,
+            num(p.rate_bps as f64 / 1e9, 6),
+            p.tx_bytes,
+            p.tx_data_bytes,
+            p.pause_sent,
+            num(to_us(p.paused_time), 6),
+            p.drops,
+            p.ecn_marked,
+            p.max_qlen
+        )?;
+    }
+    Ok(())
+}
+
+/// Long format: one row per sample.
+pub fn write_series_csv(w: &mut impl Write, series: &[ccsim_core::results::Series]) -> io::Result<()> {
+    writeln!(w, "series,t_us,value")?;
+    for s in series {
+        let name = csv_field(&s.name);
+        for (t, v) in s.t.iter().zip(&s.v) {
+            writeln!(w, "{},{},{}", name, num(to_us(*t), 6), num(*v, 6))?;
+        }
+    }
+    Ok(())
+}
+
+pub fn write_flow_traces_csv(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
+    writeln!(w, "flow,t_us,rate_gbps,window_bytes,acked_bytes,probe")?;
+    for tr in &r.flow_traces {
+        for i in 0..tr.t.len() {
+            let window = tr.window.get(i).copied().unwrap_or(f64::NAN);
+            // An unlimited window (u64::MAX) is written as an empty field.
+            let window = if window >= u64::MAX as f64 { String::new() } else { num(window, 0) };
+            writeln!(
+                w,
+                "{},{},{},{},{},{}",
+                tr.flow,
+                num(to_us(tr.t[i]), 6),
+                num(tr.rate_bps.get(i).copied().unwrap_or(f64::NAN) / 1e9, 6),
+                window,
+                num(tr.acked.get(i).copied().unwrap_or(f64::NAN), 0),
+                num(tr.probe.get(i).copied().unwrap_or(f64::NAN), 6)
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Quotes a CSV field when needed.
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn jnum(x: f64) -> Value {
+    if x.is_finite() {
+        json!(x)
+    } else {
+        Value::Null
+    }
+}
+
+pub fn stats_json(s: &Stats) -> Value {
+    json!({
+        "count": s.count,
+        "avg": jnum(s.avg),
+        "p50": jnum(s.p50),
+        "p95": jnum(s.p95),
+        "p99": jnum(s.p99),
+        "max": jnum(s.max),
+    })
+}
+
+fn opt_time_us(t: Option<Time>) -> Value {
+    t.map(|t| jnum(to_us(t))).unwrap_or(Value::Null)
+}
+
+/// Events per wall-clock second of a run.
+pub fn events_per_sec(r: &RunResult) -> f64 {
+    if r.engine.wall_secs > 0.0 {
+        r.engine.events as f64 / r.engine.wall_secs
+    } else {
+        f64::NAN
+    }
+}
+
+/// Everything in the summary, the engine statistics, the scenario and the resolved network.
+pub fn summary_json(scn: &Scenario, scheme: &str, r: &RunResult) -> Value {
+    let s: Summary = r.summary();
+    let by_size: Vec<Value> = s
+        .by_size
+        .iter()
+        .map(|(label, st)| {
+            let mut v = stats_json(st);
+            v["bucket"] = json!(label);
+            v
+        })
+        .collect();
+    let by_count: Vec<Value> = r
+        .count_buckets(20)
+        .iter()
+        .map(|(size, st)| {
+            let mut v = stats_json(st);
+            v["max_size"] = json!(size);
+            v
+        })
+        .collect();
+    let e = &r.engine;
+    json!({
+        "scenario": scn.name,
+        "file": scn.label,
+        "description": scn.description,
+        "scheme": scheme,
+        "scheme_params": scn.scheme_params.get(scheme).and_then(|v| serde_json::to_value(v).ok()),
+        "seed": scn.seed,
+        "stop_us": opt_time_us(scn.stop),
+        "truncated": r.truncated,
+        "topology": {
+            "name": scn.topo.name,
+            "hosts": scn.topo.hosts().len(),
+            "switches": scn.topo.switches().len(),
+            "links": scn.topo.links.len(),
+        },
+        "flows": s.flows,
+        "finished": s.finished,
+        "slowdown": stats_json(&s.slowdown),
+        "slowdown_by_size": by_size,
+        "slowdown_by_count": by_count,
+        "fct_us": stats_json(&s.fct_us),
+        "drops": s.drops,
+        "pause_frames": s.pause_frames,
+        "paused_time_us": jnum(s.paused_time_us),
+        "max_queue_bytes": s.max_queue_bytes,
+        "engine": {
+            "events": e.events,
+            "data_packets": e.data_packets,
+            "link_packets": e.link_packets,
+            "sim_end_us": jnum(to_us(e.sim_end)),
+            "wall_secs": jnum(e.wall_secs),
+            "events_per_sec": jnum(events_per_sec(r)),
+            "sim_seconds_per_wall_second": jnum(if e.wall_secs > 0.0 { to_secs(e.sim_end) / e.wall_secs } else { f64::NAN }),
+            "peak_packets_in_pool": e.peak_packets_in_pool,
+        },
+        "network": serde_json::to_value(&scn.net).unwrap_or(Value::Null),
+    })
+}
+
+/// Writes every file of one scheme's run into `dir` (which must exist).
+pub fn write_run_files(dir: &Path, scn: &Scenario, scheme: &str, r: &RunResult) -> io::Result<()> {
+    let mut w = create(dir, "flows.csv")?;
+    write_flows_csv(&mut w, r)?;
+    w.flush()?;
+    let mut w = create(dir, "ports.csv")?;
+    write_ports_csv(&mut w, r)?;
+    w.flush()?;
+    if !r.queues.is_empty() {
+        let mut w = create(dir, "queues.csv")?;
+        write_series_csv(&mut w, &r.queues)?;
+        w.flush()?;
+    }
+    if !r.utilization.is_empty() {
+        let mut w = create(dir, "utilization.csv")?;
+        write_series_csv(&mut w, &r.utilization)?;
+        w.flush()?;
+    }
+    if !r.flow_traces.is_empty() {
+        let mut w = create(dir, "flow_traces.csv")?;
+        write_flow_traces_csv(&mut w, r)?;
+        w.flush()?;
+    }
+    let summary = summary_json(scn, scheme, r);
+    let mut w = create(dir, "summary.json")?;
+    serde_json::to_writer_pretty(&mut w, &summary).map_err(io::Error::other)?;
+    writeln!(w)?;
+    w.flush()?;
+    fs::write(dir.join("scenario.toml"), &scn.text)?;
+    crate::plots::write_all(dir, &[(scheme.to_string(), r)])?;
+    Ok(())
+}
+
+/// One row per scheme of the headline numbers, as CSV.
+pub fn write_compare_csv(w: &mut impl Write, runs: &[(String, &RunResult)]) -> io::Result<()> {
+    let buckets: Vec<String> = ccsim_core::results::SIZE_BUCKETS.iter().map(|b| b.0.to_string()).collect();
+    let mut header = vec![
+        "scheme", "flows", "finished", "slowdown_avg", "slowdown_p50", "slowdown_p95", "slowdown_p99",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect::<Vec<_>>();
+    for b in &buckets {
+        for m in ["count", "avg", "p50", "p95", "p99"] {
+            header.push(format!("{b} {m}"));
+        }
+    }
+    for h in [
+        "fct_avg_us",
+        "fct_p99_us",
+        "drops",
+        "pause_frames",
+        "paused_time_us",
+        "max_queue_bytes",
+        "sim_end_us",
+        "events",
+        "data_packets",
+        "wall_secs",
+        "events_per_sec",
+        "truncated",
+    ] {
+        header.push(h.to_string());
+    }
+    writeln!(w, "{}", header.iter().map(|h| csv_field(h)).collect::<Vec<_>>().join(","))?;
+    for (name, r) in runs {
+        let s = r.summary();
+        let mut row = vec![
+            csv_field(name),
+            s.flows.to_string(),
+            s.finished.to_string(),
+            num(s.slowdown.avg, 6),
+            num(s.slowdown.p50, 6),
+            num(s.slowdown.p95, 6),
+            num(s.slowdown.p99, 6),
+        ];
+        for (_, st) in &s.by_size {
+            row.push(st.count.to_string());
+            row.extend([st.avg, st.p50, st.p95, st.p99].iter().map(|&x| num(x, 6)));
+        }
+        row.extend([
+            num(s.fct_us.avg, 3),
+            num(s.fct_us.p99, 3),
+            s.drops.to_string(),
+            s.pause_frames.to_string(),
+            num(s.paused_time_us, 3),
+            s.max_queue_bytes.to_string(),
+            num(to_us(r.engine.sim_end), 3),
+            r.engine.events.to_string(),
+            r.engine.data_packets.to_string(),
+            num(r.engine.wall_secs, 3),
+            num(events_per_sec(r), 0),
+            r.truncated.to_string(),
+        ]);
+        writeln!(w, "{}", row.join(","))?;
+    }
+    Ok(())
+}
+
+/// Writes a compare directory: one subdirectory per scheme, compare.csv,
+/// compare.json and the overlaid charts.
+pub fn write_compare_files(dir: &Path, scn: &Scenario, runs: &[(String, &RunResult)]) -> io::Result<()> {
+    for (name, r) in runs {
+        let sub = dir.join(crate::scenario::safe_component(name));
+        fs::create_dir(&sub)?;
+        write_run_files(&sub, scn, name, r)?;
+    }
+    let mut w = create(dir, "compare.csv")?;
+    write_compare_csv(&mut w, runs)?;
+    w.flush()?;
+    let all: Vec<Value> = runs.iter().map(|(n, r)| summary_json(scn, n, r)).collect();
+    let doc = json!({
+        "scenario": scn.name,
+        "file": scn.label,
+        "seed": scn.seed,
+        "schemes": runs.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>(),
+        "results": all,
+    });
+    let mut w = create(dir, "compare.json")?;
+    serde_json::to_writer_pretty(&mut w, &doc).map_err(io::Error::other)?;
+    writeln!(w)?;
+    w.flush()?;
+    fs::write(dir.join("scenario.toml"), &scn.text)?;
+    crate::plots::write_all(dir, runs)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::TempDir;
+    use ccsim_core::results::FlowResult;
+
+    #[test]
+    fn free_name_suffixes() {
+        let t = TempDir::new("free");
+        let target = t.path().join("run");
+        assert_eq!(free_name(&target), target);
+        fs::create_dir(&target).unwrap();
+        assert_eq!(free_name(&target), t.path().join("run-2"));
+        fs::create_dir(t.path().join("run-2")).unwrap();
+        assert_eq!(free_name(&target), t.path().join("run-3"));
+    }
+
+    fn write_marker(target: &Path, force: bool, text: &str) -> PathBuf {
+        let p = PendingDir::begin(target, force).unwrap();
+        fs::write(p.path().join("marker.txt"), text).unwrap();
+        p.commit().unwrap()
+    }
+
+    #[test]
+    fn never_overwrites_unless_forced() {
+        let t = TempDir::new("pending");
+        let target = t.path().join("a/b/hpcc");
+        let first = write_marker(&target, false, "one");
+        assert_eq!(first, target);
+        let second = write_marker(&target, false, "two");
+        assert_eq!(second, t.path().join("a/b/hpcc-2"));
+        let third = write_marker(&target, false, "three");
+        assert_eq!(third, t.path().join("a/b/hpcc-3"));
+        assert_eq!(fs::read_to_string(target.join("marker.txt")).unwrap(), "one");
+        // --force replaces the directory itself, leaving the suffixed ones alone.
+        let forced = write_marker(&target, true, "four");
+        assert_eq!(forced, target);
+        assert_eq!(fs::read_to_string(target.join("marker.txt")).unwrap(), "four");
+        assert_eq!(fs::read_to_string(t.path().join("a/b/hpcc-2/marker.txt")).unwrap(), "two");
+        // No temporary or old directories are left behind.
+        let names: Vec<String> =
+            fs::read_dir(t.path().join("a/b")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let mut names = names;
+        names.sort();
+        assert_eq!(names, vec!["hpcc", "hpcc-2", "hpcc-3"]);
+    }
+
+    #[test]
+    fn abandoned_result_leaves_nothing() {
+        let t = TempDir::new("abandon");
+        let target = t.path().join("x");
+        {
+            let p = PendingDir::begin(&target, false).unwrap();
+            fs::write(p.path().join("half.csv"), "id\n").unwrap();
+            // dropped without commit, as when a write fails
+        }
+        assert!(!target.exists());
+        assert_eq!(fs::read_dir(t.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn csv_numbers_and_fields() {
+        assert_eq!(num(1.5, 3), "1.5");
+        assert_eq!(num(2.0, 3), "2");
+        assert_eq!(num(f64::NAN, 3), "");
+        assert_eq!(num(1234.0, 0), "1234");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("plain"), "plain");
+    }
+
+    #[test]
+    fn flows_csv_has_a_row_per_flow_and_blanks_for_unfinished() {
+        let r = RunResult {
+            flows: vec![
+                FlowResult {
+                    id: 0,
+                    src: 0,
+                    dst: 3,
+                    size: 1000,
+                    start: 2_000_000,
+                    fct: Some(5_500_000),
+                    ideal_fct: 5_000_000,
+                    slowdown: Some(1.1),
+                    retransmits: 0,
+                },
+                FlowResult {
+                    id: 1,
+                    src: 1,
+                    dst: 3,
+                    size: 5000,
+                    start: 0,
+                    fct: None,
+                    ideal_fct: 6_000_000,
+                    slowdown: None,
+                    retransmits: 4,
+                },
+            ],
+            ..Default::default()
+        };
+        let mut out = Vec::new();
+        write_flows_csv(&mut out, &r).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "id,src,dst,size,start_us,fct_us,ideal_fct_us,slowdown,retransmits");
+        assert_eq!(lines[1], "0,0,3,1000,2,5.5,5,1.1,0");
+        assert_eq!(lines[2], "1,1,3,5000,0,,6,,4");
+        assert_eq!(lines.len(), 3);
+    }
+}

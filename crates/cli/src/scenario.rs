@@ -1,0 +1,689 @@
+//! Scenario files: the TOML format, its validation, and turning it into what
+//! the simulator runs (topology, network config, flow list, schemes, traces).
+//!
+//! Every use of the `ccsim-workload` and `ccsim-cc` crates by the CLI is in
+//! this module (loading, and the `registry` listings at the bottom), so a
+//! change of their API is adjusted in one place.
+//!
+//! Every error names the file, the key path and the value where one applies,
+//! e.g. `scenarios/x.toml: topology.delay = "3": invalid duration ...`.
+
+use ccsim_core::config::NetConfig;
+use ccsim_core::flow::FlowSpec;
+use ccsim_core::results::PortRef;
+use ccsim_core::sim::{SimOptions, TraceConfig};
+use ccsim_core::time::{Time, US};
+use ccsim_core::topology::Topology;
+use ccsim_core::units::{fmt_dur, fmt_rate, Dur};
+use ccsim_core::Scheme;
+use ccsim_workload::spec::WorkloadSpec;
+use ccsim_workload::topo::TopoSpec;
+use serde::Deserialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use crate::tomlpath;
+
+/// Scheme used when a scenario names none.
+pub const DEFAULT_SCHEME: &str = "hpcc";
+/// Trace sampling interval when traces are requested without one.
+pub const DEFAULT_TRACE_INTERVAL: Time = 10 * US;
+/// Output directory when neither the scenario nor the command line names one.
+pub const DEFAULT_OUT_DIR: &str = "results";
+
+fn default_seed() -> u64 {
+    1
+}
+
+/// The file as written (every table refuses unknown keys).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// Default: the file stem.
+    pub name: Option<String>,
+    pub description: Option<String>,
+    /// Seed of the workload generators and of the simulation. Default 1.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Schemes `run` uses (the first) and `compare` uses (all). Default ["hpcc"].
+    pub schemes: Option<Vec<String>>,
+    /// Simulated-time limit. Default: until all flows finish.
+    pub stop: Option<Dur>,
+    pub topology: TopoSpec,
+    #[serde(default)]
+    pub network: NetConfig,
+    /// One or more workloads; their flows are merged.
+    pub workload: Vec<WorkloadSpec>,
+    /// Per-scheme parameter tables, `[scheme.NAME]`.
+    #[serde(default)]
+    pub scheme: BTreeMap<String, toml::Value>,
+    pub trace: Option<TraceSection>,
+    pub output: Option<OutputSection>,
+}
+
+#[derive(Deserialize, Default, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSection {
+    /// Sampling interval of every series. Default 10us.
+    pub interval: Option<Dur>,
+    /// Egress ports whose queue length is sampled, as "node:peer".
+    #[serde(default)]
+    pub queues: Vec<String>,
+    /// Egress ports whose utilization is sampled, as "node:peer".
+    #[serde(default)]
+    pub utilization: Vec<String>,
+    /// Flow ids (index in the generated flow list) whose rate/window are sampled.
+    #[serde(default)]
+    pub flows: Vec<u32>,
+}
+
+#[derive(Deserialize, Default, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSection {
+    /// Results directory, relative to the current directory. Default "results".
+    pub dir: Option<PathBuf>,
+}
+
+/// Command-line values that replace the file's.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    pub seed: Option<u64>,
+    pub stop: Option<Time>,
+    /// Schemes to use instead of the file's `schemes`.
+    pub schemes: Option<Vec<String>>,
+    pub out_dir: Option<PathBuf>,
+}
+
+/// A scenario ready to simulate.
+pub struct Scenario {
+    /// The file as named on the command line (for messages).
+    pub label: String,
+    /// Directory relative paths in the file are resolved against.
+    pub base_dir: PathBuf,
+    /// The file's text (copied to the results).
+    pub text: String,
+    pub name: String,
+    pub description: Option<String>,
+    pub seed: u64,
+    pub schemes: Vec<String>,
+    pub stop: Option<Time>,
+    pub topo: Topology,
+    pub net: NetConfig,
+    pub flows: Vec<FlowSpec>,
+    pub scheme_params: BTreeMap<String, toml::Value>,
+    pub trace: TraceConfig,
+    pub out_dir: PathBuf,
+}
+
+/// Reads and resolves a scenario file.
+pub fn load(path: &Path, ov: &Overrides) -> Result<Scenario, String> {
+    let label = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{label}: cannot read the scenario file: {e}"))?;
+    let base_dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scenario".into());
+    load_text(&label, &text, &base_dir, &stem, ov)
+}
+
+/// A located error message: `label: path = value: msg (line N)`.
+fn at(label: &str, text: &str, path: &str, value: Option<&str>, msg: &str) -> String {
+    let what = match value {
+        Some(v) => format!("{path} = {v}"),
+        None => path.to_string(),
+    };
+    match tomlpath::line_of(text, path) {
+        Some(line) => format!("{label}: {what}: {msg} (line {line})"),
+        None => format!("{label}: {what}: {msg}"),
+    }
+}
+
+/// Like [`at`], with the value as written in the file.
+fn at_here(label: &str, text: &str, path: &str, msg: &str) -> String {
+    let value = tomlpath::span_of(text, path).and_then(|s| text.get(s)).map(|s| s.to_string());
+    at(label, text, path, value.as_deref(), msg)
+}
+
+/// Prefixes an error from another crate with the file and, unless the message
+/// already starts with it, the section it concerns.
+fn in_section(label: &str, section: &str, msg: &str) -> String {
+    let head = section.split(['.', '[']).next().unwrap_or(section);
+    if msg.starts_with(head) {
+        format!("{label}: {msg}")
+    } else {
+        format!("{label}: {section}: {msg}")
+    }
+}
+
+fn quote(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
+}
+
+/// Keys under which zero makes no sense (counts, sizes, loads, durations).
+const POSITIVE_KEYS: &[&str] = &[
+    "load",
+    "duration",
+    "size",
+    "hosts",
+    "hosts_per_side",
+    "hosts_per_leaf",
+    "hosts_per_tor",
+    "leaves",
+    "spines",
+    "k",
+    "pods",
+    "tors_per_pod",
+    "aggs_per_pod",
+    "cores",
+    "senders",
+    "fan_in",
+    "switches",
+    "interval",
+];
+
+fn is_zero_value(v: &toml::Value) -> bool {
+    match v {
+        toml::Value::Integer(i) => *i == 0,
+        toml::Value::Float(f) => *f == 0.0,
+        toml::Value::String(s) => {
+            let s = s.trim();
+            let num: String = s.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+            let unit = s[num.len()..].trim();
+            unit.chars().all(|c| c.is_ascii_alphabetic() || c == '/')
+                && num.parse::<f64>().map(|x| x == 0.0).unwrap_or(false)
+        }
+        _ => false,
+    }
+}
+
+/// "-1us", "-0.5": a negative quantity written as a string.
+fn looks_negative(s: &str) -> bool {
+    let s = s.trim_start();
+    s.starts_with('-') && s[1..].trim_start().starts_with(|c: char| c.is_ascii_digit() || c == '.')
+}
+
+/// Refuses negative numbers anywhere in a table (no quantity of the
+/// topology, workload, network or trace can be negative) and zero where it
+/// makes no sense.
+fn check_signs(label: &str, text: &str, path: &str, v: &toml::Value) -> Result<(), String> {
+    match v {
+        toml::Value::Integer(i) if *i < 0 => Err(at(label, text, path, Some(&i.to_string()), "must not be negative")),
+        toml::Value::Float(f) if *f < 0.0 || f.is_nan() => {
+            Err(at(label, text, path, Some(&f.to_string()), "must be a non-negative number"))
+        }
+        toml::Value::String(s) if looks_negative(s) => {
+            Err(at(label, text, path, Some(&quote(s)), "must not be negative"))
+        }
+        toml::Value::Table(t) => {
+            for (k, x) in t {
+                let p = format!("{path}.{k}");
+                if POSITIVE_KEYS.contains(&k.as_str()) && is_zero_value(x) {
+                    return Err(at(label, text, &p, Some(&x.to_string()), "must be greater than zero"));
+                }
+                check_signs(label, text, &p, x)?;
+            }
+            Ok(())
+        }
+        toml::Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                check_signs(label, text, &format!("{path}[{i}]"), x)?;
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Checks that files a table names exist, so the message names the file
+/// and the key before any generator runs.
+fn check_files(label: &str, text: &str, base_dir: &Path, path: &str, t: &toml::Table) -> Result<(), String> {
+    let kind = t.get("kind").and_then(|k| k.as_str()).unwrap_or("");
+    for key in ["path", "cdf"] {
+        let Some(toml::Value::String(s)) = t.get(key) else { continue };
+        if key == "cdf" {
+            let builtin = ccsim_workload::cdf::Cdf::builtin_names();
+            if builtin.iter().any(|b| b.eq_ignore_ascii_case(s)) {
+                continue;
+            }
+            let file = base_dir.join(s);
+            if !file.is_file() {
+                return Err(at(
+                    label,
+                    text,
+                    &format!("{path}.cdf"),
+                    Some(&quote(s)),
+                    &format!(
+                        "neither a built-in distribution ({}) nor an existing CDF file (looked for {})",
+                        builtin.join(", "),
+                        file.display()
+                    ),
+                ));
+            }
+        } else if kind == "hpcc_file" || kind == "hpcc_flows" {
+            let file = base_dir.join(s);
+            if !file.is_file() {
+                return Err(at(
+                    label,
+                    text,
+                    &format!("{path}.path"),
+                    Some(&quote(s)),
+                    &format!("file not found: {}", file.display()),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Parses "node:peer".
+pub fn parse_port(s: &str) -> Result<PortRef, String> {
+    let err = || format!("expected an egress port as \"node:peer\" with integer node ids, e.g. \"2:5\"");
+    let (a, b) = s.split_once(':').ok_or_else(err)?;
+    let node = a.trim().parse::<u32>().map_err(|_| err())?;
+    let peer = b.trim().parse::<u32>().map_err(|_| err())?;
+    Ok(PortRef { node, peer })
+}
+
+/// Makes a name safe to use as one path component.
+pub fn safe_component(s: &str) -> String {
+    let out: String =
+        s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' }).collect();
+    let out = out.trim_matches('.').to_string();
+    if out.is_empty() {
+        "scenario".into()
+    } else {
+        out
+    }
+}
+
+/// Resolves a scenario given as text. `label` names it in messages, relative
+/// paths in it are resolved against `base_dir`, `stem` is its default name.
+pub fn load_text(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Overrides) -> Result<Scenario, String> {
+    // 1. Syntax, then the typed structure (unknown keys, wrong types, bad units).
+    let raw: toml::Table = toml::from_str(text).map_err(|e| tomlpath::format_toml_error(label, text, &e))?;
+    let file: ScenarioFile = toml::from_str(text).map_err(|e| {
+        let mut m = tomlpath::format_toml_error(label, text, &e);
+        if e.message().contains("expected a sequence") && raw.get("workload").is_some_and(|w| w.is_table()) {
+            m.push_str("\n(write each workload as a [[workload]] table, with double brackets)");
+        }
+        m
+    })?;
+
+    // 2. Values serde accepts but no scenario can mean.
+    for section in ["topology", "network", "workload", "trace"] {
+        if let Some(v) = raw.get(section) {
+            check_signs(label, text, section, v)?;
+        }
+    }
+    if let Some(toml::Value::Table(t)) = raw.get("topology") {
+        check_files(label, text, base_dir, "topology", t)?;
+    }
+    if let Some(toml::Value::Array(ws)) = raw.get("workload") {
+        for (i, w) in ws.iter().enumerate() {
+            if let toml::Value::Table(t) = w {
+                check_files(label, text, base_dir, &format!("workload[{i}]"), t)?;
+            }
+        }
+    }
+    if file.workload.is_empty() {
+        return Err(at(label, text, "workload", None, "at least one [[workload]] is needed"));
+    }
+    let name = match &file.name {
+        Some(n) if n.trim().is_empty() => return Err(at(label, text, "name", Some(&quote(n)), "must not be empty")),
+        Some(n) => n.clone(),
+        None => stem.to_string(),
+    };
+    let seed = ov.seed.unwrap_or(file.seed);
+    let stop = match ov.stop {
+        Some(0) => return Err("--stop: must be greater than zero".to_string()),
+        Some(t) => Some(t),
+        None => match file.stop {
+            Some(Dur(0)) => return Err(at_here(label, text, "stop", "must be greater than zero")),
+            Some(Dur(t)) => Some(t),
+            None => None,
+        },
+    };
+
+    // 3. Network.
+    file.network.validate().map_err(|m| in_section(label, "network", &m))?;
+
+    // 4. Topology.
+    let topo = file.topology.build(base_dir).map_err(|m| in_section(label, "topology", &m))?;
+    topo.validate().map_err(|m| in_section(label, "topology", &m))?;
+
+    // 5. Schemes.
+    let known = registry::scheme_names();
+    let (schemes, from_file) = match &ov.schemes {
+        Some(s) => (s.clone(), false),
+        None => (file.schemes.clone().unwrap_or_else(|| vec![DEFAULT_SCHEME.to_string()]), true),
+    };
+    if schemes.is_empty() {
+        return Err(if from_file {
+            at(label, text, "schemes", Some("[]"), "name at least one scheme")
+        } else {
+            "no scheme given".to_string()
+        });
+    }
+    let mut seen = BTreeSet::new();
+    for (i, s) in schemes.iter().enumerate() {
+        if !known.iter().any(|k| k == s) {
+            let msg = format!("unknown scheme (known: {})", known.join(", "));
+            return Err(if from_file {
+                at(label, text, &format!("schemes[{i}]"), Some(&quote(s)), &msg)
+            } else {
+                format!("unknown scheme '{s}' (known: {})", known.join(", "))
+            });
+        }
+        if !seen.insert(s.clone()) {
+            return Err(format!("{label}: scheme '{s}' is listed twice"));
+        }
+    }
+    for (s, v) in &file.scheme {
+        if !known.iter().any(|k| k == s) {
+            return Err(at(
+                label,
+                text,
+                &format!("scheme.{s}"),
+                None,
+                &format!("unknown scheme (known: {})", known.join(", ")),
+            ));
+        }
+        if !v.is_table() {
+            return Err(at(label, text, &format!("scheme.{s}"), Some(&v.to_string()), "must be a table of parameters"));
+        }
+    }
+    // Make every scheme that will run or has parameters, so typos in any table are caught.
+    let mut to_make: BTreeSet<&String> = schemes.iter().collect();
+    to_make.extend(file.scheme.keys());
+    for s in to_make {
+        registry::make_scheme(s, file.scheme.get(s)).map_err(|m| in_section(label, &format!("scheme.{s}"), &m))?;
+    }
+
+    // 6. Flows.
+    let flows = ccsim_workload::spec::generate_all(&file.workload, &topo, base_dir, seed)
+        .map_err(|m| in_section(label, "workload", &m))?;
+    if flows.is_empty() {
+        return Err(format!("{label}: workload: the workloads generate no flows"));
+    }
+    for (i, f) in flows.iter().enumerate() {
+        if !topo.is_host(f.src) || !topo.is_host(f.dst) || f.src == f.dst {
+            return Err(format!(
+                "{label}: workload: flow {i} goes from node {} to node {}: both ends must be different hosts",
+                f.src, f.dst
+            ));
+        }
+    }
+
+    // 7. Traces.
+    let links: BTreeSet<(u32, u32)> = topo.links.iter().map(|l| (l.a.min(l.b), l.a.max(l.b))).collect();
+    let mut trace = TraceConfig::default();
+    if let Some(t) = &file.trace {
+        let mut ports = |key: &str, list: &[String]| -> Result<Vec<PortRef>, String> {
+            let mut out = Vec::new();
+            for (i, s) in list.iter().enumerate() {
+                let path = format!("trace.{key}[{i}]");
+                let p = parse_port(s).map_err(|m| at(label, text, &path, Some(&quote(s)), &m))?;
+                if !links.contains(&(p.node.min(p.peer), p.node.max(p.peer))) {
+                    return Err(at(
+                        label,
+                        text,
+                        &path,
+                        Some(&quote(s)),
+                        &format!("there is no link between node {} and node {}", p.node, p.peer),
+                    ));
+                }
+                out.push(p);
+            }
+            Ok(out)
+        };
+        trace.queue_ports = ports("queues", &t.queues)?;
+        trace.util_ports = ports("utilization", &t.utilization)?;
+        for (i, &f) in t.flows.iter().enumerate() {
+            if f as usize >= flows.len() {
+                return Err(at(
+                    label,
+                    text,
+                    &format!("trace.flows[{i}]"),
+                    Some(&f.to_string()),
+                    &format!("no such flow: the workload has {} flows (ids 0..{})", flows.len(), flows.len() - 1),
+                ));
+            }
+        }
+        trace.flows = t.flows.clone();
+        let any = !trace.queue_ports.is_empty() || !trace.util_ports.is_empty() || !trace.flows.is_empty();
+        trace.interval = match t.interval {
+            Some(Dur(0)) => return Err(at_here(label, text, "trace.interval", "must be greater than zero")),
+            Some(Dur(d)) => d,
+            None if any => DEFAULT_TRACE_INTERVAL,
+            None => 0,
+        };
+    }
+
+    let out_dir = ov
+        .out_dir
+        .clone()
+        .or_else(|| file.output.as_ref().and_then(|o| o.dir.clone()))
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_OUT_DIR));
+
+    Ok(Scenario {
+        label: label.to_string(),
+        base_dir: base_dir.to_path_buf(),
+        text: text.to_string(),
+        name,
+        description: file.description.clone(),
+        seed,
+        schemes,
+        stop,
+        topo,
+        net: file.network.clone(),
+        flows,
+        scheme_params: file.scheme.clone(),
+        trace,
+        out_dir,
+    })
+}
+
+/// Offered traffic of a flow list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Offered {
+    pub total_bytes: u64,
+    pub first_start: Time,
+    pub last_start: Time,
+    /// Total bits / arrival span / sum of host link rates (None if all start together).
+    pub load: Option<f64>,
+}
+
+pub fn offered(topo: &Topology, flows: &[FlowSpec]) -> Offered {
+    let total_bytes: u64 = flows.iter().map(|f| f.size).sum();
+    let first_start = flows.iter().map(|f| f.start).min().unwrap_or(0);
+    let last_start = flows.iter().map(|f| f.start).max().unwrap_or(0);
+    let host_capacity: f64 = topo
+        .links
+        .iter()
+        .filter(|l| topo.is_host(l.a) || topo.is_host(l.b))
+        .map(|l| l.rate_bps as f64)
+        .sum();
+    let span = last_start.saturating_sub(first_start);
+    let load = if span > 0 && host_capacity > 0.0 {
+        Some(total_bytes as f64 * 8.0 / ccsim_core::time::to_secs(span) / host_capacity)
+    } else {
+        None
+    };
+    Offered { total_bytes, first_start, last_start, load }
+}
+
+fn rate_range(rates: impl Iterator<Item = u64>) -> String {
+    let set: BTreeSet<u64> = rates.collect();
+    set.iter().map(|&r| fmt_rate(r)).collect::<Vec<_>>().join("/")
+}
+
+impl Scenario {
+    /// Makes a scheme with this scenario's parameters for it.
+    pub fn make_scheme(&self, name: &str) -> Result<Box<dyn Scheme>, String> {
+        registry::make_scheme(name, self.scheme_params.get(name)).map_err(|m| in_section(&self.label, &format!("scheme.{name}"), &m))
+    }
+
+    pub fn sim_options(&self) -> SimOptions {
+        SimOptions { seed: self.seed, stop_at: self.stop, trace: self.trace.clone() }
+    }
+
+    /// Directory-safe scenario name.
+    pub fn dir_name(&self) -> String {
+        safe_component(&self.name)
+    }
+
+    /// One paragraph: what the scenario contains.
+    pub fn summary(&self) -> String {
+        let hosts = self.topo.hosts().len();
+        let switches = self.topo.switches().len();
+        let host_links = self.topo.links.iter().filter(|l| self.topo.is_host(l.a) || self.topo.is_host(l.b));
+        let fabric_links = self.topo.links.iter().filter(|l| !self.topo.is_host(l.a) && !self.topo.is_host(l.b));
+        let host_rates = rate_range(host_links.map(|l| l.rate_bps));
+        let fabric_rates = rate_range(fabric_links.map(|l| l.rate_bps));
+        let delays: BTreeSet<Time> = self.topo.links.iter().map(|l| l.delay).collect();
+        let delays = delays.iter().map(|&d| fmt_dur(d)).collect::<Vec<_>>().join("/");
+        let off = offered(&self.topo, &self.flows);
+        let n = self.flows.len();
+        let sizes: Vec<u64> = self.flows.iter().map(|f| f.size).collect();
+        let min = sizes.iter().min().copied().unwrap_or(0);
+        let max = sizes.iter().max().copied().unwrap_or(0);
+        let mean = off.total_bytes as f64 / n.max(1) as f64;
+        let mut s = format!("{}: '{}'", self.label, self.name);
+        if let Some(d) = &self.description {
+            let d = d.split_whitespace().collect::<Vec<_>>().join(" ");
+            s.push_str(&format!(" ({d})"));
+        }
+        s.push_str(&format!(
+            ": topology {} with {hosts} hosts, {switches} switches, {} links (host links {host_rates}{}, delay {delays}); ",
+            self.topo.name,
+            self.topo.links.len(),
+            if fabric_rates.is_empty() { String::new() } else { format!(", fabric {fabric_rates}") },
+        ));
+        s.push_str(&format!(
+            "{n} flows of {} in total (sizes {} to {}, mean {}) starting from {} to {}",
+            human_bytes(off.total_bytes as f64),
+            human_bytes(min as f64),
+            human_bytes(max as f64),
+            human_bytes(mean),
+            fmt_time(off.first_start),
+            fmt_time(off.last_start),
+        ));
+        match off.load {
+            Some(l) => s.push_str(&format!(", offered load {:.1}% of host capacity; ", l * 100.0)),
+            None => s.push_str(" (all at once, no arrival rate); "),
+        }
+        s.push_str(&format!("schemes {}; seed {}; ", self.schemes.join(", "), self.seed));
+        match self.stop {
+            Some(t) => s.push_str(&format!("stops at {}", fmt_time(t))),
+            None => s.push_str("runs until every flow finishes"),
+        }
+        let tr = &self.trace;
+        if tr.interval > 0 {
+            s.push_str(&format!(
+                "; traces every {}: {} queue(s), {} utilization port(s), {} flow(s)",
+                fmt_time(tr.interval),
+                tr.queue_ports.len(),
+                tr.util_ports.len(),
+                tr.flows.len()
+            ));
+        }
+        s.push('.');
+        s
+    }
+}
+
+/// "1.5 MB", "320 KB", "12 B" (decimal units).
+pub fn human_bytes(b: f64) -> String {
+    if b >= 1e9 {
+        format!("{:.2} GB", b / 1e9)
+    } else if b >= 1e6 {
+        format!("{:.2} MB", b / 1e6)
+    } else if b >= 1e3 {
+        format!("{:.1} KB", b / 1e3)
+    } else {
+        format!("{:.0} B", b)
+    }
+}
+
+/// A time for people: "12.5us", "3.2ms", "1.25s".
+pub fn fmt_time(t: Time) -> String {
+    let us = ccsim_core::time::to_us(t);
+    if t == 0 {
+        "0".into()
+    } else if us < 1.0 {
+        format!("{}ns", trim_float(us * 1e3))
+    } else if us < 1000.0 {
+        format!("{}us", trim_float(us))
+    } else if us < 1e6 {
+        format!("{}ms", trim_float(us / 1e3))
+    } else {
+        format!("{}s", trim_float(us / 1e6))
+    }
+}
+
+fn trim_float(x: f64) -> String {
+    let s = format!("{:.3}", x);
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
+}
+
+/// Listings and factories from the scheme and workload crates.
+pub mod registry {
+    use ccsim_core::Scheme;
+
+    pub fn scheme_names() -> Vec<String> {
+        ccsim_cc::names().iter().map(|s| s.to_string()).collect()
+    }
+
+    pub fn make_scheme(name: &str, params: Option<&toml::Value>) -> Result<Box<dyn Scheme>, String> {
+        ccsim_cc::make(name, params)
+    }
+
+    pub struct ParamDoc {
+        pub name: String,
+        pub default: String,
+        pub doc: String,
+    }
+
+    pub struct SchemeDoc {
+        pub name: String,
+        pub summary: String,
+        pub params: Vec<ParamDoc>,
+    }
+
+    pub fn schemes() -> Vec<SchemeDoc> {
+        ccsim_cc::describe()
+            .into_iter()
+            .map(|s| SchemeDoc {
+                name: s.name.to_string(),
+                summary: s.summary.to_string(),
+                params: s
+                    .params
+                    .iter()
+                    .map(|p| ParamDoc { name: p.name.to_string(), default: p.default.to_string(), doc: p.doc.to_string() })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// (kind, description with fields and defaults).
+    pub fn topologies() -> Vec<(String, String)> {
+        ccsim_workload::topo::describe().into_iter().map(|(k, d)| (k.to_string(), d.to_string())).collect()
+    }
+
+    /// (kind, description with fields and defaults).
+    pub fn workloads() -> Vec<(String, String)> {
+        ccsim_workload::spec::describe().into_iter().map(|(k, d)| (k.to_string(), d.to_string())).collect()
+    }
+
+    /// (name, number of points, mean size in bytes) of every built-in CDF.
+    pub fn cdfs() -> Vec<(String, usize, f64)> {
+        use ccsim_workload::cdf::{Cdf, SampleMode};
+        Cdf::builtin_names()
+            .iter()
+            .filter_map(|n| Cdf::builtin(n))
+            .map(|c| (c.name().to_string(), c.points().len(), c.mean(SampleMode::Interpolate)))
+            .collect()
+    }
+}

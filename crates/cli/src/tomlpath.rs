@@ -1,0 +1,294 @@
+//! Turning TOML errors into messages a person can act on: the file, the
+//! dotted key path (`topology.delay`, `workload[1].load`), the value as
+//! written, the line, and the offending source line.
+//!
+//! `toml` reports where an error is as a byte span. Errors raised inside a
+//! `kind`-tagged enum (topology, workload) only carry the span of the whole
+//! table, so the key is then recovered from the names and values the error
+//! message quotes.
+
+use std::ops::Range;
+use toml::de::{DeTable, DeValue};
+
+/// Where in a document an error points.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Located {
+    /// Dotted key path, e.g. `topology.delay` or `workload[0].cdf`.
+    pub path: String,
+    /// The value as written (TOML syntax, shortened), if the key exists.
+    pub value: Option<String>,
+    /// 1-based line and column of the key or value.
+    pub line: usize,
+    pub column: usize,
+}
+
+/// 1-based (line, column) of a byte offset.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = &text[..floor_char_boundary(text, offset)];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map(|l| l.chars().count()).unwrap_or(0) + 1;
+    (line, col)
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Short TOML rendering of a value for messages.
+fn render(v: &DeValue) -> String {
+    let s = match v {
+        DeValue::String(s) => toml::Value::String(s.to_string()).to_string(),
+        DeValue::Integer(i) => i.as_str().to_string(),
+        DeValue::Float(f) => f.as_str().to_string(),
+        DeValue::Boolean(b) => b.to_string(),
+        DeValue::Datetime(d) => d.to_string(),
+        DeValue::Array(a) => {
+            let items: Vec<String> = a.iter().map(|x| render(x.get_ref())).collect();
+            format!("[{}]", items.join(", "))
+        }
+        DeValue::Table(_) => "{...}".to_string(),
+    };
+    if s.chars().count() > 60 {
+        let cut: String = s.chars().take(57).collect();
+        format!("{cut}...")
+    } else {
+        s
+    }
+}
+
+/// The plain text of a scalar (strings unquoted), used to match names quoted in messages.
+fn scalar_text(v: &DeValue) -> Option<String> {
+    match v {
+        DeValue::String(s) => Some(s.to_string()),
+        DeValue::Integer(i) => Some(i.as_str().to_string()),
+        DeValue::Float(f) => Some(f.as_str().to_string()),
+        DeValue::Boolean(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+fn contains(outer: &Range<usize>, inner: &Range<usize>) -> bool {
+    outer.start <= inner.start && inner.end <= outer.end.max(outer.start + 1)
+}
+
+struct Found<'a, 'i> {
+    path: String,
+    value: Option<&'a DeValue<'i>>,
+    pos: usize,
+}
+
+fn join(prefix: &str, key: &str) -> String {
+    let bare = !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    let key = if bare { key.to_string() } else { toml::Value::String(key.to_string()).to_string() };
+    if prefix.is_empty() {
+        key
+    } else {
+        format!("{prefix}.{key}")
+    }
+}
+
+/// Deepest key whose key or value span contains `span`.
+fn walk<'a, 'i>(table: &'a DeTable<'i>, prefix: &str, span: &Range<usize>, best: &mut Option<Found<'a, 'i>>) {
+    for (k, v) in table.iter() {
+        let path = join(prefix, k.get_ref());
+        if contains(&k.span(), span) {
+            *best = Some(Found { path: path.clone(), value: Some(v.get_ref()), pos: k.span().start });
+        }
+        walk_value(v.get_ref(), v.span(), &path, span, best);
+    }
+}
+
+fn walk_value<'a, 'i>(v: &'a DeValue<'i>, vspan: Range<usize>, path: &str, span: &Range<usize>, best: &mut Option<Found<'a, 'i>>) {
+    if contains(&vspan, span) {
+        *best = Some(Found { path: path.to_string(), value: Some(v), pos: vspan.start });
+    }
+    match v {
+        DeValue::Table(t) => walk(t, path, span, best),
+        DeValue::Array(a) => {
+            for (i, item) in a.iter().enumerate() {
+                walk_value(item.get_ref(), item.span(), &format!("{path}[{i}]"), span, best);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Names and values a serde message quotes: `x`, 'x' or "x".
+fn quoted_tokens(msg: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let chars: Vec<char> = msg.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let q = chars[i];
+        if q == '`' || q == '\'' || q == '"' {
+            if let Some(len) = chars[i + 1..].iter().position(|&c| c == q) {
+                let tok: String = chars[i + 1..i + 1 + len].iter().collect();
+                if !tok.is_empty() {
+                    out.push(tok);
+                }
+                i += len + 2;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Locates the key an error at `span` refers to. `message` is the error text
+/// (used to find the key inside a table when the span covers the whole table).
+pub fn locate(text: &str, span: Range<usize>, message: &str) -> Option<Located> {
+    let doc = DeTable::parse(text).ok()?;
+    let mut best = None;
+    walk(doc.get_ref(), "", &span, &mut best);
+    let found = best?;
+    let mut path = found.path;
+    let mut value = found.value.map(render);
+    let mut pos = found.pos;
+    if let Some(DeValue::Table(t)) = found.value {
+        // The error is about a whole table: find the key the message names.
+        if let Some(rest) = message.strip_prefix("missing field `") {
+            let field = rest.split('`').next().unwrap_or("");
+            path = join(&path, field);
+            value = None;
+        } else {
+            'tokens: for tok in quoted_tokens(message) {
+                for (k, v) in t.iter() {
+                    if k.get_ref().as_ref() == tok.as_str() || scalar_text(v.get_ref()).as_deref() == Some(tok.as_str()) {
+                        path = join(&path, k.get_ref());
+                        value = Some(render(v.get_ref()));
+                        pos = k.span().start;
+                        break 'tokens;
+                    }
+                }
+            }
+        }
+    }
+    let (line, column) = line_col(text, pos);
+    Some(Located { path, value, line, column })
+}
+
+/// Span of the value at a dotted path such as `trace.queues[1]` or `workload[0].cdf`.
+pub fn span_of(text: &str, path: &str) -> Option<Range<usize>> {
+    let doc = DeTable::parse(text).ok()?;
+    let mut cur: (&DeValue, Range<usize>) = (&DeValue::Boolean(false), 0..0);
+    let mut table: Option<&DeTable> = Some(doc.get_ref());
+    for part in path.split('.') {
+        let (key, idx) = match part.find('[') {
+            Some(b) => (&part[..b], Some(&part[b..])),
+            None => (part, None),
+        };
+        let t = table?;
+        let (_, v) = t.iter().find(|(k, _)| k.get_ref().as_ref() == key)?;
+        cur = (v.get_ref(), v.span());
+        if let Some(idx) = idx {
+            for n in idx.split(['[', ']']).filter(|s| !s.is_empty()) {
+                let n: usize = n.parse().ok()?;
+                match cur.0 {
+                    DeValue::Array(a) => {
+                        let item = a.get(n)?;
+                        cur = (item.get_ref(), item.span());
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        table = match cur.0 {
+            DeValue::Table(t) => Some(t),
+            _ => None,
+        };
+    }
+    Some(cur.1)
+}
+
+/// 1-based line of the value at a dotted path, if the path exists.
+pub fn line_of(text: &str, path: &str) -> Option<usize> {
+    span_of(text, path).map(|s| line_col(text, s.start).0)
+}
+
+/// Formats a `toml` deserialization error: `file: path = value: message (line L, column C)`
+/// followed by the source line with a marker, as `toml` draws it.
+pub fn format_toml_error(file: &str, text: &str, err: &toml::de::Error) -> String {
+    let msg = err.message().trim_end().to_string();
+    let drawn = err.to_string();
+    // toml's own rendering: "TOML parse error at line..", "  |", "N | src", "  | ^^^", message.
+    let snippet: Vec<&str> = drawn.lines().skip(1).take(3).collect();
+    let snippet = if drawn.starts_with("TOML parse error") && snippet.len() == 3 {
+        format!("\n{}", snippet.join("\n"))
+    } else {
+        String::new()
+    };
+    match err.span() {
+        Some(span) => {
+            let (line, column) = line_col(text, span.start);
+            match locate(text, span, &msg) {
+                Some(loc) => {
+                    let what = match &loc.value {
+                        Some(v) => format!("{} = {}", loc.path, v),
+                        None => loc.path.clone(),
+                    };
+                    format!("{file}: {what}: {msg} (line {}, column {}){snippet}", loc.line, loc.column)
+                }
+                None => format!("{file}: line {line}, column {column}: {msg}{snippet}"),
+            }
+        }
+        None => format!("{file}: {msg}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DOC: &str = "seed = 1\n[topology]\nkind = \"star\"\nhosts = 3\ndelay = \"3\"\n\n[[workload]]\nkind = \"flows\"\n\n[[workload]]\nkind = \"poisson\"\nload = -0.5\n[trace]\nqueues = [\"1:2\", \"3:4\"]\n";
+
+    #[test]
+    fn line_and_column() {
+        assert_eq!(line_col("ab\ncd", 0), (1, 1));
+        assert_eq!(line_col("ab\ncd", 4), (2, 2));
+        assert_eq!(line_col("ab\ncd", 99), (2, 3));
+    }
+
+    #[test]
+    fn locates_a_value_span_directly() {
+        let start = DOC.find("-0.5").unwrap();
+        let loc = locate(DOC, start..start + 4, "bad").unwrap();
+        assert_eq!(loc.path, "workload[1].load");
+        assert_eq!(loc.value.as_deref(), Some("-0.5"));
+        assert_eq!(loc.line, 12);
+    }
+
+    #[test]
+    fn refines_a_table_span_by_quoted_value_or_key() {
+        let start = DOC.find("[topology]").unwrap();
+        let span = start..start + "[topology]".len();
+        let loc = locate(DOC, span.clone(), "invalid duration '3': expected a unit").unwrap();
+        assert_eq!(loc.path, "topology.delay");
+        assert_eq!(loc.value.as_deref(), Some("\"3\""));
+        assert_eq!(loc.line, 5);
+        let loc = locate(DOC, span.clone(), "unknown field `hosts`, expected `x`").unwrap();
+        assert_eq!(loc.path, "topology.hosts");
+        let loc = locate(DOC, span, "missing field `rate`").unwrap();
+        assert_eq!(loc.path, "topology.rate");
+        assert_eq!(loc.value, None);
+    }
+
+    #[test]
+    fn finds_spans_by_path() {
+        let s = span_of(DOC, "trace.queues[1]").unwrap();
+        assert_eq!(&DOC[s], "\"3:4\"");
+        assert_eq!(line_of(DOC, "workload[1].load"), Some(12));
+        assert_eq!(line_of(DOC, "topology.nothing"), None);
+        assert_eq!(line_of(DOC, "trace.queues[7]"), None);
+    }
+
+    #[test]
+    fn quotes_are_extracted() {
+        assert_eq!(quoted_tokens("unknown field `foo`, expected one of `a`, `b`"), vec!["foo", "a", "b"]);
+        assert_eq!(quoted_tokens("invalid size '12 apples': x"), vec!["12 apples"]);
+    }
+}

@@ -1,0 +1,325 @@
+//! Switches: routing (ECMP / symmetric / spraying), shared-buffer admission
+//! with per-(port, class) reserve and dynamic thresholds, PFC PAUSE/RESUME with
+//! headroom, strict-priority egress queues, ECN marking and INT stamping at
+//! egress dequeue, and the calls into a scheme's switch part.
+//!
+//! The buffer model follows the HPCC simulator's switch MMU: admission is
+//! accounted at the ingress (port, class); the PFC threshold of a port is
+//! alpha x (buffer - all headroom - all reserve - shared bytes in use); an
+//! ingress pauses its upstream when it uses headroom or its shared use reaches
+//! the threshold, and resumes when headroom is empty and shared use plus the
+//! resume offset is back under the threshold. Without PFC the same threshold
+//! is a tail-drop limit. Control-class packets (ACK, NACK, CNP, scheme control
+//! packets) are not counted against the buffer and are never paused.
+
+use crate::cc::SwitchCx;
+use crate::config::{EcnMode, Routing as RoutingMode};
+use crate::event::Ev;
+use crate::packet::{IntHop, Packet, PktKind};
+use crate::rng::mix64;
+use crate::sim::{Simulator, NC};
+
+impl Simulator {
+    /// A packet arrived at a switch through global port `in_port`.
+    pub(crate) fn switch_arrive(&mut self, in_port: u32, h: u32) {
+        let kind = self.pool.get(h).kind;
+        if matches!(kind, PktKind::Pause | PktKind::Resume) {
+            self.pfc_frame_arrived(in_port, h);
+            return;
+        }
+        let node = self.ports[in_port as usize].node;
+        let si = self.node_index[node as usize] as usize;
+        let out = {
+            let pkt = self.pool.get_mut(h);
+            pkt.hops = pkt.hops.saturating_add(1);
+            pkt.ingress = in_port;
+            let sym = self.net.routing == RoutingMode::Symmetric;
+            let f = pkt.flow as usize;
+            if sym && pkt.kind == PktKind::Data {
+                let fl = &mut self.flows[f];
+                let i = pkt.hops as usize - 1;
+                if i < fl.path.len() {
+                    fl.path[i] = in_port;
+                }
+            }
+            let reverse = sym
+                && matches!(pkt.kind, PktKind::Ack | PktKind::Nack | PktKind::Cnp)
+                && self.flows[f].path_len >= pkt.hops
+                && pkt.dst == self.flows[f].view.src;
+            if reverse {
+                let fl = &self.flows[f];
+                fl.path[(fl.path_len - pkt.hops) as usize]
+            } else {
+                let group = self.routing.group(node, pkt.dst);
+                debug_assert!(!group.is_empty());
+                if group.len() == 1 {
+                    group[0]
+                } else {
+                    let x = mix64(pkt.hash ^ self.switches[si].salt);
+                    group[((x as u128 * group.len() as u128) >> 64) as usize]
+                }
+            }
+        };
+        let class = self.pool.get(h).class as usize;
+        let size = self.pool.get(h).size as u64;
+        if class != 0 && !self.admit(si, in_port, class, size) {
+            self.ports[out as usize].drops += 1;
+            self.drops += 1;
+            self.pool.free(h);
+            return;
+        }
+        let sw = &mut self.switches[si];
+        let (a, b) = (sw.port_start as usize, sw.port_end as usize);
+        if let Some(cc) = sw.cc.as_mut() {
+            let mut cx = SwitchCx { now: self.now, node, ports: &self.stats[a..b], emit: &mut self.emit_buf };
+            let in_local = self.ports[in_port as usize].local;
+            let out_local = self.ports[out as usize].local;
+            cc.on_enqueue(&mut cx, in_local, out_local, self.pool.get_mut(h));
+        }
+        self.enqueue(out, class, h, size);
+        if class != 0 && self.net.pfc.enabled {
+            self.check_pause(si, in_port, class);
+        }
+        self.flush_emitted(si);
+        self.try_send(out);
+    }
+
+    #[inline]
+    fn enqueue(&mut self, out: u32, class: usize, h: u32, size: u64) {
+        let p = &mut self.ports[out as usize];
+        p.queues[class].push_back(h);
+        p.qbytes[class] += size;
+        let s = &mut self.stats[out as usize];
+        s.qlen += size;
+        if s.qlen > p.max_qlen {
+            p.max_qlen = s.qlen;
+        }
+    }
+
+    /// Routes packets a switch hook emitted, from that switch.
+    fn flush_emitted(&mut self, si: usize) {
+        if self.emit_buf.is_empty() {
+            return;
+        }
+        let node = self.switches[si].node;
+        let mut buf = std::mem::take(&mut self.emit_buf);
+        for mut pkt in buf.drain(..) {
+            pkt.ingress = u32::MAX;
+            let group = self.routing.group(node, pkt.dst);
+            if group.is_empty() {
+                continue;
+            }
+            let x = mix64(pkt.hash ^ self.switches[si].salt);
+            let out = group[((x as u128 * group.len() as u128) >> 64) as usize];
+            let class = (pkt.class as usize).min(NC - 1);
+            let size = pkt.size as u64;
+            let h = self.pool.alloc(pkt);
+            self.enqueue(out, class, h, size);
+            self.try_send(out);
+        }
+        self.emit_buf = buf;
+    }
+
+    /// Shared-buffer threshold for ingress port `p` of switch `si`.
+    #[inline]
+    fn threshold(&self, si: usize, p: u32) -> u64 {
+        if let Some(x) = self.net.pfc.static_xoff {
+            return x.0;
+        }
+        let sw = &self.switches[si];
+        let free = self.net.buffer.0.saturating_sub(sw.total_hdrm + sw.total_rsrv + sw.shared_used);
+        (free as u128 * self.ports[p as usize].alpha_1024 as u128 / 1024) as u64
+    }
+
+    #[inline]
+    fn shared_of(&self, p: u32, c: usize) -> u64 {
+        self.ports[p as usize].ing_bytes[c].saturating_sub(self.net.reserve.0)
+    }
+
+    /// Ingress admission and accounting; false = drop.
+    fn admit(&mut self, si: usize, p: u32, c: usize, size: u64) -> bool {
+        let reserve = self.net.reserve.0;
+        let thresh = self.threshold(si, p);
+        let shared = self.shared_of(p, c);
+        let lossless = self.net.pfc.enabled;
+        let port = &self.ports[p as usize];
+        let new_bytes = port.ing_bytes[c] + size;
+        if lossless {
+            if port.hdrm_bytes[c] + size > port.headroom && shared + size > thresh {
+                return false;
+            }
+        } else if new_bytes > reserve && new_bytes - reserve > thresh {
+            return false;
+        }
+        let port = &mut self.ports[p as usize];
+        if new_bytes <= reserve {
+            port.ing_bytes[c] = new_bytes;
+        } else if new_bytes - reserve > thresh {
+            port.hdrm_bytes[c] += size;
+        } else {
+            port.ing_bytes[c] = new_bytes;
+            self.switches[si].shared_used += size.min(new_bytes - reserve);
+        }
+        true
+    }
+
+    fn release(&mut self, si: usize, p: u32, c: usize, size: u64) {
+        let reserve = self.net.reserve.0;
+        let port = &mut self.ports[p as usize];
+        let from_hdrm = port.hdrm_bytes[c].min(size);
+        let from_shared = (size - from_hdrm).min(port.ing_bytes[c].saturating_sub(reserve));
+        port.hdrm_bytes[c] -= from_hdrm;
+        port.ing_bytes[c] -= size - from_hdrm;
+        self.switches[si].shared_used -= from_shared;
+    }
+
+    fn check_pause(&mut self, si: usize, p: u32, c: usize) {
+        let port = &self.ports[p as usize];
+        if port.pause_out & (1 << c) != 0 {
+            return;
+        }
+        if port.hdrm_bytes[c] > 0 || self.shared_of(p, c) >= self.threshold(si, p) {
+            self.ports[p as usize].pause_out |= 1 << c;
+            self.send_pfc(p, c, PktKind::Pause);
+        }
+    }
+
+    fn check_resume(&mut self, si: usize, p: u32, c: usize) {
+        let port = &self.ports[p as usize];
+        if port.pause_out & (1 << c) == 0 || port.hdrm_bytes[c] > 0 {
+            return;
+        }
+        let shared = self.shared_of(p, c);
+        if shared == 0 || shared + self.net.pfc.resume_offset.0 <= self.threshold(si, p) {
+            self.ports[p as usize].pause_out &= !(1 << c);
+            self.send_pfc(p, c, PktKind::Resume);
+        }
+    }
+
+    /// Queues a PAUSE/RESUME frame for class `c` at the head of port `p`'s
+    /// control queue (it goes out as soon as the current packet ends).
+    fn send_pfc(&mut self, p: u32, c: usize, kind: PktKind) {
+        let node = self.ports[p as usize].node;
+        let peer = self.ports[p as usize].peer;
+        let size = self.net.pause_size.0;
+        let mut pkt = Packet { kind, class: 0, src: node, dst: peer, size: size as u32, ..Default::default() };
+        pkt.aux[0] = c as u64;
+        let h = self.pool.alloc(pkt);
+        let port = &mut self.ports[p as usize];
+        port.queues[0].push_front(h);
+        port.qbytes[0] += size;
+        self.stats[p as usize].qlen += size;
+        if kind == PktKind::Pause {
+            port.pause_sent += 1;
+            self.pause_frames += 1;
+        }
+        self.try_send(p);
+    }
+
+    /// A PAUSE/RESUME frame arrived on `port`: it controls this node's egress on the same link.
+    pub(crate) fn pfc_frame_arrived(&mut self, port: u32, h: u32) {
+        let pkt = self.pool.get(h);
+        let c = pkt.aux[0] as usize;
+        let kind = pkt.kind;
+        self.pool.free(h);
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        match kind {
+            PktKind::Pause => {
+                if p.paused & (1 << c) == 0 {
+                    p.paused |= 1 << c;
+                    p.paused_since[c] = now;
+                }
+            }
+            _ => {
+                if p.paused & (1 << c) != 0 {
+                    p.paused &= !(1 << c);
+                    p.paused_time += now - p.paused_since[c];
+                    self.try_send(port);
+                }
+            }
+        }
+    }
+
+    /// Highest-priority class of `port` with a packet and not paused.
+    #[inline]
+    fn pick_class(&self, port: u32) -> Option<usize> {
+        let p = &self.ports[port as usize];
+        (0..NC).find(|&c| !p.queues[c].is_empty() && p.paused & (1 << c) == 0)
+    }
+
+    /// Idle switch port: dequeue by strict priority, mark ECN, stamp INT, transmit.
+    pub(crate) fn switch_send(&mut self, port: u32) {
+        let Some(c) = self.pick_class(port) else { return };
+        let now = self.now;
+        let h = self.ports[port as usize].queues[c].pop_front().unwrap();
+        let size = self.pool.get(h).size as u64;
+        {
+            let p = &mut self.ports[port as usize];
+            p.qbytes[c] -= size;
+            self.stats[port as usize].qlen -= size;
+        }
+        let node = self.ports[port as usize].node;
+        let si = self.node_index[node as usize] as usize;
+        let in_port = self.pool.get(h).ingress;
+        if c != 0 && in_port != u32::MAX {
+            self.release(si, in_port, c, size);
+            if self.net.pfc.enabled {
+                self.check_resume(si, in_port, c);
+            }
+        }
+        let kind = self.pool.get(h).kind;
+        if kind == PktKind::Data {
+            // ECN on the egress queue of this class, excluding the departing packet
+            if self.ecn_enabled() {
+                let p = &self.ports[port as usize];
+                let q = p.qbytes[c];
+                let mark = match self.net.ecn.mode {
+                    EcnMode::Step => q > p.kmin,
+                    EcnMode::Red => {
+                        if q <= p.kmin {
+                            false
+                        } else if q > p.kmax {
+                            true
+                        } else {
+                            let prob = self.net.ecn.pmax * (q - p.kmin) as f64 / (p.kmax - p.kmin).max(1) as f64;
+                            self.rng.next_f64() < prob
+                        }
+                    }
+                    EcnMode::Off => false,
+                };
+                if mark {
+                    self.pool.get_mut(h).ce = true;
+                    self.ports[port as usize].ecn_marked += 1;
+                }
+            }
+            if self.int_on {
+                let s = self.stats[port as usize];
+                self.pool.get_mut(h).push_int(IntHop { ts: now, tx_bytes: s.tx_bytes, qlen: s.qlen, rate_bps: s.rate_bps });
+            }
+            self.ports[port as usize].tx_data_bytes += self.pool.get(h).payload as u64;
+        }
+        let sw = &mut self.switches[si];
+        let (a, b) = (sw.port_start as usize, sw.port_end as usize);
+        if let Some(cc) = sw.cc.as_mut() {
+            let mut cx = SwitchCx { now, node, ports: &self.stats[a..b], emit: &mut self.emit_buf };
+            let in_local = if in_port == u32::MAX { u16::MAX } else { self.ports[in_port as usize].local };
+            let out_local = self.ports[port as usize].local;
+            cc.on_dequeue(&mut cx, in_local, out_local, self.pool.get_mut(h));
+        }
+        let more = self.pick_class(port).is_some();
+        self.transmit(port, h, more);
+        self.flush_emitted(si);
+    }
+
+    /// Test and debug helper: bytes held by switch `node` for ingress accounting.
+    #[allow(dead_code)]
+    pub(crate) fn shared_used(&self, node: u32) -> u64 {
+        self.switches[self.node_index[node as usize] as usize].shared_used
+    }
+}
+
+#[allow(dead_code)]
+fn _assert_ev_small() {
+    const _: () = assert!(std::mem::size_of::<Ev>() <= 16);
+}

@@ -1,0 +1,367 @@
+//! Hosts: the NIC (control packets first, then active flows round-robin, each
+//! paced at its scheme's rate and limited by its window; stops data on PFC
+//! PAUSE) and an RDMA RC-like reliable transport: MTU-sized packets with
+//! headers on the wire, cumulative ACKs (coalescing configurable), NACK on
+//! out-of-order, go-back-N retransmission and an optional retransmission
+//! timeout. Scheme hooks are called here.
+
+use crate::cc::{ReceiverCx, SenderCx, TIMER_SLOTS};
+use crate::config::Routing as RoutingMode;
+use crate::event::Ev;
+use crate::packet::{Packet, PktKind};
+use crate::sim::{CcOp, Simulator};
+use crate::time::{ser_time, Time};
+
+/// Lowest pacing rate the core accepts from a scheme (bits/s).
+const MIN_RATE: u64 = 1_000;
+
+impl Simulator {
+    pub(crate) fn flow_start(&mut self, f: u32) {
+        let now = self.now;
+        let fl = &mut self.flows[f as usize];
+        fl.last_progress = now;
+        let hi = self.node_index[fl.view.src as usize] as usize;
+        self.hosts[hi].active.push(f);
+        self.cc_call(f, CcOp::Start);
+        if let Some(rto) = self.rto {
+            self.events.push(now + rto, Ev::Rto { flow: f });
+        }
+        let p = self.hosts[hi].port;
+        self.try_send(p);
+    }
+
+    /// Calls a sender hook with a fresh context and applies what it set.
+    pub(crate) fn cc_call(&mut self, f: u32, op: CcOp) {
+        let now = self.now;
+        let fl = &mut self.flows[f as usize];
+        let mut cx = SenderCx {
+            now,
+            flow: &fl.view,
+            snd_nxt: fl.snd_nxt,
+            snd_una: fl.snd_una,
+            rate: fl.rate as f64,
+            window: fl.window,
+            timers: [None; TIMER_SLOTS],
+        };
+        match op {
+            CcOp::Start => fl.cc.on_start(&mut cx),
+            CcOp::Ack(h) => fl.cc.on_ack(&mut cx, self.pool.get(h)),
+            CcOp::Nack(h) => fl.cc.on_nack(&mut cx, self.pool.get(h)),
+            CcOp::Control(h) => fl.cc.on_control(&mut cx, self.pool.get(h)),
+            CcOp::Timer(s) => fl.cc.on_timer(&mut cx, s),
+            CcOp::Timeout => fl.cc.on_timeout(&mut cx),
+        }
+        let new_rate = if cx.rate.is_finite() { (cx.rate as u64).clamp(MIN_RATE, fl.view.line_rate) } else { fl.view.line_rate };
+        fl.window = cx.window.max(1);
+        let timers = cx.timers;
+        if new_rate != fl.rate {
+            fl.rate = new_rate;
+            // re-pace the gap after the last packet at the new rate
+            if fl.last_size > 0 {
+                fl.next_send = fl.last_send + ser_time(fl.last_size as u64, new_rate);
+            }
+        }
+        for (slot, t) in timers.iter().enumerate() {
+            match t {
+                Some(Some(at)) => {
+                    fl.timer_gen[slot] = fl.timer_gen[slot].wrapping_add(1);
+                    let gen = fl.timer_gen[slot];
+                    self.events.push((*at).max(now), Ev::Timer { flow: f, slot: slot as u8, gen });
+                }
+                Some(None) => fl.timer_gen[slot] = fl.timer_gen[slot].wrapping_add(1),
+                None => {}
+            }
+        }
+        if !matches!(op, CcOp::Start) {
+            let hi = self.node_index[self.flows[f as usize].view.src as usize] as usize;
+            let p = self.hosts[hi].port;
+            self.try_send(p);
+        }
+    }
+
+    /// Idle host NIC: a control packet if any, else the next eligible flow.
+    pub(crate) fn host_send(&mut self, port: u32) {
+        let now = self.now;
+        if let Some(h) = self.ports[port as usize].queues[0].pop_front() {
+            let size = self.pool.get(h).size as u64;
+            self.ports[port as usize].qbytes[0] -= size;
+            self.stats[port as usize].qlen -= size;
+            let more = !self.ports[port as usize].queues[0].is_empty()
+                || !self.hosts[self.node_index[self.ports[port as usize].node as usize] as usize].active.is_empty();
+            self.transmit(port, h, more);
+            return;
+        }
+        let node = self.ports[port as usize].node;
+        let hi = self.node_index[node as usize] as usize;
+        let paused = self.ports[port as usize].paused;
+        let n = self.hosts[hi].active.len();
+        let mut earliest = Time::MAX;
+        let mut chosen = None;
+        for k in 0..n {
+            let idx = (self.hosts[hi].rr + k) % n;
+            let f = self.hosts[hi].active[idx];
+            let fl = &self.flows[f as usize];
+            if paused & (1 << fl.class) != 0 || fl.snd_nxt >= fl.view.size || fl.snd_nxt - fl.snd_una >= fl.window {
+                continue;
+            }
+            if fl.next_send > now {
+                earliest = earliest.min(fl.next_send);
+                continue;
+            }
+            chosen = Some((idx, f));
+            break;
+        }
+        let Some((idx, f)) = chosen else {
+            let host = &mut self.hosts[hi];
+            if earliest != Time::MAX && earliest < host.wake_at {
+                host.wake_at = earliest;
+                self.events.push(earliest, Ev::HostWake { host: hi as u32 });
+            }
+            return;
+        };
+        self.hosts[hi].rr = (idx + 1) % n;
+        let h = self.make_data(f);
+        let end = now + ser_time(self.pool.get(h).size as u64, self.ports[port as usize].rate);
+        let fl = &self.flows[f as usize];
+        let ready_at = (fl.snd_nxt < fl.view.size && fl.snd_nxt - fl.snd_una < fl.window).then_some(fl.next_send);
+        // Schedule a TxDone only when something may be sendable when this packet ends;
+        // a lone paced flow instead wakes the NIC when its gap ends.
+        let more = n > 1 || !self.ports[port as usize].queues[0].is_empty() || ready_at.is_some_and(|t| t <= end);
+        self.transmit(port, h, more);
+        if !more {
+            if let Some(t) = ready_at {
+                let host = &mut self.hosts[hi];
+                if t < host.wake_at {
+                    host.wake_at = t;
+                    self.events.push(t, Ev::HostWake { host: hi as u32 });
+                }
+            }
+        }
+    }
+
+    /// Builds the next data packet of flow `f` (new or go-back-N resend).
+    fn make_data(&mut self, f: u32) -> u32 {
+        let now = self.now;
+        let mtu = self.net.mtu.0;
+        let header = self.net.header.0;
+        let spray = self.net.routing == RoutingMode::Spray;
+        let hash = if spray { self.rng.next_u64() } else { self.flows[f as usize].hash };
+        let fl = &mut self.flows[f as usize];
+        let payload = mtu.min(fl.view.size - fl.snd_nxt);
+        let mut pkt = Packet {
+            kind: PktKind::Data,
+            class: fl.class,
+            flow: f,
+            src: fl.view.src,
+            dst: fl.view.dst,
+            size: (payload + header) as u32,
+            payload: payload as u32,
+            seq: fl.snd_nxt,
+            ts: now,
+            hash,
+            ..Default::default()
+        };
+        if fl.snd_nxt < fl.max_sent {
+            fl.retransmits += 1;
+        }
+        let mut cx = SenderCx {
+            now,
+            flow: &fl.view,
+            snd_nxt: fl.snd_nxt,
+            snd_una: fl.snd_una,
+            rate: fl.rate as f64,
+            window: fl.window,
+            timers: [None; TIMER_SLOTS],
+        };
+        fl.cc.on_send(&mut cx, &mut pkt);
+        fl.snd_nxt += payload;
+        fl.max_sent = fl.max_sent.max(fl.snd_nxt);
+        fl.last_send = now;
+        fl.last_size = pkt.size;
+        fl.next_send = now + ser_time(pkt.size as u64, fl.rate);
+        self.data_packets += 1;
+        self.pool.alloc(pkt)
+    }
+
+    /// A packet arrived at a host.
+    pub(crate) fn host_arrive(&mut self, port: u32, h: u32) {
+        let kind = self.pool.get(h).kind;
+        match kind {
+            PktKind::Pause | PktKind::Resume => self.pfc_frame_arrived(port, h),
+            PktKind::Data => {
+                self.receive_data(port, h);
+                self.pool.free(h);
+            }
+            PktKind::Ack | PktKind::Nack => {
+                self.receive_ack(h);
+                self.pool.free(h);
+            }
+            PktKind::Cnp | PktKind::Ctrl => {
+                let f = self.pool.get(h).flow;
+                if (f as usize) < self.flows.len() && !self.flows[f as usize].done {
+                    self.cc_call(f, CcOp::Control(h));
+                }
+                self.pool.free(h);
+            }
+        }
+    }
+
+    fn receive_data(&mut self, port: u32, h: u32) {
+        let now = self.now;
+        let pkt = self.pool.get(h);
+        let f = pkt.flow as usize;
+        let hi = self.node_index[self.ports[port as usize].node as usize] as usize;
+        let fl = &mut self.flows[f];
+        if !fl.rx_started {
+            fl.rx_started = true;
+            self.hosts[hi].rx_active += 1;
+        }
+        if fl.path_len == 0 {
+            fl.path_len = pkt.hops;
+        }
+        let mut rcx = ReceiverCx { now, flow: &fl.view, host_active_flows: self.hosts[hi].rx_active, send_cnp: false };
+        fl.rx.on_data(&mut rcx, pkt);
+        let cnp = rcx.send_cnp;
+        let seq = pkt.seq;
+        let payload = pkt.payload as u64;
+        let ce = pkt.ce;
+        let mut reply = None;
+        if seq == fl.rcv_nxt {
+            fl.rcv_nxt += payload;
+            fl.ack_count += 1;
+            let last = fl.rcv_nxt >= fl.view.size;
+            if last && !fl.rx_done {
+                fl.rx_done = true;
+                self.hosts[hi].rx_active -= 1;
+            }
+            if fl.ack_count % self.net.ack_every == 0 || last || ce {
+                reply = Some(PktKind::Ack);
+            }
+        } else if seq > fl.rcv_nxt {
+            let recent = fl.last_nack_seq == fl.rcv_nxt
+                && fl.last_nack_time.is_some_and(|t| now < t + self.net.nack_interval.0);
+            if !recent {
+                fl.last_nack_seq = fl.rcv_nxt;
+                fl.last_nack_time = Some(now);
+                reply = Some(PktKind::Nack);
+            }
+        } else {
+            reply = Some(PktKind::Ack);
+        }
+        if cnp {
+            let fl = &self.flows[f];
+            let c = Packet {
+                kind: PktKind::Cnp,
+                class: 0,
+                flow: f as u32,
+                src: fl.view.dst,
+                dst: fl.view.src,
+                size: self.net.ack_size.0 as u32,
+                hash: fl.hash.wrapping_add(1),
+                ..Default::default()
+            };
+            let ch = self.pool.alloc(c);
+            self.queue_ctrl(port, ch);
+        }
+        if let Some(kind) = reply {
+            let fl = &mut self.flows[f];
+            let data = self.pool.get(h);
+            let mut ack = Packet {
+                kind,
+                class: if self.net.ack_high_priority { 0 } else { fl.class },
+                flow: f as u32,
+                src: fl.view.dst,
+                dst: fl.view.src,
+                size: self.net.ack_size.0 as u32,
+                seq: fl.rcv_nxt,
+                ts: data.ts,
+                ecn_echo: data.ce,
+                hash: fl.hash.wrapping_add(1),
+                ..Default::default()
+            };
+            let n = data.n_int as usize;
+            ack.n_int = data.n_int;
+            ack.int[..n].copy_from_slice(&data.int[..n]);
+            ack.aux = data.aux;
+            let rcx = ReceiverCx { now, flow: &fl.view, host_active_flows: self.hosts[hi].rx_active, send_cnp: false };
+            fl.rx.fill_ack(&rcx, data, &mut ack);
+            let ah = self.pool.alloc(ack);
+            self.queue_ctrl(port, ah);
+        }
+    }
+
+    fn queue_ctrl(&mut self, port: u32, h: u32) {
+        let size = self.pool.get(h).size as u64;
+        let p = &mut self.ports[port as usize];
+        p.queues[0].push_back(h);
+        p.qbytes[0] += size;
+        self.stats[port as usize].qlen += size;
+        self.try_send(port);
+    }
+
+    fn receive_ack(&mut self, h: u32) {
+        let now = self.now;
+        let pkt = self.pool.get(h);
+        let f = pkt.flow;
+        let fl = &mut self.flows[f as usize];
+        if fl.done {
+            return;
+        }
+        let seq = pkt.seq;
+        let nack = pkt.kind == PktKind::Nack;
+        if seq > fl.snd_una {
+            fl.snd_una = seq;
+            fl.last_progress = now;
+        }
+        if nack {
+            // go-back-N from the receiver's next expected byte
+            fl.snd_nxt = seq.max(fl.snd_una);
+        } else if fl.snd_nxt < fl.snd_una {
+            fl.snd_nxt = fl.snd_una;
+        }
+        let complete = fl.snd_una >= fl.view.size;
+        self.cc_call(f, if nack { CcOp::Nack(h) } else { CcOp::Ack(h) });
+        if complete {
+            self.complete(f);
+        }
+    }
+
+    fn complete(&mut self, f: u32) {
+        let now = self.now;
+        let fl = &mut self.flows[f as usize];
+        fl.done = true;
+        fl.fct = Some(now - fl.view.start);
+        let hi = self.node_index[fl.view.src as usize] as usize;
+        let host = &mut self.hosts[hi];
+        if let Some(i) = host.active.iter().position(|&x| x == f) {
+            host.active.remove(i);
+            if host.rr > i {
+                host.rr -= 1;
+            }
+            if host.rr >= host.active.len() {
+                host.rr = 0;
+            }
+        }
+        self.finished += 1;
+    }
+
+    pub(crate) fn rto_check(&mut self, f: u32) {
+        let Some(rto) = self.rto else { return };
+        let now = self.now;
+        let fl = &mut self.flows[f as usize];
+        if fl.done {
+            return;
+        }
+        if now >= fl.last_progress + rto {
+            if fl.snd_nxt > fl.snd_una {
+                fl.snd_nxt = fl.snd_una;
+                fl.last_progress = now;
+                self.cc_call(f, CcOp::Timeout);
+            } else {
+                self.flows[f as usize].last_progress = now;
+            }
+        }
+        let next = self.flows[f as usize].last_progress + rto;
+        self.events.push(next.max(now + 1), Ev::Rto { flow: f });
+    }
+}

@@ -1,0 +1,71 @@
+//! Shared helpers for the core's integration tests: hand-built topologies and
+//! a minimal test scheme (fixed rate, optional fixed window).
+#![allow(dead_code)]
+
+use ccsim_core::cc::{FlowView, Scheme, SenderCc, SenderCx};
+use ccsim_core::packet::Packet;
+use ccsim_core::time::Time;
+use ccsim_core::{FlowSpec, LinkSpec, NodeKind, Topology};
+
+pub const G100: u64 = 100_000_000_000;
+pub const US: Time = 1_000_000;
+
+/// Sends at a fixed fraction of line rate with a window of `window_bdps` x BDP (0 = none).
+pub struct Fixed {
+    pub rate_frac: f64,
+    pub window_bdps: f64,
+}
+struct FixedSender {
+    rate: f64,
+    window: u64,
+}
+impl SenderCc for FixedSender {
+    fn on_start(&mut self, cx: &mut SenderCx) {
+        cx.rate = self.rate;
+        cx.window = self.window;
+    }
+    fn on_ack(&mut self, _cx: &mut SenderCx, _ack: &Packet) {}
+}
+impl Scheme for Fixed {
+    fn name(&self) -> &str {
+        "fixed"
+    }
+    fn sender(&self, f: &FlowView) -> Box<dyn SenderCc> {
+        let window = if self.window_bdps > 0.0 { (f.bdp as f64 * self.window_bdps) as u64 } else { u64::MAX };
+        Box::new(FixedSender { rate: f.line_rate as f64 * self.rate_frac, window })
+    }
+}
+
+pub fn line_rate() -> Fixed {
+    Fixed { rate_frac: 1.0, window_bdps: 0.0 }
+}
+
+/// `n` hosts (0..n) on one switch (node n).
+pub fn star(n: u32, rate: u64, delay: Time) -> Topology {
+    let mut nodes = vec![NodeKind::Host; n as usize];
+    nodes.push(NodeKind::Switch);
+    let links = (0..n).map(|h| LinkSpec { a: h, b: n, rate_bps: rate, delay }).collect();
+    Topology { nodes, links, name: format!("star {n}") }
+}
+
+/// Two leaves, `spines` spines, `per_leaf` hosts per leaf. Hosts 0..2*per_leaf,
+/// leaves next, then spines.
+pub fn leaf_spine(per_leaf: u32, spines: u32, rate: u64, delay: Time) -> Topology {
+    let nh = 2 * per_leaf;
+    let mut nodes = vec![NodeKind::Host; nh as usize];
+    nodes.extend(std::iter::repeat(NodeKind::Switch).take(2 + spines as usize));
+    let mut links = Vec::new();
+    for h in 0..nh {
+        links.push(LinkSpec { a: h, b: nh + h / per_leaf, rate_bps: rate, delay });
+    }
+    for l in 0..2 {
+        for s in 0..spines {
+            links.push(LinkSpec { a: nh + l, b: nh + 2 + s, rate_bps: rate, delay });
+        }
+    }
+    Topology { nodes, links, name: "leaf-spine".into() }
+}
+
+pub fn flow(id: u32, src: u32, dst: u32, size: u64, start: Time) -> FlowSpec {
+    FlowSpec { id, src, dst, size, start, prio: 0 }
+}
