@@ -19,10 +19,7 @@ use std::path::Path;
 
 /// Non-blank lines with their 1-based line numbers and whitespace-split fields.
 fn fields(text: &str) -> impl Iterator<Item = (usize, Vec<&str>)> {
-    text.lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.split_whitespace().collect::<Vec<_>>()))
-        .filter(|(_, f)| !f.is_empty())
+    text.lines().enumerate().map(|(i, l)| (i + 1, l.split_whitespace().collect::<Vec<_>>())).filter(|(_, f)| !f.is_empty())
 }
 
 fn read(path: &Path, what: &str) -> Result<String, String> {
