@@ -12,9 +12,8 @@ use serde::{Deserialize, Serialize};
 pub struct NoneConfig {
     /// Window in multiples of the flow's BDP (`flow.bdp` = line rate x base RTT
     /// of the flow's path), rounded up to whole bytes; 0 = no window.
-    /// Default 1.0 (ccsim's choice: one BDP keeps a lone flow at line rate while
-    /// bounding what a flow can pile into queues, like the HPCC simulator's
-    /// fixed window HAS_WIN 1 / VAR_WIN 0).
+    /// Default 1.0 (ccsim's choice, no external source: one BDP lets a lone flow
+    /// run at line rate while bounding what each flow can put into queues).
     pub window_bdps: f64,
 }
 
@@ -27,8 +26,10 @@ impl Default for NoneConfig {
 impl SchemeConfig for NoneConfig {
     const NAME: &'static str = "none";
     const SUMMARY: &'static str = "no congestion control: line rate, optional fixed window";
-    const PARAMS: &'static [(&'static str, &'static str)] =
-        &[("window_bdps", "window in flow BDPs (line rate x path base RTT); 0 = no window")];
+    const PARAMS: &'static [(&'static str, &'static str)] = &[(
+        "window_bdps",
+        "window in flow BDPs (line rate x path base RTT); 0 = no window",
+    )];
 
     fn validate(&self) -> Result<(), (&'static str, String)> {
         if !(self.window_bdps.is_finite() && self.window_bdps >= 0.0) {

@@ -61,11 +61,16 @@ pub trait SchemeConfig: Serialize + DeserializeOwned + Default {
     fn into_scheme(self) -> Box<dyn Scheme>;
 }
 
+type MakeFn = fn(Option<&Value>) -> Result<Box<dyn Scheme>, String>;
+
 struct Entry {
     name: &'static str,
     summary: &'static str,
-    params: fn() -> Vec<ParamInfo>,
-    make: fn(Option<&Value>) -> Result<Box<dyn Scheme>, String>,
+    /// `(key, doc)` of each parameter.
+    params: &'static [(&'static str, &'static str)],
+    /// The default configuration as a TOML table.
+    defaults: fn() -> Table,
+    make: MakeFn,
 }
 
 impl Entry {
@@ -73,7 +78,8 @@ impl Entry {
         Entry {
             name: C::NAME,
             summary: C::SUMMARY,
-            params: param_info::<C>,
+            params: C::PARAMS,
+            defaults: default_table::<C>,
             make: make_scheme::<C>,
         }
     }
@@ -95,7 +101,11 @@ pub fn names() -> Vec<&'static str> {
 pub fn describe() -> Vec<SchemeInfo> {
     SCHEMES
         .iter()
-        .map(|e| SchemeInfo { name: e.name, summary: e.summary, params: (e.params)() })
+        .map(|e| SchemeInfo {
+            name: e.name,
+            summary: e.summary,
+            params: param_info(e),
+        })
         .collect()
 }
 
@@ -148,7 +158,7 @@ pub fn config<C: SchemeConfig>(params: Option<&Value>) -> Result<C, String> {
         let mut one = base.clone();
         one.insert(key.clone(), value.clone());
         if let Err(e) = Value::Table(one).try_into::<C>() {
-            return Err(err(key, Some(value), e.to_string().trim()));
+            return Err(err(key, Some(value), &de_message(&e)));
         }
     }
 
@@ -158,9 +168,20 @@ pub fn config<C: SchemeConfig>(params: Option<&Value>) -> Result<C, String> {
     }
     let cfg: C = Value::Table(merged.clone())
         .try_into()
-        .map_err(|e| format!("scheme.{}: {}", C::NAME, e.to_string().trim()))?;
+        .map_err(|e| format!("scheme.{}: {}", C::NAME, de_message(&e)))?;
     cfg.validate().map_err(|(k, m)| err(k, merged.get(k), &m))?;
     Ok(cfg)
+}
+
+/// A deserialization error without the trailing "in `key`" lines toml adds
+/// (our messages name the key already).
+fn de_message(e: &toml::de::Error) -> String {
+    let text = e.to_string();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("in `"))
+        .collect();
+    lines.join(" ").trim().to_string()
 }
 
 fn make_scheme<C: SchemeConfig>(params: Option<&Value>) -> Result<Box<dyn Scheme>, String> {
@@ -171,20 +192,30 @@ fn to_table<C: SchemeConfig>(cfg: &C) -> Result<Table, String> {
     match Value::try_from(cfg) {
         Ok(Value::Table(t)) => Ok(t),
         Ok(_) => Err(format!("scheme.{}: configuration is not a table", C::NAME)),
-        Err(e) => Err(format!("scheme.{}: cannot serialize configuration: {e}", C::NAME)),
+        Err(e) => Err(format!(
+            "scheme.{}: cannot serialize configuration: {e}",
+            C::NAME
+        )),
     }
 }
 
-fn param_info<C: SchemeConfig>() -> Vec<ParamInfo> {
-    let defaults = C::base(&Table::new())
+fn default_table<C: SchemeConfig>() -> Table {
+    C::base(&Table::new())
         .ok()
         .and_then(|c| to_table::<C>(&c).ok())
-        .unwrap_or_default();
-    C::PARAMS
+        .unwrap_or_default()
+}
+
+fn param_info(e: &Entry) -> Vec<ParamInfo> {
+    let defaults = (e.defaults)();
+    e.params
         .iter()
         .map(|&(name, doc)| ParamInfo {
             name,
-            default: defaults.get(name).map(|v| v.to_string()).unwrap_or_default(),
+            default: defaults
+                .get(name)
+                .map(|v| v.to_string())
+                .unwrap_or_default(),
             doc,
         })
         .collect()
@@ -214,7 +245,9 @@ mod tests {
 
     #[test]
     fn unknown_key_names_key_and_value() {
-        let e = make("dcqcn", Some(&table("rate_aii = \"5Mbps\""))).err().unwrap();
+        let e = make("dcqcn", Some(&table("rate_aii = \"5Mbps\"")))
+            .err()
+            .unwrap();
         assert!(e.starts_with("scheme.dcqcn.rate_aii = \"5Mbps\""), "{e}");
         assert!(e.contains("rate_ai,"), "lists known keys: {e}");
         let e = make("hpcc", Some(&table("etaa = 1.5"))).err().unwrap();
@@ -223,12 +256,17 @@ mod tests {
 
     #[test]
     fn bad_value_names_key_and_value() {
-        let e = make("dcqcn", Some(&table("alpha_interval = \"55\""))).err().unwrap();
+        let e = make("dcqcn", Some(&table("alpha_interval = \"55\"")))
+            .err()
+            .unwrap();
         assert!(e.starts_with("scheme.dcqcn.alpha_interval = \"55\""), "{e}");
         assert!(e.contains("duration"), "{e}");
+        assert!(!e.contains('\n'), "one line: {e}");
         let e = make("hpcc", Some(&table("window = 3"))).err().unwrap();
         assert!(e.starts_with("scheme.hpcc.window = 3"), "{e}");
-        let e = make("dcqcn", Some(&table("preset = \"fast\""))).err().unwrap();
+        let e = make("dcqcn", Some(&table("preset = \"fast\"")))
+            .err()
+            .unwrap();
         assert!(e.starts_with("scheme.dcqcn.preset = \"fast\""), "{e}");
         // Range checks after parsing also name the key.
         let e = make("dcqcn", Some(&table("g = 0"))).err().unwrap();
@@ -246,8 +284,10 @@ mod tests {
         let c: DcqcnConfig = config(Some(&table("preset = \"hpcc\""))).unwrap();
         assert_eq!(c, DcqcnConfig::hpcc());
         // A field given next to the preset overrides the preset's value only.
-        let c: DcqcnConfig =
-            config(Some(&table("preset = \"hpcc\"\nrate_ai = \"30Mbps\"\ng = 0.0625"))).unwrap();
+        let c: DcqcnConfig = config(Some(&table(
+            "preset = \"hpcc\"\nrate_ai = \"30Mbps\"\ng = 0.0625",
+        )))
+        .unwrap();
         assert_eq!(c.preset, Preset::Hpcc);
         assert_eq!(c.rp_model, RpModel::Mlx);
         assert_eq!(c.rate_ai, Rate(30_000_000));
@@ -262,23 +302,26 @@ mod tests {
 
     #[test]
     fn params_listed_match_config_fields() {
-        for info in describe() {
+        for (info, e) in describe().iter().zip(SCHEMES) {
             assert!(!info.summary.is_empty());
-            let e = SCHEMES.iter().find(|e| e.name == info.name).unwrap();
-            let defaults = match info.name {
-                "none" => to_table(&crate::none::NoneConfig::default()).unwrap(),
-                "dcqcn" => to_table(&DcqcnConfig::default()).unwrap(),
-                "hpcc" => to_table(&HpccConfig::default()).unwrap(),
-                other => panic!("add {other} to this test"),
-            };
-            let listed: Vec<&str> = info.params.iter().map(|p| p.name).collect();
+            let defaults = (e.defaults)();
+            assert!(!defaults.is_empty(), "{}: default configuration", info.name);
+            let mut listed: Vec<&str> = info.params.iter().map(|p| p.name).collect();
             let mut fields: Vec<&str> = defaults.keys().map(|k| k.as_str()).collect();
-            let mut sorted = listed.clone();
-            sorted.sort();
+            listed.sort();
             fields.sort();
-            assert_eq!(sorted, fields, "{}: PARAMS must list every config field", info.name);
+            assert_eq!(
+                listed, fields,
+                "{}: PARAMS must list every config field",
+                info.name
+            );
             for p in &info.params {
-                assert!(!p.doc.is_empty() && !p.default.is_empty(), "{}.{}", info.name, p.name);
+                assert!(
+                    !p.doc.is_empty() && !p.default.is_empty(),
+                    "{}.{}",
+                    info.name,
+                    p.name
+                );
                 // Every listed default is accepted when written back.
                 let src = format!("{} = {}", p.name, p.default);
                 (e.make)(Some(&table(&src))).unwrap_or_else(|err| panic!("{src}: {err}"));

@@ -26,11 +26,18 @@ pub fn flow() -> FlowView {
 }
 
 pub fn ack(seq: u64) -> Packet {
-    Packet { kind: PktKind::Ack, seq, ..Default::default() }
+    Packet {
+        kind: PktKind::Ack,
+        seq,
+        ..Default::default()
+    }
 }
 
 pub fn ack_ecn(seq: u64) -> Packet {
-    Packet { ecn_echo: true, ..ack(seq) }
+    Packet {
+        ecn_echo: true,
+        ..ack(seq)
+    }
 }
 
 pub fn ack_int(seq: u64, hops: &[IntHop]) -> Packet {
@@ -42,7 +49,10 @@ pub fn ack_int(seq: u64, hops: &[IntHop]) -> Packet {
 }
 
 pub fn cnp() -> Packet {
-    Packet { kind: PktKind::Cnp, ..Default::default() }
+    Packet {
+        kind: PktKind::Cnp,
+        ..Default::default()
+    }
 }
 
 /// What the core keeps for a flow's sender between hooks.
@@ -59,7 +69,15 @@ pub struct Harness {
 impl Harness {
     pub fn new(flow: FlowView) -> Self {
         let rate = flow.line_rate as f64;
-        Harness { flow, now: 0, snd_nxt: 0, snd_una: 0, rate, window: u64::MAX, timers: [None; TIMER_SLOTS] }
+        Harness {
+            flow,
+            now: 0,
+            snd_nxt: 0,
+            snd_una: 0,
+            rate,
+            window: u64::MAX,
+            timers: [None; TIMER_SLOTS],
+        }
     }
 
     /// Calls one hook with a fresh context and applies what it set.
