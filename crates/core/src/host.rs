@@ -51,9 +51,22 @@ impl Simulator {
             CcOp::Timer(s) => fl.cc.on_timer(&mut cx, s),
             CcOp::Timeout => fl.cc.on_timeout(&mut cx),
         }
-        let new_rate = if cx.rate.is_finite() { (cx.rate as u64).clamp(MIN_RATE, fl.view.line_rate) } else { fl.view.line_rate };
-        fl.window = cx.window.max(1);
-        let timers = cx.timers;
+        let (rate, window, timers) = (cx.rate, cx.window, cx.timers);
+        self.apply_sender(f, rate, window, timers);
+        if !matches!(op, CcOp::Start) {
+            let hi = self.node_index[self.flows[f as usize].view.src as usize] as usize;
+            let p = self.hosts[hi].port;
+            self.try_send(p);
+        }
+    }
+
+    /// Applies what a sender hook set: rate (clamped, re-pacing the current
+    /// gap), window and timer requests.
+    fn apply_sender(&mut self, f: u32, rate: f64, window: u64, timers: [Option<Option<Time>>; TIMER_SLOTS]) {
+        let now = self.now;
+        let fl = &mut self.flows[f as usize];
+        let new_rate = if rate.is_finite() { (rate as u64).clamp(MIN_RATE, fl.view.line_rate) } else { fl.view.line_rate };
+        fl.window = window.max(1);
         if new_rate != fl.rate {
             fl.rate = new_rate;
             // re-pace the gap after the last packet at the new rate
@@ -71,11 +84,6 @@ impl Simulator {
                 Some(None) => fl.timer_gen[slot] = fl.timer_gen[slot].wrapping_add(1),
                 None => {}
             }
-        }
-        if !matches!(op, CcOp::Start) {
-            let hi = self.node_index[self.flows[f as usize].view.src as usize] as usize;
-            let p = self.hosts[hi].port;
-            self.try_send(p);
         }
     }
 
@@ -174,6 +182,9 @@ impl Simulator {
             timers: [None; TIMER_SLOTS],
         };
         fl.cc.on_send(&mut cx, &mut pkt);
+        let (rate, window, timers) = (cx.rate, cx.window, cx.timers);
+        self.apply_sender(f, rate, window, timers);
+        let fl = &mut self.flows[f as usize];
         fl.snd_nxt += payload;
         fl.max_sent = fl.max_sent.max(fl.snd_nxt);
         fl.last_send = now;

@@ -84,6 +84,9 @@ pub(crate) struct Port {
     pub paused_since: [Time; NC],
     pub queues: [VecDeque<u32>; NC],
     pub qbytes: [u64; NC],
+    /// Packets on the wire towards the peer: (arrival time, packet), in order.
+    /// Only the head has an `Arrive` event in the queue (a link is a FIFO).
+    pub wire: VecDeque<(Time, u32)>,
     // ingress (MMU) accounting for packets that arrived through this port
     pub ing_bytes: [u64; NC],
     pub hdrm_bytes: [u64; NC],
@@ -195,6 +198,10 @@ pub struct Simulator {
     pub(crate) tracer: Option<Tracer>,
     stop_at: Option<Time>,
     scheme_name: String,
+    /// Flow start times in order, consumed by a cursor instead of sitting in the event heap.
+    starts: Vec<(Time, u32)>,
+    next_start: usize,
+    events_run: u64,
 }
 
 fn find_port(node_ports: &[Vec<(u32, u32)>], r: PortRef) -> Result<u32, String> {
@@ -300,6 +307,7 @@ impl Simulator {
                 paused_since: [0; NC],
                 queues: Default::default(),
                 qbytes: [0; NC],
+                wire: VecDeque::new(),
                 ing_bytes: [0; NC],
                 hdrm_bytes: [0; NC],
                 pause_out: 0,
@@ -482,9 +490,8 @@ impl Simulator {
             });
         }
         let mut events = EventQueue::default();
-        for (i, f) in flows.iter().enumerate() {
-            events.push(f.start, Ev::FlowStart { flow: i as u32 });
-        }
+        let mut starts: Vec<(Time, u32)> = flows.iter().enumerate().map(|(i, f)| (f.start, i as u32)).collect();
+        starts.sort_unstable();
         let tracer = if opts.trace.interval > 0 {
             let t = &opts.trace;
             let mut queue_ports = Vec::new();
@@ -548,6 +555,9 @@ impl Simulator {
             tracer,
             stop_at: opts.stop_at,
             scheme_name: scheme.name().to_string(),
+            starts,
+            next_start: 0,
+            events_run: 0,
         })
     }
 
@@ -557,8 +567,23 @@ impl Simulator {
         let mut truncated = false;
         let total = self.flows.len();
         let mut next_report: u64 = 1 << 20;
+        let mut events: u64 = 0;
         while self.finished < total {
-            let Some((t, ev)) = self.events.pop() else { break };
+            // flow starts come from the sorted list; on a tie they go first
+            let (t, ev) = match (self.starts.get(self.next_start), self.events.peek_time()) {
+                (Some(&(st, f)), Some(et)) if st <= et => {
+                    self.next_start += 1;
+                    (st, Ev::FlowStart { flow: f })
+                }
+                (Some(&(st, f)), None) => {
+                    self.next_start += 1;
+                    (st, Ev::FlowStart { flow: f })
+                }
+                _ => match self.events.pop() {
+                    Some(x) => x,
+                    None => break,
+                },
+            };
             if let Some(s) = self.stop_at {
                 if t > s {
                     truncated = true;
@@ -569,7 +594,15 @@ impl Simulator {
             debug_assert!(t >= self.now);
             self.now = t;
             match ev {
-                Ev::Arrive { port, pkt } => self.arrive(port, pkt),
+                Ev::Arrive { port } => {
+                    let p = &mut self.ports[port as usize];
+                    let (_, h) = p.wire.pop_front().expect("arrival on an empty wire");
+                    if let Some(&(next, _)) = p.wire.front() {
+                        self.events.push(next, Ev::Arrive { port });
+                    }
+                    let to = p.peer_port;
+                    self.arrive(to, h);
+                }
                 Ev::TxDone { port } => {
                     self.ports[port as usize].tx_pending = false;
                     self.try_send(port);
@@ -591,12 +624,13 @@ impl Simulator {
                 Ev::Rto { flow } => self.rto_check(flow),
                 Ev::Sample => self.sample(),
             }
-            if self.events.popped() >= next_report {
+            events += 1;
+            if events >= next_report {
                 next_report += 1 << 20;
                 if let Some(cb) = progress.as_mut() {
                     cb(&Progress {
                         now: self.now,
-                        events: self.events.popped(),
+                        events,
                         flows_done: self.finished,
                         flows_total: total,
                         wall_secs: wall.elapsed().as_secs_f64(),
@@ -617,6 +651,7 @@ impl Simulator {
             }
         }
         let wall_secs = wall.elapsed().as_secs_f64();
+        self.events_run = events;
         self.results(truncated, wall_secs)
     }
 
@@ -664,7 +699,7 @@ impl Simulator {
             utilization,
             flow_traces,
             engine: EngineStats {
-                events: self.events.popped(),
+                events: self.events_run,
                 data_packets: self.data_packets,
                 link_packets: self.link_packets,
                 sim_end: self.now,
@@ -746,14 +781,18 @@ impl Simulator {
         let end = now + ser_time(size, p.rate);
         p.busy_until = end;
         let arrive = end + p.delay + if p.peer_is_switch { self.net.switch_delay.0 } else { 0 };
-        let peer_port = p.peer_port;
-        if more {
+        // At most one TxDone per port is ever pending: if one is (due now, not yet
+        // popped), it will find the port busy and re-arm itself for `end`.
+        if more && !p.tx_pending {
             p.tx_pending = true;
             self.events.push(end, Ev::TxDone { port });
         }
         self.stats[port as usize].tx_bytes += size;
         self.link_packets += 1;
-        self.events.push(arrive, Ev::Arrive { port: peer_port, pkt: h });
+        p.wire.push_back((arrive, h));
+        if p.wire.len() == 1 {
+            self.events.push(arrive, Ev::Arrive { port });
+        }
     }
 
     pub(crate) fn ecn_enabled(&self) -> bool {

@@ -18,13 +18,14 @@ fn lone_flow_fct_equals_ideal_within_one_packet_time() {
         let r = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap();
         let f = &r.flows[0];
         let fct = f.fct.expect("finished");
-        // exact store-and-forward model: all packets back to back, the last one
-        // serialized again at the switch, 2 propagation delays each way, the ACK
-        // serialized on both links
+        // exact store-and-forward model: packets back to back at line rate; the
+        // switch's output runs one (first) packet time behind the host's; 2
+        // propagation delays each way; the ACK serialized on both links
         let npk = size.div_ceil(1000);
-        let last = size - (npk - 1) * 1000 + 48;
-        let exact = ser_time(size + npk * 48, G100) + ser_time(last, G100) + 4 * US + 2 * ser_time(60, G100);
-        assert!(fct.abs_diff(exact) <= 2, "size {size}: fct {fct} vs exact model {exact}");
+        let first = size.min(1000) + 48;
+        let exact = ser_time(size + npk * 48, G100) + ser_time(first, G100) + 4 * US + 2 * ser_time(60, G100);
+        // (the last ACK may wait behind the previous one on the receiver's NIC)
+        assert!(fct >= exact && fct - exact <= ser_time(60, G100), "size {size}: fct {fct} vs exact model {exact}");
         // the HPCC ideal assumes a full packet per hop in the base RTT, so it is
         // a little above the true minimum: slowdown is exactly 1 ...
         assert_eq!(f.slowdown, Some(1.0));
