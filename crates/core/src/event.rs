@@ -83,7 +83,7 @@ impl EventQueue {
         self.seq += 1;
         let e = Entry { time, seq: self.seq, ev };
         let b = time >> SHIFT;
-        debug_assert!(b >= self.cur, "event scheduled in the past");
+        assert!(b >= self.cur, "event at {time} ps scheduled before the wheel's current bucket");
         if b < self.cur + BUCKETS as u64 {
             self.buckets[(b & MASK) as usize].push(e);
             self.in_wheel += 1;
@@ -153,14 +153,6 @@ impl EventQueue {
         Some((e.time, e.ev))
     }
 
-    #[inline]
-    pub fn peek_time(&mut self) -> Option<Time> {
-        if !self.settle() {
-            return None;
-        }
-        let bucket = &self.buckets[(self.cur & MASK) as usize];
-        Some(bucket[Self::min_index(bucket)].time)
-    }
 }
 
 #[cfg(test)]

@@ -198,9 +198,6 @@ pub struct Simulator {
     pub(crate) tracer: Option<Tracer>,
     stop_at: Option<Time>,
     scheme_name: String,
-    /// Flow start times in order, consumed by a cursor instead of sitting in the event heap.
-    starts: Vec<(Time, u32)>,
-    next_start: usize,
     events_run: u64,
 }
 
@@ -490,8 +487,9 @@ impl Simulator {
             });
         }
         let mut events = EventQueue::default();
-        let mut starts: Vec<(Time, u32)> = flows.iter().enumerate().map(|(i, f)| (f.start, i as u32)).collect();
-        starts.sort_unstable();
+        for (i, f) in flows.iter().enumerate() {
+            events.push(f.start, Ev::FlowStart { flow: i as u32 });
+        }
         let tracer = if opts.trace.interval > 0 {
             let t = &opts.trace;
             let mut queue_ports = Vec::new();
@@ -555,8 +553,6 @@ impl Simulator {
             tracer,
             stop_at: opts.stop_at,
             scheme_name: scheme.name().to_string(),
-            starts,
-            next_start: 0,
             events_run: 0,
         })
     }
@@ -569,21 +565,7 @@ impl Simulator {
         let mut next_report: u64 = 1 << 20;
         let mut events: u64 = 0;
         while self.finished < total {
-            // flow starts come from the sorted list; on a tie they go first
-            let (t, ev) = match (self.starts.get(self.next_start), self.events.peek_time()) {
-                (Some(&(st, f)), Some(et)) if st <= et => {
-                    self.next_start += 1;
-                    (st, Ev::FlowStart { flow: f })
-                }
-                (Some(&(st, f)), None) => {
-                    self.next_start += 1;
-                    (st, Ev::FlowStart { flow: f })
-                }
-                _ => match self.events.pop() {
-                    Some(x) => x,
-                    None => break,
-                },
-            };
+            let Some((t, ev)) = self.events.pop() else { break };
             if let Some(s) = self.stop_at {
                 if t > s {
                     truncated = true;
