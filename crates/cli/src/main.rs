@@ -1,1 +1,199 @@
-fn main() {}
+//! `ccsim`: run, compare, validate and benchmark datacenter congestion-control
+//! scenarios described in TOML files.
+//!
+//! Exit status: 0 on success, 2 for bad input (scenario file, arguments),
+//! 1 for a failure while running (e.g. results cannot be written).
+
+mod bench;
+mod commands;
+mod output;
+mod plots;
+mod progress;
+mod scenario;
+mod svg;
+mod table;
+#[cfg(test)]
+mod testutil;
+mod tomlpath;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use ccsim_core::time::Time;
+
+/// Why a command failed, which decides the exit status.
+#[derive(Debug)]
+pub enum Fail {
+    /// Bad input: scenario file, arguments, names (exit 2).
+    Input(String),
+    /// Failure while running or writing results (exit 1).
+    Runtime(String),
+}
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "ccsim",
+    version,
+    about = "Packet-level datacenter network simulator for comparing congestion-control schemes",
+    long_about = "Packet-level datacenter network simulator for comparing congestion-control schemes.\n\n\
+                  Scenarios are TOML files (see scenarios/). Start with:\n  \
+                  ccsim validate scenarios/quickstart.toml\n  \
+                  ccsim compare scenarios/quickstart.toml"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Run a scenario with one scheme (the scenario's first, or --scheme).
+    Run(RunArgs),
+    /// Run a scenario with several schemes (same flows, same seed) and compare them side by side.
+    Compare(CompareArgs),
+    /// Check scenario files: parse, build the topology, generate the flows, make the schemes.
+    Validate(ValidateArgs),
+    /// List schemes, workloads, topologies or built-in flow-size distributions, with parameters.
+    List(ListArgs),
+    /// Benchmark the simulator on fixed reference scenarios (each in its own process).
+    Bench(bench::BenchArgs),
+}
+
+fn parse_stop(s: &str) -> Result<Time, String> {
+    let t = ccsim_core::units::parse_dur(s)?;
+    if t == 0 {
+        return Err("must be greater than zero".into());
+    }
+    Ok(t)
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
+    /// Scenario file (TOML).
+    pub scenario: PathBuf,
+    /// Scheme to run instead of the scenario's first.
+    #[arg(long)]
+    pub scheme: Option<String>,
+    /// Seed for the workload and the simulation, instead of the scenario's.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Stop at this simulated time, e.g. 5ms (default: the scenario's `stop`, else when all flows finish).
+    #[arg(long, value_parser = parse_stop)]
+    pub stop: Option<Time>,
+    /// Results directory (default: the scenario's [output] dir, else "results").
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Replace an existing result directory instead of writing a new one with a suffix.
+    #[arg(long)]
+    pub force: bool,
+    /// No progress line.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CompareArgs {
+    /// Scenario file (TOML).
+    pub scenario: PathBuf,
+    /// Schemes to compare, comma-separated (default: the scenario's `schemes`).
+    #[arg(long, value_delimiter = ',')]
+    pub schemes: Option<Vec<String>>,
+    /// Seed for the workload and the simulation, instead of the scenario's.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Stop at this simulated time, e.g. 5ms.
+    #[arg(long, value_parser = parse_stop)]
+    pub stop: Option<Time>,
+    /// Results directory (default: the scenario's [output] dir, else "results").
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Replace an existing result directory instead of writing a new one with a suffix.
+    #[arg(long)]
+    pub force: bool,
+    /// Simulations run at once (default: the number of CPUs).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// No progress line.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ValidateArgs {
+    /// Scenario files (TOML).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListWhat {
+    Schemes,
+    Workloads,
+    Topologies,
+    Cdfs,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ListArgs {
+    /// What to list (default: everything).
+    pub what: Option<ListWhat>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let res = match &cli.cmd {
+        Cmd::Run(a) => commands::run(a),
+        Cmd::Compare(a) => commands::compare(a),
+        Cmd::Validate(a) => commands::validate(a),
+        Cmd::List(a) => commands::list(a),
+        Cmd::Bench(a) => bench::bench(a),
+    };
+    match res {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Fail::Input(m)) => {
+            eprintln!("error: {m}");
+            ExitCode::from(2)
+        }
+        Err(Fail::Runtime(m)) => {
+            eprintln!("error: {m}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn parses_commands_and_options() {
+        let c = Cli::try_parse_from(["ccsim", "compare", "x.toml", "--schemes", "dcqcn,hpcc,none", "--seed", "7"]).unwrap();
+        match c.cmd {
+            Cmd::Compare(a) => {
+                assert_eq!(a.schemes.unwrap(), vec!["dcqcn", "hpcc", "none"]);
+                assert_eq!(a.seed, Some(7));
+            }
+            _ => panic!("not compare"),
+        }
+        let c = Cli::try_parse_from(["ccsim", "run", "x.toml", "--stop", "5ms", "--force", "-q"]).unwrap();
+        match c.cmd {
+            Cmd::Run(a) => {
+                assert_eq!(a.stop, Some(5 * ccsim_core::time::MS));
+                assert!(a.force && a.quiet);
+            }
+            _ => panic!("not run"),
+        }
+        assert!(Cli::try_parse_from(["ccsim", "run", "x.toml", "--stop", "5"]).is_err());
+        assert!(Cli::try_parse_from(["ccsim", "run", "x.toml", "--stop", "0ms"]).is_err());
+        assert!(Cli::try_parse_from(["ccsim", "list", "nothing"]).is_err());
+        let c = Cli::try_parse_from(["ccsim", "list", "cdfs"]).unwrap();
+        assert!(matches!(c.cmd, Cmd::List(ListArgs { what: Some(ListWhat::Cdfs) })));
+    }
+}

@@ -336,6 +336,12 @@ pub fn write_run_files(dir: &Path, scn: &Scenario, scheme: &str, r: &RunResult) 
     Ok(())
 }
 
+/// A size-bucket label as a column-name part: "<100KB" -> "lt100KB",
+/// "100KB-1MB" -> "100KB_1MB", ">=1MB" -> "ge1MB".
+pub fn bucket_key(label: &str) -> String {
+    label.replace(">=", "ge").replace('<', "lt").replace('>', "gt").replace('-', "_")
+}
+
 /// One row per scheme of the headline numbers, as CSV.
 pub fn write_compare_csv(w: &mut impl Write, runs: &[(String, &RunResult)]) -> io::Result<()> {
     let buckets: Vec<String> = ccsim_core::results::SIZE_BUCKETS.iter().map(|b| b.0.to_string()).collect();
@@ -347,7 +353,7 @@ pub fn write_compare_csv(w: &mut impl Write, runs: &[(String, &RunResult)]) -> i
     .collect::<Vec<_>>();
     for b in &buckets {
         for m in ["count", "avg", "p50", "p95", "p99"] {
-            header.push(format!("{b} {m}"));
+            header.push(format!("slowdown_{}_{m}", bucket_key(b)));
         }
     }
     for h in [
@@ -487,6 +493,26 @@ mod tests {
         }
         assert!(!target.exists());
         assert_eq!(fs::read_dir(t.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn compare_csv_has_one_row_per_scheme() {
+        let a = RunResult { scheme: "a".into(), ..Default::default() };
+        let mut out = Vec::new();
+        write_compare_csv(&mut out, &[("dcqcn".into(), &a), ("hpcc".into(), &a)]).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3);
+        let header: Vec<&str> = lines[0].split(',').collect();
+        assert_eq!(header[0], "scheme");
+        assert!(header.contains(&"slowdown_lt100KB_p99"));
+        assert!(header.contains(&"slowdown_100KB_1MB_count"));
+        assert!(header.contains(&"slowdown_ge1MB_avg"));
+        for l in &lines[1..] {
+            assert_eq!(l.split(',').count(), header.len(), "{l}");
+        }
+        assert!(lines[1].starts_with("dcqcn,0,0,"));
+        assert!(lines[2].starts_with("hpcc,"));
     }
 
     #[test]

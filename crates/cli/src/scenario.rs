@@ -62,7 +62,7 @@ pub struct ScenarioFile {
 }
 
 #[derive(Deserialize, Default, Debug, Clone)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a [trace] table")]
 pub struct TraceSection {
     /// Sampling interval of every series. Default 10us.
     pub interval: Option<Dur>,
@@ -78,7 +78,7 @@ pub struct TraceSection {
 }
 
 #[derive(Deserialize, Default, Debug, Clone)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "an [output] table")]
 pub struct OutputSection {
     /// Results directory, relative to the current directory. Default "results".
     pub dir: Option<PathBuf>,
@@ -98,8 +98,6 @@ pub struct Overrides {
 pub struct Scenario {
     /// The file as named on the command line (for messages).
     pub label: String,
-    /// Directory relative paths in the file are resolved against.
-    pub base_dir: PathBuf,
     /// The file's text (copied to the results).
     pub text: String,
     pub name: String,
@@ -153,6 +151,20 @@ fn in_section(label: &str, section: &str, msg: &str) -> String {
         format!("{label}: {msg}")
     } else {
         format!("{label}: {section}: {msg}")
+    }
+}
+
+/// "topology (fat_tree): k = 3: must be even" -> "topology.k = 3: must be even (fat_tree)",
+/// so the message names the key as written in the file.
+fn topology_msg(msg: &str) -> String {
+    let Some(rest) = msg.strip_prefix("topology (") else { return msg.to_string() };
+    let Some((kind, rest)) = rest.split_once("): ") else { return msg.to_string() };
+    let key: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    let after = &rest[key.len()..];
+    if !key.is_empty() && (after.starts_with(" = ") || after.starts_with(": ")) {
+        format!("topology.{rest} ({kind})")
+    } else {
+        format!("topology ({kind}): {rest}")
     }
 }
 
@@ -278,7 +290,7 @@ fn check_files(label: &str, text: &str, base_dir: &Path, path: &str, t: &toml::T
 
 /// Parses "node:peer".
 pub fn parse_port(s: &str) -> Result<PortRef, String> {
-    let err = || format!("expected an egress port as \"node:peer\" with integer node ids, e.g. \"2:5\"");
+    let err = || "expected an egress port as \"node:peer\" with integer node ids, e.g. \"2:5\"".to_string();
     let (a, b) = s.split_once(':').ok_or_else(err)?;
     let node = a.trim().parse::<u32>().map_err(|_| err())?;
     let peer = b.trim().parse::<u32>().map_err(|_| err())?;
@@ -349,7 +361,7 @@ pub fn load_text(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
     file.network.validate().map_err(|m| in_section(label, "network", &m))?;
 
     // 4. Topology.
-    let topo = file.topology.build(base_dir).map_err(|m| in_section(label, "topology", &m))?;
+    let topo = file.topology.build(base_dir).map_err(|m| in_section(label, "topology", &topology_msg(&m)))?;
     topo.validate().map_err(|m| in_section(label, "topology", &m))?;
 
     // 5. Schemes.
@@ -419,7 +431,7 @@ pub fn load_text(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
     let links: BTreeSet<(u32, u32)> = topo.links.iter().map(|l| (l.a.min(l.b), l.a.max(l.b))).collect();
     let mut trace = TraceConfig::default();
     if let Some(t) = &file.trace {
-        let mut ports = |key: &str, list: &[String]| -> Result<Vec<PortRef>, String> {
+        let ports = |key: &str, list: &[String]| -> Result<Vec<PortRef>, String> {
             let mut out = Vec::new();
             for (i, s) in list.iter().enumerate() {
                 let path = format!("trace.{key}[{i}]");
@@ -468,7 +480,6 @@ pub fn load_text(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
 
     Ok(Scenario {
         label: label.to_string(),
-        base_dir: base_dir.to_path_buf(),
         text: text.to_string(),
         name,
         description: file.description.clone(),
@@ -549,31 +560,39 @@ impl Scenario {
         let min = sizes.iter().min().copied().unwrap_or(0);
         let max = sizes.iter().max().copied().unwrap_or(0);
         let mean = off.total_bytes as f64 / n.max(1) as f64;
+        let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         let mut s = format!("{}: '{}'", self.label, self.name);
         if let Some(d) = &self.description {
             let d = d.split_whitespace().collect::<Vec<_>>().join(" ");
             s.push_str(&format!(" ({d})"));
         }
         s.push_str(&format!(
-            ": topology {} with {hosts} hosts, {switches} switches, {} links (host links {host_rates}{}, delay {delays}); ",
+            ". Topology: {}; {}, {}, {} (host links {host_rates}{}, delay {delays}). ",
             self.topo.name,
-            self.topo.links.len(),
+            plural(hosts, "host", "hosts"),
+            plural(switches, "switch", "switches"),
+            plural(self.topo.links.len(), "link", "links"),
             if fabric_rates.is_empty() { String::new() } else { format!(", fabric {fabric_rates}") },
         ));
         s.push_str(&format!(
-            "{n} flows of {} in total (sizes {} to {}, mean {}) starting from {} to {}",
+            "Workload: {}, {} in total (sizes {} to {}, mean {}), ",
+            plural(n, "flow", "flows"),
             human_bytes(off.total_bytes as f64),
             human_bytes(min as f64),
             human_bytes(max as f64),
             human_bytes(mean),
-            fmt_time(off.first_start),
-            fmt_time(off.last_start),
         ));
-        match off.load {
-            Some(l) => s.push_str(&format!(", offered load {:.1}% of host capacity; ", l * 100.0)),
-            None => s.push_str(" (all at once, no arrival rate); "),
+        if off.first_start == off.last_start {
+            s.push_str(&format!("all starting at {}", fmt_time(off.first_start)));
+        } else {
+            s.push_str(&format!("starting from {} to {}", fmt_time(off.first_start), fmt_time(off.last_start)));
         }
-        s.push_str(&format!("schemes {}; seed {}; ", self.schemes.join(", "), self.seed));
+        // A load over the arrival window only means something for many flows.
+        match off.load {
+            Some(l) if n >= 20 => s.push_str(&format!("; offered load {:.1}% of host capacity. ", l * 100.0)),
+            _ => s.push_str(". "),
+        }
+        s.push_str(&format!("Schemes: {}; seed {}; ", self.schemes.join(", "), self.seed));
         match self.stop {
             Some(t) => s.push_str(&format!("stops at {}", fmt_time(t))),
             None => s.push_str("runs until every flow finishes"),
@@ -581,11 +600,11 @@ impl Scenario {
         let tr = &self.trace;
         if tr.interval > 0 {
             s.push_str(&format!(
-                "; traces every {}: {} queue(s), {} utilization port(s), {} flow(s)",
+                "; traces every {}: {}, {}, {}",
                 fmt_time(tr.interval),
-                tr.queue_ports.len(),
-                tr.util_ports.len(),
-                tr.flows.len()
+                plural(tr.queue_ports.len(), "queue", "queues"),
+                plural(tr.util_ports.len(), "utilization port", "utilization ports"),
+                plural(tr.flows.len(), "flow", "flows")
             ));
         }
         s.push('.');
@@ -685,5 +704,308 @@ pub mod registry {
             .filter_map(|n| Cdf::builtin(n))
             .map(|c| (c.name().to_string(), c.points().len(), c.mean(SampleMode::Interpolate)))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::TempDir;
+
+    fn scenarios_dir() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios")
+    }
+
+    fn shipped(name: &str) -> Scenario {
+        let p = scenarios_dir().join(name);
+        load(&p, &Overrides::default()).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    const BASE: &str = r#"
+name = "t"
+[topology]
+kind = "star"
+hosts = 4
+rate = "100Gbps"
+delay = "1us"
+
+[[workload]]
+kind = "flows"
+flows = [{ src = 0, dst = 1, size = "1MB" }, { src = 2, dst = 1, size = 5000, start = "3us" }]
+"#;
+
+    /// Loads `text` from a file `bad.toml` in a temp dir; returns the error.
+    fn err_of(text: &str) -> String {
+        let t = TempDir::new("scn");
+        let p = t.file("bad.toml", text);
+        match load(&p, &Overrides::default()) {
+            Ok(_) => panic!("accepted:\n{text}"),
+            Err(e) => {
+                assert!(e.contains("bad.toml"), "error does not name the file: {e}");
+                e
+            }
+        }
+    }
+
+    #[test]
+    fn every_shipped_scenario_loads() {
+        let mut n = 0;
+        for e in std::fs::read_dir(scenarios_dir()).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().and_then(|x| x.to_str()) == Some("toml") {
+                let s = load(&p, &Overrides::default()).unwrap_or_else(|e| panic!("{e}"));
+                assert!(!s.flows.is_empty());
+                assert!(s.description.is_some(), "{}: add a description", p.display());
+                assert!(s.summary().contains("hosts"));
+                n += 1;
+            }
+        }
+        assert!(n >= 4, "only {n} scenarios found");
+    }
+
+    #[test]
+    fn dumbbell_scenario_contents() {
+        let s = shipped("dumbbell-2flows.toml");
+        assert_eq!(s.name, "dumbbell-2flows");
+        assert_eq!(s.schemes, vec!["dcqcn", "hpcc"]);
+        assert_eq!(s.topo.hosts(), vec![0, 1, 2, 3]);
+        assert_eq!(s.flows.len(), 2);
+        assert_eq!((s.flows[0].src, s.flows[0].dst, s.flows[0].size, s.flows[0].start), (0, 2, 10_000_000, 0));
+        assert_eq!((s.flows[1].src, s.flows[1].dst, s.flows[1].start), (1, 3, 100 * US));
+        assert_eq!(s.trace.queue_ports, vec![PortRef { node: 4, peer: 5 }]);
+        assert_eq!(s.trace.flows, vec![0, 1]);
+        assert_eq!(s.trace.interval, 2 * US);
+        assert!(s.scheme_params.contains_key("dcqcn"));
+        assert_eq!(s.stop, None);
+        assert_eq!(s.out_dir, PathBuf::from("results"));
+    }
+
+    #[test]
+    fn incast_and_fabric_scenarios_contents() {
+        let s = shipped("incast-16to1.toml");
+        assert_eq!(s.topo.hosts().len(), 17);
+        assert_eq!(s.flows.len(), 16);
+        assert!(s.flows.iter().all(|f| f.dst == 16 && f.size == 1_000_000 && f.start == 0));
+        assert_eq!(s.trace.queue_ports, vec![PortRef { node: 17, peer: 16 }]);
+        assert_eq!(s.trace.interval, 5 * US);
+
+        let q = shipped("quickstart.toml");
+        assert_eq!(q.schemes, vec!["dcqcn", "hpcc", "none"]);
+        assert_eq!(q.topo.hosts().len(), 32);
+        assert_eq!(q.topo.switches().len(), 6);
+        let off = offered(&q.topo, &q.flows);
+        let load = off.load.unwrap();
+        assert!(load > 0.3 && load < 0.8, "offered load {load}");
+        assert!(q.flows.len() > 100 && q.flows.len() < 1000, "{} flows", q.flows.len());
+
+        let f = shipped("fat320-websearch-30.toml");
+        assert_eq!(f.topo.hosts().len(), 320);
+        assert_eq!(f.topo.switches().len(), 56);
+        assert_eq!(f.topo.links.len(), 480);
+        assert!(f.flows.len() > 6000 && f.flows.len() < 8000, "{} flows", f.flows.len());
+        assert!(!f.net.ack_high_priority);
+    }
+
+    #[test]
+    fn overrides_replace_file_values() {
+        let p = scenarios_dir().join("quickstart.toml");
+        let a = load(&p, &Overrides::default()).unwrap();
+        let ov = Overrides {
+            seed: Some(9),
+            stop: Some(MS_TEST),
+            schemes: Some(vec!["hpcc".into()]),
+            out_dir: Some(PathBuf::from("/tmp/x")),
+        };
+        let b = load(&p, &ov).unwrap();
+        assert_eq!(b.seed, 9);
+        assert_eq!(b.stop, Some(MS_TEST));
+        assert_eq!(b.schemes, vec!["hpcc"]);
+        assert_eq!(b.out_dir, PathBuf::from("/tmp/x"));
+        // Another seed draws other flows.
+        assert_ne!(a.flows, b.flows);
+        assert_eq!(b.sim_options().seed, 9);
+        assert_eq!(b.sim_options().stop_at, Some(MS_TEST));
+    }
+
+    const MS_TEST: Time = ccsim_core::time::MS;
+
+    #[test]
+    fn defaults() {
+        let t = TempDir::new("def");
+        let p = t.file("my-run.toml", &BASE.replace("name = \"t\"\n", ""));
+        let s = load(&p, &Overrides::default()).unwrap();
+        assert_eq!(s.name, "my-run");
+        assert_eq!(s.seed, 1);
+        assert_eq!(s.schemes, vec![DEFAULT_SCHEME]);
+        assert_eq!(s.trace, TraceConfig::default());
+        assert_eq!(s.net, NetConfig::default());
+        assert_eq!(s.flows.len(), 2);
+    }
+
+    #[test]
+    fn unknown_key_names_key_file_and_line() {
+        let e = err_of(&BASE.replace("hosts = 4", "hosts = 4\nhostz = 5"));
+        assert!(e.contains("topology.hostz"), "{e}");
+        assert!(e.contains("unknown field"), "{e}");
+        assert!(e.contains("(line 6, column 1)\n  |\n6 | hostz = 5\n  | ^^^^^"), "{e}");
+        let e = err_of(&format!("{BASE}\n[network.ecn]\nkmn = \"1KB\"\n"));
+        assert!(e.contains("network.ecn.kmn"), "{e}");
+        let e = err_of(&format!("colour = 1\n{BASE}"));
+        assert!(e.contains("colour") && e.contains("line 1"), "{e}");
+    }
+
+    #[test]
+    fn bad_unit_names_the_key() {
+        let e = err_of(&BASE.replace("delay = \"1us\"", "delay = \"3\""));
+        assert!(e.contains("topology.delay = \"3\""), "{e}");
+        assert!(e.contains("invalid duration"), "{e}");
+        let e = err_of(&BASE.replace("rate = \"100Gbps\"", "rate = \"100 parsecs\""));
+        assert!(e.contains("topology.rate"), "{e}");
+        let e = err_of(&BASE.replace("size = \"1MB\"", "size = \"1 apple\""));
+        assert!(e.contains("workload[0]"), "{e}");
+        assert!(e.contains("1 apple"), "{e}");
+    }
+
+    #[test]
+    fn wrong_types_and_syntax() {
+        let e = err_of(&BASE.replace("name = \"t\"", "seed = \"x\""));
+        assert!(e.contains("seed = \"x\""), "{e}");
+        let e = err_of(&BASE.replace("name = \"t\"", "seed = -3"));
+        assert!(e.contains("seed = -3"), "{e}");
+        let e = err_of(&BASE.replace("kind = \"star\"", "kind = star"));
+        assert!(e.contains("line 4"), "{e}");
+        let e = err_of(&BASE.replace("[[workload]]", "[workload]"));
+        assert!(e.contains("[[workload]]"), "hint missing: {e}");
+        let e = err_of(&format!("trace = 5\n{BASE}"));
+        assert!(e.contains("trace = 5: invalid type: integer `5`, expected a [trace] table"), "{e}");
+        let e = err_of(&BASE.replace("kind = \"star\"", "kind = \"ring\""));
+        assert!(e.contains("ring"), "{e}");
+    }
+
+    #[test]
+    fn negative_and_zero_values() {
+        let poisson = BASE.replace(
+            "kind = \"flows\"\nflows = [{ src = 0, dst = 1, size = \"1MB\" }, { src = 2, dst = 1, size = 5000, start = \"3us\" }]",
+            "kind = \"poisson\"\ncdf = \"websearch\"\nload = -0.3\nduration = \"1ms\"",
+        );
+        let e = err_of(&poisson);
+        assert!(e.contains("workload[0].load = -0.3"), "{e}");
+        assert!(e.contains("negative"), "{e}");
+        let e = err_of(&poisson.replace("load = -0.3", "load = 0"));
+        assert!(e.contains("workload[0].load = 0"), "{e}");
+        let e = err_of(&poisson.replace("load = -0.3", "load = 1.5"));
+        assert!(e.contains("workload[0].load = 1.5"), "{e}");
+        let e = err_of(&format!("stop = \"0us\"\n{BASE}"));
+        assert!(e.contains("stop = \"0us\": must be greater than zero"), "{e}");
+        let e = err_of(&BASE.replace("hosts = 4", "hosts = -4"));
+        assert!(e.contains("topology.hosts"), "{e}");
+        let e = err_of(&BASE.replace("size = 5000", "size = 0"));
+        assert!(e.contains("workload[0].flows[1].size = 0"), "{e}");
+        let e = err_of(&format!("{BASE}\n[trace]\ninterval = \"0us\"\nflows = [0]\n"));
+        assert!(e.contains("trace.interval"), "{e}");
+    }
+
+    #[test]
+    fn missing_files_are_named() {
+        let poisson = BASE.replace(
+            "kind = \"flows\"\nflows = [{ src = 0, dst = 1, size = \"1MB\" }, { src = 2, dst = 1, size = 5000, start = \"3us\" }]",
+            "kind = \"poisson\"\ncdf = \"nosuch.cdf\"\nload = 0.3\nduration = \"1ms\"",
+        );
+        let e = err_of(&poisson);
+        assert!(e.contains("workload[0].cdf = \"nosuch.cdf\""), "{e}");
+        assert!(e.contains("nosuch.cdf"), "{e}");
+        let e = err_of(
+            "[topology]\nkind = \"hpcc_file\"\npath = \"missing-topo.txt\"\n[[workload]]\nkind = \"hpcc_flows\"\npath = \"f.txt\"\n",
+        );
+        assert!(e.contains("topology.path = \"missing-topo.txt\": file not found"), "{e}");
+        let e = err_of(&format!("{BASE}\n[[workload]]\nkind = \"hpcc_flows\"\npath = \"gone.flows.txt\"\n"));
+        assert!(e.contains("workload[1].path = \"gone.flows.txt\""), "{e}");
+        let e = load(Path::new("/nonexistent/dir/s.toml"), &Overrides::default()).err().unwrap();
+        assert!(e.contains("/nonexistent/dir/s.toml") && e.contains("cannot read"), "{e}");
+    }
+
+    #[test]
+    fn a_cdf_file_next_to_the_scenario_is_used() {
+        let t = TempDir::new("cdf");
+        t.file("mine.cdf", "1000 0\n2000 0.5\n3000 1\n");
+        let text = BASE.replace(
+            "kind = \"flows\"\nflows = [{ src = 0, dst = 1, size = \"1MB\" }, { src = 2, dst = 1, size = 5000, start = \"3us\" }]",
+            "kind = \"poisson\"\ncdf = \"mine.cdf\"\nload = 0.3\nduration = \"100us\"",
+        );
+        let p = t.file("s.toml", &text);
+        let s = load(&p, &Overrides::default()).unwrap_or_else(|e| panic!("{e}"));
+        assert!(s.flows.iter().all(|f| (1000..=3000).contains(&f.size)));
+    }
+
+    #[test]
+    fn trace_ports_and_flows_are_checked() {
+        let e = err_of(&format!("{BASE}\n[trace]\nqueues = [\"4:0\", \"1:2\"]\n"));
+        assert!(e.contains("trace.queues[1] = \"1:2\""), "{e}");
+        assert!(e.contains("no link between node 1 and node 2"), "{e}");
+        let e = err_of(&format!("{BASE}\n[trace]\nutilization = [\"4-0\"]\n"));
+        assert!(e.contains("trace.utilization[0]") && e.contains("node:peer"), "{e}");
+        let e = err_of(&format!("{BASE}\n[trace]\nflows = [0, 2]\n"));
+        assert!(e.contains("trace.flows[1] = 2"), "{e}");
+        assert!(e.contains("2 flows"), "{e}");
+        let e = err_of(&format!("{BASE}\n[trace]\nflows = [0]\nsample = 1\n"));
+        assert!(e.contains("trace.sample"), "{e}");
+        // Both directions of a link are ports.
+        let t = TempDir::new("ports");
+        let p = t.file("ok.toml", &format!("{BASE}\n[trace]\nqueues = [\"4:0\", \"0:4\"]\n"));
+        let s = load(&p, &Overrides::default()).unwrap();
+        assert_eq!(s.trace.queue_ports.len(), 2);
+        assert_eq!(s.trace.interval, DEFAULT_TRACE_INTERVAL);
+    }
+
+    #[test]
+    fn unknown_schemes_are_refused() {
+        let e = err_of(&format!("schemes = [\"hpcc\", \"cubic\"]\n{BASE}"));
+        assert!(e.contains("schemes[1] = \"cubic\": unknown scheme"), "{e}");
+        assert!(e.contains("hpcc"), "lists known schemes: {e}");
+        let e = err_of(&format!("{BASE}\n[scheme.cubic]\nx = 1\n"));
+        assert!(e.contains("scheme.cubic: unknown scheme"), "{e}");
+        let e = err_of(&format!("{BASE}\n[scheme.hpcc]\netaa = 1.0\n"));
+        assert!(e.contains("scheme.hpcc.etaa"), "{e}");
+        let e = err_of(&format!("schemes = []\n{BASE}"));
+        assert!(e.contains("schemes = []"), "{e}");
+        // From the command line.
+        let t = TempDir::new("cli");
+        let p = t.file("s.toml", BASE);
+        let ov = Overrides { schemes: Some(vec!["reno".into()]), ..Default::default() };
+        let e = load(&p, &ov).err().unwrap();
+        assert!(e.contains("unknown scheme 'reno'"), "{e}");
+    }
+
+    #[test]
+    fn topology_errors_name_the_key() {
+        let e = err_of(
+            "[topology]\nkind = \"fat_tree\"\nk = 3\nhost_rate = \"100Gbps\"\n[[workload]]\nkind = \"flows\"\nflows = [{ src = 0, dst = 1, size = 1 }]\n",
+        );
+        assert!(e.contains("topology.k = 3"), "{e}");
+        let e = err_of(&BASE.replace("dst = 1, size = \"1MB\"", "dst = 4, size = \"1MB\""));
+        assert!(e.contains("workload[0].flows[0].dst = 4"), "{e}");
+        assert!(e.contains("switch"), "{e}");
+    }
+
+    #[test]
+    fn topology_message_rewrite() {
+        assert_eq!(topology_msg("topology (fat_tree): k = 3: must be even"), "topology.k = 3: must be even (fat_tree)");
+        assert_eq!(topology_msg("topology (star): host 3 has 2 links"), "topology (star): host 3 has 2 links");
+        assert_eq!(topology_msg("something else"), "something else");
+    }
+
+    #[test]
+    fn ports_and_names() {
+        assert_eq!(parse_port("3:17").unwrap(), PortRef { node: 3, peer: 17 });
+        assert_eq!(parse_port(" 3 : 17 ").unwrap(), PortRef { node: 3, peer: 17 });
+        assert!(parse_port("s0:s1").is_err());
+        assert!(parse_port("3").is_err());
+        assert_eq!(safe_component("a b/c"), "a_b_c");
+        assert_eq!(safe_component(".."), "scenario");
+        assert_eq!(safe_component("x-1.2"), "x-1.2");
+        assert_eq!(fmt_time(1_500_000), "1.5us");
+        assert_eq!(fmt_time(2_000_000_000), "2ms");
+        assert_eq!(fmt_time(500), "0.5ns");
+        assert_eq!(human_bytes(1_600_000.0), "1.60 MB");
     }
 }

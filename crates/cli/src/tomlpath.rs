@@ -20,6 +20,8 @@ pub struct Located {
     /// 1-based line and column of the key or value.
     pub line: usize,
     pub column: usize,
+    /// Length in bytes of what is pointed at (for the marker under it).
+    pub len: usize,
 }
 
 /// 1-based (line, column) of a byte offset.
@@ -78,7 +80,7 @@ fn contains(outer: &Range<usize>, inner: &Range<usize>) -> bool {
 struct Found<'a, 'i> {
     path: String,
     value: Option<&'a DeValue<'i>>,
-    pos: usize,
+    span: Range<usize>,
 }
 
 fn join(prefix: &str, key: &str) -> String {
@@ -96,7 +98,7 @@ fn walk<'a, 'i>(table: &'a DeTable<'i>, prefix: &str, span: &Range<usize>, best:
     for (k, v) in table.iter() {
         let path = join(prefix, k.get_ref());
         if contains(&k.span(), span) {
-            *best = Some(Found { path: path.clone(), value: Some(v.get_ref()), pos: k.span().start });
+            *best = Some(Found { path: path.clone(), value: Some(v.get_ref()), span: k.span() });
         }
         walk_value(v.get_ref(), v.span(), &path, span, best);
     }
@@ -104,7 +106,7 @@ fn walk<'a, 'i>(table: &'a DeTable<'i>, prefix: &str, span: &Range<usize>, best:
 
 fn walk_value<'a, 'i>(v: &'a DeValue<'i>, vspan: Range<usize>, path: &str, span: &Range<usize>, best: &mut Option<Found<'a, 'i>>) {
     if contains(&vspan, span) {
-        *best = Some(Found { path: path.to_string(), value: Some(v), pos: vspan.start });
+        *best = Some(Found { path: path.to_string(), value: Some(v), span: vspan.clone() });
     }
     match v {
         DeValue::Table(t) => walk(t, path, span, best),
@@ -148,7 +150,7 @@ pub fn locate(text: &str, span: Range<usize>, message: &str) -> Option<Located> 
     let found = best?;
     let mut path = found.path;
     let mut value = found.value.map(render);
-    let mut pos = found.pos;
+    let mut at = found.span;
     if let Some(DeValue::Table(t)) = found.value {
         // The error is about a whole table: find the key the message names.
         if let Some(rest) = message.strip_prefix("missing field `") {
@@ -161,15 +163,15 @@ pub fn locate(text: &str, span: Range<usize>, message: &str) -> Option<Located> 
                     if k.get_ref().as_ref() == tok.as_str() || scalar_text(v.get_ref()).as_deref() == Some(tok.as_str()) {
                         path = join(&path, k.get_ref());
                         value = Some(render(v.get_ref()));
-                        pos = k.span().start;
+                        at = k.span();
                         break 'tokens;
                     }
                 }
             }
         }
     }
-    let (line, column) = line_col(text, pos);
-    Some(Located { path, value, line, column })
+    let (line, column) = line_col(text, at.start);
+    Some(Located { path, value, line, column, len: at.len() })
 }
 
 /// Span of the value at a dotted path such as `trace.queues[1]` or `workload[0].cdf`.
@@ -210,32 +212,40 @@ pub fn line_of(text: &str, path: &str) -> Option<usize> {
     span_of(text, path).map(|s| line_col(text, s.start).0)
 }
 
+/// The source line `line` with a `^^^` marker under `len` bytes from `column`
+/// (1-based), drawn like rustc and `toml` do.
+pub fn snippet(text: &str, line: usize, column: usize, len: usize) -> String {
+    let Some(src) = text.split('\n').nth(line.saturating_sub(1)) else { return String::new() };
+    let src = src.trim_end_matches('\r');
+    let gutter = " ".repeat(line.to_string().len());
+    let width = src.chars().count();
+    let len = len.clamp(1, width.saturating_sub(column - 1).max(1));
+    format!("{gutter} |\n{line} | {src}\n{gutter} | {}{}", " ".repeat(column - 1), "^".repeat(len))
+}
+
 /// Formats a `toml` deserialization error: `file: path = value: message (line L, column C)`
-/// followed by the source line with a marker, as `toml` draws it.
+/// followed by the source line with a marker.
 pub fn format_toml_error(file: &str, text: &str, err: &toml::de::Error) -> String {
     let msg = err.message().trim_end().to_string();
-    let drawn = err.to_string();
-    // toml's own rendering: "TOML parse error at line..", "  |", "N | src", "  | ^^^", message.
-    let snippet: Vec<&str> = drawn.lines().skip(1).take(3).collect();
-    let snippet = if drawn.starts_with("TOML parse error") && snippet.len() == 3 {
-        format!("\n{}", snippet.join("\n"))
-    } else {
-        String::new()
-    };
     match err.span() {
-        Some(span) => {
-            let (line, column) = line_col(text, span.start);
-            match locate(text, span, &msg) {
-                Some(loc) => {
-                    let what = match &loc.value {
-                        Some(v) => format!("{} = {}", loc.path, v),
-                        None => loc.path.clone(),
-                    };
-                    format!("{file}: {what}: {msg} (line {}, column {}){snippet}", loc.line, loc.column)
-                }
-                None => format!("{file}: line {line}, column {column}: {msg}{snippet}"),
+        Some(span) => match locate(text, span.clone(), &msg) {
+            Some(loc) => {
+                let what = match &loc.value {
+                    Some(v) => format!("{} = {}", loc.path, v),
+                    None => loc.path.clone(),
+                };
+                format!(
+                    "{file}: {what}: {msg} (line {}, column {})\n{}",
+                    loc.line,
+                    loc.column,
+                    snippet(text, loc.line, loc.column, loc.len)
+                )
             }
-        }
+            None => {
+                let (line, column) = line_col(text, span.start);
+                format!("{file}: line {line}, column {column}: {msg}\n{}", snippet(text, line, column, span.len()))
+            }
+        },
         None => format!("{file}: {msg}"),
     }
 }
@@ -284,6 +294,13 @@ mod tests {
         assert_eq!(line_of(DOC, "workload[1].load"), Some(12));
         assert_eq!(line_of(DOC, "topology.nothing"), None);
         assert_eq!(line_of(DOC, "trace.queues[7]"), None);
+    }
+
+    #[test]
+    fn snippet_marks_the_key() {
+        assert_eq!(snippet("a = 1\nhostz = 5\n", 2, 1, 5), "  |\n2 | hostz = 5\n  | ^^^^^");
+        assert_eq!(snippet("x = \"3\"", 1, 5, 99), "  |\n1 | x = \"3\"\n  |     ^^^");
+        assert_eq!(snippet("x", 7, 1, 1), "");
     }
 
     #[test]

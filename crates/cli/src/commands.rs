@@ -1,0 +1,372 @@
+//! The `run`, `compare`, `validate` and `list` commands.
+
+use ccsim_core::results::RunResult;
+use ccsim_core::sim::Progress;
+use ccsim_core::Scheme;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use crate::output::{self, PendingDir};
+use crate::progress::{self, ProgressLine};
+use crate::scenario::{self, registry, safe_component, Overrides, Scenario};
+use crate::table::{self, Table};
+use crate::{CompareArgs, Fail, ListArgs, ListWhat, RunArgs, ValidateArgs};
+
+/// Runs one simulation with a progress line.
+pub fn simulate(scn: &Scenario, scheme: &dyn Scheme, quiet: bool) -> Result<RunResult, Fail> {
+    let mut line = ProgressLine::new(quiet);
+    let res = {
+        let mut cb = |p: &Progress| line.update(|| progress::describe(p));
+        ccsim_core::sim::run(&scn.topo, &scn.net, &scn.flows, scheme, &scn.sim_options(), Some(&mut cb))
+    };
+    line.finish();
+    res.map_err(|e| Fail::Input(format!("{}: cannot simulate: {e}", scn.label)))
+}
+
+fn unfinished_note(scheme: &str, r: &RunResult) -> Option<String> {
+    let open = r.flows.iter().filter(|f| f.fct.is_none()).count();
+    if open > 0 {
+        Some(format!(
+            "note: {scheme}: {open} of {} flows did not finish by {} (their slowdown is not counted)",
+            r.flows.len(),
+            scenario::fmt_time(r.engine.sim_end)
+        ))
+    } else {
+        None
+    }
+}
+
+pub fn run(a: &RunArgs) -> Result<(), Fail> {
+    let ov = Overrides { seed: a.seed, stop: a.stop, schemes: a.scheme.clone().map(|s| vec![s]), out_dir: a.out.clone() };
+    let scn = scenario::load(&a.scenario, &ov).map_err(Fail::Input)?;
+    let name = scn.schemes[0].clone();
+    let scheme = scn.make_scheme(&name).map_err(Fail::Input)?;
+    if !a.quiet {
+        eprintln!(
+            "{}: '{}' with {name}: {} flows on {} hosts, seed {}",
+            scn.label,
+            scn.name,
+            scn.flows.len(),
+            scn.topo.hosts().len(),
+            scn.seed
+        );
+    }
+    let r = simulate(&scn, scheme.as_ref(), a.quiet)?;
+    let runs = [(name.clone(), &r)];
+    println!("scenario {} ({}), scheme {name}, seed {}", scn.name, scn.label, scn.seed);
+    print!("{}", table::results_table(&runs).render());
+    if let Some(n) = unfinished_note(&name, &r) {
+        println!("{n}");
+    }
+    let target = scn.out_dir.join(scn.dir_name()).join(safe_component(&name));
+    let dir = write_result(&target, a.force, |d| output::write_run_files(d, &scn, &name, &r))?;
+    println!("results: {}", dir.display());
+    Ok(())
+}
+
+/// Writes a result directory through a temporary one; returns where it landed.
+fn write_result(
+    target: &std::path::Path,
+    force: bool,
+    write: impl FnOnce(&std::path::Path) -> std::io::Result<()>,
+) -> Result<PathBuf, Fail> {
+    let fail = |e: std::io::Error| Fail::Runtime(format!("cannot write results to {}: {e}", target.display()));
+    let pending = PendingDir::begin(target, force).map_err(fail)?;
+    write(pending.path()).map_err(fail)?;
+    pending.commit().map_err(fail)
+}
+
+/// Runs every scheme on the same scenario, at most `jobs` at once; results in scheme order.
+/// A simulation error (from `sim::run`) is bad input; a panic is a runtime failure.
+pub fn run_all(scn: &Scenario, schemes: &[(String, Box<dyn Scheme>)], jobs: usize, quiet: bool) -> Vec<Result<RunResult, Fail>> {
+    let n = schemes.len();
+    let workers = jobs.clamp(1, n.max(1));
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<Result<RunResult, Fail>>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    struct Shared {
+        line: ProgressLine,
+        latest: Vec<Option<Progress>>,
+        done: Vec<bool>,
+    }
+    let shared = Mutex::new(Shared { line: ProgressLine::new(quiet), latest: vec![None; n], done: vec![false; n] });
+    let start = Instant::now();
+    let names: Vec<&str> = schemes.iter().map(|(s, _)| s.as_str()).collect();
+    let show = |sh: &mut Shared| {
+        let Shared { line, latest, done } = sh;
+        line.update(|| {
+            let parts: Vec<String> =
+                (0..n).map(|i| progress::describe_short(names[i], latest[i].as_ref(), done[i])).collect();
+            format!("{} | wall {}", parts.join(" | "), table::wall(start.elapsed().as_secs_f64()))
+        });
+    };
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::SeqCst);
+        if i >= n {
+            break;
+        }
+        let mut cb = |p: &Progress| {
+            let mut sh = shared.lock().unwrap_or_else(|e| e.into_inner());
+            sh.latest[i] = Some(*p);
+            show(&mut sh);
+        };
+        // A panic in one simulation (possible only in builds that unwind) fails that
+        // scheme alone; the others still finish and are written.
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            ccsim_core::sim::run(&scn.topo, &scn.net, &scn.flows, schemes[i].1.as_ref(), &scn.sim_options(), Some(&mut cb))
+                .map_err(Fail::Input)
+        }))
+        .unwrap_or_else(|p| {
+            let msg = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(Fail::Runtime(format!("the simulator panicked: {msg}")))
+        });
+        {
+            let mut sh = shared.lock().unwrap_or_else(|e| e.into_inner());
+            sh.done[i] = true;
+            show(&mut sh);
+        }
+        *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+    };
+    std::thread::scope(|s| {
+        let mut spawned = 0;
+        for w in 0..workers {
+            let b = std::thread::Builder::new().name(format!("sim-{w}")).stack_size(64 << 20);
+            if b.spawn_scoped(s, work).is_ok() {
+                spawned += 1;
+            }
+        }
+        if spawned == 0 {
+            // No thread could be started: run them here, one after another.
+            work();
+        }
+    });
+    shared.lock().unwrap_or_else(|e| e.into_inner()).line.finish();
+    slots
+        .into_iter()
+        .map(|m| {
+            m.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .unwrap_or_else(|| Err(Fail::Runtime("the simulation did not run".to_string())))
+        })
+        .collect()
+}
+
+pub fn compare(a: &CompareArgs) -> Result<(), Fail> {
+    let ov = Overrides { seed: a.seed, stop: a.stop, schemes: a.schemes.clone(), out_dir: a.out.clone() };
+    let scn = scenario::load(&a.scenario, &ov).map_err(Fail::Input)?;
+    let mut made = Vec::new();
+    for s in &scn.schemes {
+        made.push((s.clone(), scn.make_scheme(s).map_err(Fail::Input)?));
+    }
+    let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let jobs = a.jobs.unwrap_or(cpus).max(1);
+    if !a.quiet {
+        eprintln!(
+            "{}: '{}': {} flows on {} hosts, seed {}, schemes {} ({} at a time)",
+            scn.label,
+            scn.name,
+            scn.flows.len(),
+            scn.topo.hosts().len(),
+            scn.seed,
+            scn.schemes.join(", "),
+            jobs.min(made.len())
+        );
+    }
+    let results = run_all(&scn, &made, jobs, a.quiet);
+    let mut ok: Vec<(String, &RunResult)> = Vec::new();
+    let mut failed = Vec::new();
+    let mut runtime = false;
+    for ((name, _), r) in made.iter().zip(&results) {
+        match r {
+            Ok(r) => ok.push((name.clone(), r)),
+            Err(Fail::Input(e)) => failed.push(format!("{name}: {e}")),
+            Err(Fail::Runtime(e)) => {
+                runtime = true;
+                failed.push(format!("{name}: {e}"));
+            }
+        }
+    }
+    for f in &failed {
+        eprintln!("error: {}: cannot simulate {f}", scn.label);
+    }
+    let failure = |msg: String| if runtime { Fail::Runtime(msg) } else { Fail::Input(msg) };
+    if ok.is_empty() {
+        return Err(failure(format!("{}: no scheme could be simulated", scn.label)));
+    }
+    println!("scenario {} ({}), seed {}", scn.name, scn.label, scn.seed);
+    print!("{}", table::results_table(&ok).render());
+    for (name, r) in &ok {
+        if let Some(n) = unfinished_note(name, r) {
+            println!("{n}");
+        }
+    }
+    let list: Vec<String> = scn.schemes.iter().map(|s| safe_component(s)).collect();
+    let target = scn.out_dir.join(scn.dir_name()).join(format!("compare-{}", list.join("-")));
+    let dir = write_result(&target, a.force, |d| output::write_compare_files(d, &scn, &ok))?;
+    println!("results: {}", dir.display());
+    if !failed.is_empty() {
+        return Err(failure(format!("{} of {} schemes failed", failed.len(), made.len())));
+    }
+    Ok(())
+}
+
+pub fn validate(a: &ValidateArgs) -> Result<(), Fail> {
+    let mut bad = 0;
+    for f in &a.files {
+        match scenario::load(f, &Overrides::default()) {
+            Ok(s) => println!("ok: {}\n", s.summary()),
+            Err(e) => {
+                eprintln!("error: {e}\n");
+                bad += 1;
+            }
+        }
+    }
+    if bad > 0 {
+        Err(Fail::Input(format!("{bad} of {} scenario files are invalid", a.files.len())))
+    } else {
+        Ok(())
+    }
+}
+
+/// Wraps text at word boundaries to lines of at most `width` characters
+/// (longer words stay whole).
+pub fn wrap(text: &str, width: usize) -> String {
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    for w in text.split_whitespace() {
+        if !cur.is_empty() && cur.chars().count() + 1 + w.chars().count() > width {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(w);
+    }
+    if !cur.is_empty() {
+        lines.push(cur);
+    }
+    lines.join("\n")
+}
+
+/// Indents every line of a (possibly multi-line) text.
+fn indent(text: &str, by: &str) -> String {
+    text.lines().map(|l| format!("{by}{l}")).collect::<Vec<_>>().join("\n")
+}
+
+pub fn list_text(what: Option<ListWhat>) -> String {
+    let all = what.is_none();
+    let mut out = String::new();
+    if all || what == Some(ListWhat::Schemes) {
+        out.push_str("Schemes (name; parameters go in the scenario's [scheme.NAME] table):\n");
+        for s in registry::schemes() {
+            out.push_str(&format!("\n  {} - {}\n", s.name, s.summary));
+            if s.params.is_empty() {
+                out.push_str("      (no parameters)\n");
+                continue;
+            }
+            let mut t = Table::new(&["parameter", "default", "meaning"]);
+            for p in &s.params {
+                t.row(vec![p.name.clone(), p.default.clone(), p.doc.clone()]);
+            }
+            // Left-align all columns for text: render, then indent.
+            out.push_str(&indent(&render_left(&t), "      "));
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    if all || what == Some(ListWhat::Topologies) {
+        out.push_str("Topologies ([topology] kind = ...):\n");
+        for (k, d) in registry::topologies() {
+            out.push_str(&format!("\n  {k}\n{}\n", indent(&wrap(&d, 88), "      ")));
+        }
+        out.push('\n');
+    }
+    if all || what == Some(ListWhat::Workloads) {
+        out.push_str("Workloads ([[workload]] kind = ...):\n");
+        for (k, d) in registry::workloads() {
+            out.push_str(&format!("\n  {k}\n{}\n", indent(&wrap(&d, 88), "      ")));
+        }
+        out.push('\n');
+    }
+    if all || what == Some(ListWhat::Cdfs) {
+        out.push_str("Built-in flow-size distributions (poisson workload `cdf = NAME`; a file path also works):\n\n");
+        let mut t = Table::new(&["name", "points", "mean size"]);
+        for (n, pts, mean) in registry::cdfs() {
+            t.row(vec![n, pts.to_string(), format!("{} ({:.0} B)", scenario::human_bytes(mean), mean)]);
+        }
+        out.push_str(&indent(&t.render(), "  "));
+        out.push('\n');
+    }
+    out
+}
+
+/// A table with every column left-aligned (for text columns).
+fn render_left(t: &Table) -> String {
+    let ncol = t.header.len();
+    let mut w = vec![0; ncol];
+    for r in std::iter::once(&t.header).chain(&t.rows) {
+        for (i, c) in r.iter().enumerate().take(ncol) {
+            w[i] = w[i].max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for r in std::iter::once(&t.header).chain(&t.rows) {
+        let mut line = String::new();
+        for (i, c) in r.iter().enumerate().take(ncol) {
+            line.push_str(c);
+            if i + 1 < ncol {
+                line.push_str(&" ".repeat(w[i] - c.chars().count() + 2));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+pub fn list(a: &ListArgs) -> Result<(), Fail> {
+    print!("{}", list_text(a.what));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn left_aligned_table_and_indent() {
+        let mut t = Table::new(&["a", "bb"]);
+        t.row(vec!["long".into(), "x".into()]);
+        assert_eq!(render_left(&t), "a     bb\nlong  x\n");
+        assert_eq!(indent("x\ny", "  "), "  x\n  y");
+        assert_eq!(wrap("aa bb cc dd", 5), "aa bb\ncc dd");
+        assert_eq!(wrap("a verylongword b", 4), "a\nverylongword\nb");
+        assert_eq!(wrap("  ", 4), "");
+    }
+
+    #[test]
+    fn list_mentions_every_registry_entry() {
+        let text = list_text(None);
+        for s in registry::scheme_names() {
+            assert!(text.contains(&format!("\n  {s} - ")), "scheme {s} missing");
+        }
+        for (k, _) in registry::topologies() {
+            assert!(text.contains(&format!("\n  {k}\n")), "topology {k} missing");
+        }
+        for (k, _) in registry::workloads() {
+            assert!(text.contains(&format!("\n  {k}\n")), "workload {k} missing");
+        }
+        let cdfs = list_text(Some(ListWhat::Cdfs));
+        assert!(cdfs.contains("websearch"));
+        assert!(!cdfs.contains("Schemes"));
+        // websearch: 12 points, mean about 1.6 MB
+        let line = cdfs.lines().find(|l| l.trim_start().starts_with("websearch")).unwrap();
+        assert!(line.contains(" 12 "), "{line}");
+        assert!(line.contains("MB"), "{line}");
+    }
+}

@@ -1,0 +1,259 @@
+//! End-to-end tests of the `ccsim` binary: every command on the shipped
+//! scenarios, the result directories it writes, and its exit status and
+//! messages on bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+fn ccsim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ccsim")).args(args).current_dir(repo()).output().expect("cannot start ccsim")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Asserts success and returns stdout.
+fn ok(args: &[&str]) -> String {
+    let o = ccsim(args);
+    assert!(
+        o.status.success(),
+        "ccsim {args:?} failed with {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status,
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    text(&o.stdout)
+}
+
+struct Tmp(PathBuf);
+static N: AtomicU64 = AtomicU64::new(0);
+impl Tmp {
+    fn new(tag: &str) -> Tmp {
+        let p = std::env::temp_dir().join(format!("ccsim-e2e-{tag}-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        Tmp(p)
+    }
+    fn s(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+impl Drop for Tmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    let t = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&t).unwrap()
+}
+
+fn csv_rows(path: &Path) -> Vec<Vec<String>> {
+    let t = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    t.lines().map(|l| l.split(',').map(String::from).collect()).collect()
+}
+
+#[test]
+fn validate_every_shipped_scenario() {
+    let out = ok(&[
+        "validate",
+        "scenarios/dumbbell-2flows.toml",
+        "scenarios/incast-16to1.toml",
+        "scenarios/fat320-websearch-30.toml",
+        "scenarios/quickstart.toml",
+    ]);
+    assert_eq!(out.matches("ok: ").count(), 4, "{out}");
+    assert!(out.contains("320 hosts, 56 switches, 480 links"), "{out}");
+    assert!(out.contains("16 flows"), "{out}");
+}
+
+#[test]
+fn bad_input_exits_2_with_the_file_and_key() {
+    let t = Tmp::new("bad");
+    let f = t.0.join("typo.toml");
+    std::fs::write(
+        &f,
+        "[topology]\nkind = \"star\"\nhosts = 4\nrate = \"100Gbps\"\ndelai = \"1us\"\n[[workload]]\nkind = \"flows\"\nflows = [{ src = 0, dst = 1, size = 1000 }]\n",
+    )
+    .unwrap();
+    let o = ccsim(&["validate", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(err.contains("typo.toml") && err.contains("topology.delai") && err.contains("line 5"), "{err}");
+
+    let o = ccsim(&["run", "scenarios/dumbbell-2flows.toml", "--scheme", "cubic", "--out", t.s()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("unknown scheme 'cubic'"), "{}", text(&o.stderr));
+
+    let o = ccsim(&["run", "scenarios/no-such-file.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("no-such-file.toml"), "{}", text(&o.stderr));
+
+    let o = ccsim(&["run", "scenarios/quickstart.toml", "--stop", "12"]);
+    assert_eq!(o.status.code(), Some(2));
+    // Nothing was written for failed input.
+    assert_eq!(std::fs::read_dir(&t.0).unwrap().count(), 1);
+}
+
+#[test]
+fn list_shows_registries() {
+    let out = ok(&["list"]);
+    for w in ["dcqcn", "hpcc", "none", "rate_ai", "fat_tree3", "leaf_spine", "poisson", "incast", "websearch", "hadoop"] {
+        assert!(out.contains(w), "missing {w}:\n{out}");
+    }
+    let cdfs = ok(&["list", "cdfs"]);
+    assert!(cdfs.contains("websearch") && !cdfs.contains("Schemes"), "{cdfs}");
+}
+
+#[test]
+fn run_writes_a_complete_result_and_never_overwrites() {
+    let t = Tmp::new("run");
+    let out = ok(&["run", "scenarios/dumbbell-2flows.toml", "--out", t.s(), "--quiet"]);
+    assert!(out.contains("slowdown p99"), "{out}");
+    assert!(out.contains("dcqcn"), "{out}");
+    let dir = t.0.join("dumbbell-2flows/dcqcn");
+    for f in [
+        "flows.csv",
+        "ports.csv",
+        "queues.csv",
+        "utilization.csv",
+        "flow_traces.csv",
+        "summary.json",
+        "scenario.toml",
+        "slowdown.svg",
+        "queues.svg",
+        "rates.svg",
+    ] {
+        assert!(dir.join(f).is_file(), "missing {f}");
+    }
+    let flows = csv_rows(&dir.join("flows.csv"));
+    assert_eq!(flows[0].join(","), "id,src,dst,size,start_us,fct_us,ideal_fct_us,slowdown,retransmits");
+    assert_eq!(flows.len(), 3);
+    assert_eq!(flows[1][3], "10000000");
+    assert_eq!(flows[2][4], "100");
+    for row in &flows[1..] {
+        let sd: f64 = row[7].parse().unwrap();
+        assert!(sd >= 1.0, "slowdown {sd}");
+    }
+    let s = json(&dir.join("summary.json"));
+    assert_eq!(s["scenario"], "dumbbell-2flows");
+    assert_eq!(s["scheme"], "dcqcn");
+    assert_eq!(s["seed"], 1);
+    assert_eq!(s["finished"], 2);
+    assert!(s["engine"]["events"].as_u64().unwrap() > 0);
+    assert_eq!(s["network"]["mtu"], "1KB");
+    let queue = csv_rows(&dir.join("queues.csv"));
+    assert_eq!(queue[0].join(","), "series,t_us,value");
+    assert!(queue.len() > 10);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("scenario.toml")).unwrap(),
+        std::fs::read_to_string(repo().join("scenarios/dumbbell-2flows.toml")).unwrap()
+    );
+
+    // A second run goes next to the first; --force replaces the first.
+    ok(&["run", "scenarios/dumbbell-2flows.toml", "--out", t.s(), "-q"]);
+    assert!(t.0.join("dumbbell-2flows/dcqcn-2/summary.json").is_file());
+    std::fs::write(dir.join("marker"), "old").unwrap();
+    ok(&["run", "scenarios/dumbbell-2flows.toml", "--out", t.s(), "-q", "--force"]);
+    assert!(!dir.join("marker").exists());
+    assert!(dir.join("summary.json").is_file());
+    assert!(!t.0.join("dumbbell-2flows/dcqcn-3").exists());
+    let left: Vec<String> =
+        std::fs::read_dir(t.0.join("dumbbell-2flows")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(left.len(), 2, "temporary directories left behind: {left:?}");
+
+    // Another scheme and seed.
+    ok(&["run", "scenarios/dumbbell-2flows.toml", "--out", t.s(), "-q", "--scheme", "hpcc", "--seed", "5"]);
+    let s = json(&t.0.join("dumbbell-2flows/hpcc/summary.json"));
+    assert_eq!(s["scheme"], "hpcc");
+    assert_eq!(s["seed"], 5);
+}
+
+#[test]
+fn stop_limits_simulated_time() {
+    let t = Tmp::new("stop");
+    // Each 10 MB flow needs at least 800 us at 100 Gbps; flow 1 starts at 100 us.
+    let out = ok(&["run", "scenarios/dumbbell-2flows.toml", "--scheme", "hpcc", "--stop", "500us", "--out", t.s(), "-q"]);
+    assert!(out.contains("(stopped)"), "{out}");
+    let s = json(&t.0.join("dumbbell-2flows/hpcc/summary.json"));
+    assert_eq!(s["truncated"], true);
+    assert_eq!(s["stop_us"], 500.0);
+    assert_eq!(s["finished"], 0);
+    assert!(s["engine"]["sim_end_us"].as_f64().unwrap() <= 500.0);
+    // Unfinished flows have empty FCT and slowdown fields.
+    let flows = csv_rows(&t.0.join("dumbbell-2flows/hpcc/flows.csv"));
+    assert_eq!(flows.len(), 3);
+    assert!(flows[1..].iter().all(|r| r[5].is_empty() && r[7].is_empty()));
+}
+
+/// The README's quick start: every scheme of quickstart.toml finishes every flow.
+#[test]
+fn quickstart_compare_finishes() {
+    let t = Tmp::new("quick");
+    let out = ok(&["compare", "scenarios/quickstart.toml", "--out", t.s(), "-q"]);
+    let dir = t.0.join("quickstart/compare-dcqcn-hpcc-none");
+    let rows = csv_rows(&dir.join("compare.csv"));
+    assert_eq!(rows.iter().skip(1).map(|r| r[0].as_str()).collect::<Vec<_>>(), vec!["dcqcn", "hpcc", "none"]);
+    for r in &rows[1..] {
+        assert_eq!(r[1], r[2], "{}: every flow finishes: {out}", r[0]);
+    }
+    assert!(dir.join("utilization.svg").is_file());
+}
+
+#[test]
+fn compare_runs_every_scheme_side_by_side() {
+    let t = Tmp::new("cmp");
+    let out = ok(&["compare", "scenarios/incast-16to1.toml", "--schemes", "dcqcn,hpcc", "--out", t.s(), "-q"]);
+    let header = out.lines().find(|l| l.contains("dcqcn") && l.contains("hpcc")).unwrap_or_else(|| panic!("{out}"));
+    assert!(header.find("dcqcn") < header.find("hpcc"));
+    let dir = t.0.join("incast-16to1/compare-dcqcn-hpcc");
+    let rows = csv_rows(&dir.join("compare.csv"));
+    assert_eq!(rows.len(), 3);
+    assert_eq!(rows[1][0], "dcqcn");
+    assert_eq!(rows[2][0], "hpcc");
+    assert_eq!(rows[1][2], "16");
+    let j = json(&dir.join("compare.json"));
+    assert_eq!(j["results"].as_array().unwrap().len(), 2);
+    for s in ["dcqcn", "hpcc"] {
+        let sum = json(&dir.join(s).join("summary.json"));
+        assert_eq!(sum["scheme"], s);
+        assert_eq!(sum["finished"], 16);
+        assert!(dir.join(s).join("queues.csv").is_file());
+    }
+    let svg = std::fs::read_to_string(dir.join("queues.svg")).unwrap();
+    assert!(svg.contains("dcqcn port 17:16") && svg.contains("hpcc port 17:16"), "legend lists both schemes");
+    assert!(dir.join("slowdown.svg").is_file());
+}
+
+#[test]
+fn bench_reports_measurements() {
+    let out = ok(&["bench", "--only", "small-incast", "--json", "-q"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    for r in rows {
+        assert_eq!(r["status"], "ok", "{r}");
+        assert_eq!(r["scenario"], "small-incast");
+        assert_eq!(r["flows"], 16);
+        assert_eq!(r["finished"], 16);
+        assert!(r["events"].as_u64().unwrap() > 0);
+        assert!(r["events_per_sec"].as_f64().unwrap() > 0.0);
+        if cfg!(target_os = "linux") {
+            assert!(r["peak_mib"].as_f64().unwrap() > 0.0);
+        }
+    }
+    // The text table.
+    let t = Tmp::new("bench");
+    let table = ok(&["bench", "--only", "hpcc-ref-10ms", "--shared", t.s(), "-q"]);
+    assert!(table.contains("hpcc-ref-10ms") && table.contains("skipped"), "{table}");
+    let table = ok(&["bench", "--scenario", "scenarios/dumbbell-2flows.toml", "-q"]);
+    assert!(table.contains("Mevents/s") && table.contains("dumbbell-2flows"), "{table}");
+    assert_eq!(table.matches("dumbbell-2flows").count(), 2, "one row per scheme: {table}");
+}
