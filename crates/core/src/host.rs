@@ -30,7 +30,9 @@ impl Simulator {
         self.try_send(p);
     }
 
-    /// Calls a sender hook with a fresh context and applies what it set.
+    /// Calls a sender hook with a fresh context and applies what it set. The
+    /// caller kicks the NIC afterwards (after freeing the packet that caused
+    /// the call, so the next data packet reuses its warm pool slot).
     pub(crate) fn cc_call(&mut self, f: u32, op: CcOp) {
         let now = self.now;
         let fl = &mut self.flows[f as usize];
@@ -53,11 +55,13 @@ impl Simulator {
         }
         let (rate, window, timers) = (cx.rate, cx.window, cx.timers);
         self.apply_sender(f, rate, window, timers);
-        if !matches!(op, CcOp::Start) {
-            let hi = self.node_index[self.flows[f as usize].view.src as usize] as usize;
-            let p = self.hosts[hi].port;
-            self.try_send(p);
-        }
+    }
+
+    /// Lets the sender NIC of flow `f` look for something to send.
+    pub(crate) fn kick_sender(&mut self, f: u32) {
+        let hi = self.node_index[self.flows[f as usize].view.src as usize] as usize;
+        let p = self.hosts[hi].port;
+        self.try_send(p);
     }
 
     /// Applies what a sender hook set: rate (clamped, re-pacing the current
@@ -199,20 +203,27 @@ impl Simulator {
         let kind = self.pool.get(h).kind;
         match kind {
             PktKind::Pause | PktKind::Resume => self.pfc_frame_arrived(port, h),
-            PktKind::Data => {
-                self.receive_data(port, h);
-                self.pool.free(h);
-            }
+            PktKind::Data => self.receive_data(port, h),
             PktKind::Ack | PktKind::Nack => {
-                self.receive_ack(h);
+                let f = self.pool.get(h).flow;
+                let complete = self.receive_ack(h);
                 self.pool.free(h);
+                if complete {
+                    self.complete(f);
+                } else {
+                    self.kick_sender(f);
+                }
             }
             PktKind::Cnp | PktKind::Ctrl => {
                 let f = self.pool.get(h).flow;
-                if (f as usize) < self.flows.len() && !self.flows[f as usize].done {
+                let live = (f as usize) < self.flows.len() && !self.flows[f as usize].done;
+                if live {
                     self.cc_call(f, CcOp::Control(h));
                 }
                 self.pool.free(h);
+                if live {
+                    self.kick_sender(f);
+                }
             }
         }
     }
@@ -274,30 +285,29 @@ impl Simulator {
             let ch = self.pool.alloc(c);
             self.queue_ctrl(port, ch);
         }
-        if let Some(kind) = reply {
-            let fl = &mut self.flows[f];
-            let data = self.pool.get(h);
-            let mut ack = Packet {
-                kind,
-                class: if self.net.ack_high_priority { 0 } else { fl.class },
-                flow: f as u32,
-                src: fl.view.dst,
-                dst: fl.view.src,
-                size: self.net.ack_size.0 as u32,
-                seq: fl.rcv_nxt,
-                ts: data.ts,
-                ecn_echo: data.ce,
-                hash: fl.hash.wrapping_add(1),
-                ..Default::default()
-            };
-            let n = data.n_int as usize;
-            ack.n_int = data.n_int;
-            ack.int[..n].copy_from_slice(&data.int[..n]);
-            ack.aux = data.aux;
-            let rcx = ReceiverCx { now, flow: &fl.view, host_active_flows: self.hosts[hi].rx_active, send_cnp: false };
-            fl.rx.fill_ack(&rcx, data, &mut ack);
-            let ah = self.pool.alloc(ack);
-            self.queue_ctrl(port, ah);
+        match reply {
+            None => self.pool.free(h),
+            Some(kind) => {
+                // The ACK takes over the data packet's pool slot (warm in cache):
+                // its INT records, timestamp and scheme fields stay in place.
+                let fl = &mut self.flows[f];
+                let data = self.pool.get(h).clone();
+                let ack = self.pool.get_mut(h);
+                ack.kind = kind;
+                ack.class = if self.net.ack_high_priority { 0 } else { fl.class };
+                ack.src = fl.view.dst;
+                ack.dst = fl.view.src;
+                ack.size = self.net.ack_size.0 as u32;
+                ack.payload = 0;
+                ack.seq = fl.rcv_nxt;
+                ack.ecn_echo = data.ce;
+                ack.ce = false;
+                ack.hops = 0;
+                ack.hash = fl.hash.wrapping_add(1);
+                let rcx = ReceiverCx { now, flow: &fl.view, host_active_flows: self.hosts[hi].rx_active, send_cnp: false };
+                fl.rx.fill_ack(&rcx, &data, ack);
+                self.queue_ctrl(port, h);
+            }
         }
     }
 
@@ -310,13 +320,14 @@ impl Simulator {
         self.try_send(port);
     }
 
-    fn receive_ack(&mut self, h: u32) {
+    /// Handles an ACK/NACK; true when it completes the flow.
+    fn receive_ack(&mut self, h: u32) -> bool {
         let now = self.now;
         let pkt = self.pool.get(h);
         let f = pkt.flow;
         let fl = &mut self.flows[f as usize];
         if fl.done {
-            return;
+            return false;
         }
         let seq = pkt.seq;
         let nack = pkt.kind == PktKind::Nack;
@@ -332,9 +343,7 @@ impl Simulator {
         }
         let complete = fl.snd_una >= fl.view.size;
         self.cc_call(f, if nack { CcOp::Nack(h) } else { CcOp::Ack(h) });
-        if complete {
-            self.complete(f);
-        }
+        complete
     }
 
     fn complete(&mut self, f: u32) {
@@ -368,6 +377,7 @@ impl Simulator {
                 fl.snd_nxt = fl.snd_una;
                 fl.last_progress = now;
                 self.cc_call(f, CcOp::Timeout);
+                self.kick_sender(f);
             } else {
                 self.flows[f as usize].last_progress = now;
             }

@@ -42,7 +42,10 @@ pub struct IntHop {
     pub rate_bps: u64,
 }
 
+/// Field order is fixed (`repr(C)`) so that everything the fabric reads at
+/// every hop sits in the first 64-byte cache line; INT records come last.
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct Packet {
     pub kind: PktKind,
     /// Scheme-defined subtype for `Ctrl` packets.
@@ -66,6 +69,10 @@ pub struct Packet {
     pub size: u32,
     /// Payload bytes (data packets).
     pub payload: u32,
+    /// Global id of the port the packet entered the current switch by (set by the core).
+    pub ingress: u32,
+    /// Entropy for ECMP (per flow; per packet under spraying).
+    pub hash: u64,
     /// Data: offset of the first payload byte. Ack/Nack: next byte expected.
     pub seq: u64,
     /// Data: time the sender put it on the wire. Ack: echo of that time.
@@ -75,10 +82,6 @@ pub struct Packet {
     pub aux: [u64; 4],
     /// In-band network telemetry records.
     pub int: [IntHop; MAX_INT_HOPS],
-    /// Entropy for ECMP (per flow; per packet under spraying).
-    pub hash: u64,
-    /// Global id of the port the packet entered the current switch by (set by the core).
-    pub ingress: u32,
 }
 
 impl Packet {

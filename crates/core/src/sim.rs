@@ -486,7 +486,9 @@ impl Simulator {
                 path_len: 0,
             });
         }
-        let mut events = EventQueue::default();
+        // the wheel covers the longest packet time + propagation of any link, with margin
+        let horizon = ports.iter().map(|p| p.delay + ser_time(pkt_size, p.rate)).max().unwrap_or(0) * 5 / 4;
+        let mut events = EventQueue::with_horizon(horizon);
         for (i, f) in flows.iter().enumerate() {
             events.push(f.start, Ev::FlowStart { flow: i as u32 });
         }
@@ -601,6 +603,7 @@ impl Simulator {
                 Ev::Timer { flow, slot, gen } => {
                     if self.flows[flow as usize].timer_gen[slot as usize] == gen && !self.flows[flow as usize].done {
                         self.cc_call(flow, CcOp::Timer(slot as usize));
+                        self.kick_sender(flow);
                     }
                 }
                 Ev::Rto { flow } => self.rto_check(flow),
