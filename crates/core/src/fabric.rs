@@ -297,7 +297,6 @@ impl Simulator {
                 let s = self.stats[port as usize];
                 self.pool.get_mut(h).push_int(IntHop { ts: now, tx_bytes: s.tx_bytes, qlen: s.qlen, rate_bps: s.rate_bps });
             }
-            self.ports[port as usize].tx_data_bytes += self.pool.get(h).payload as u64;
         }
         let sw = &mut self.switches[si];
         let (a, b) = (sw.port_start as usize, sw.port_end as usize);

@@ -761,8 +761,11 @@ impl Simulator {
     /// queued, so a `TxDone` is scheduled for the end of this transmission.
     pub(crate) fn transmit(&mut self, port: u32, h: u32, more: bool) {
         let now = self.now;
-        let size = self.pool.get(h).size as u64;
+        let pkt = self.pool.get(h);
+        let size = pkt.size as u64;
+        let payload = pkt.payload as u64;
         let p = &mut self.ports[port as usize];
+        p.tx_data_bytes += payload;
         let end = now + ser_time(size, p.rate);
         p.busy_until = end;
         let arrive = end + p.delay + if p.peer_is_switch { self.net.switch_delay.0 } else { 0 };

@@ -49,9 +49,12 @@ fn bytes_are_conserved_and_every_packet_is_freed() {
     let down = r.ports.iter().find(|p| p.port == PortRef { node: 8, peer: 7 }).unwrap();
     let total: u64 = flows.iter().map(|f| f.size).sum();
     assert_eq!(down.tx_data_bytes, total);
-    // sum of payload sent by the senders equals what the switch forwarded
+    // what the senders put on the wire is what the switch forwarded
     let sent: u64 = r.ports.iter().filter(|p| p.port.node < 7).map(|p| p.tx_data_bytes).sum();
-    assert_eq!(sent, 0, "host ports do not count payload (only switch egresses do)");
+    assert_eq!(sent, total);
+    // ACKs carry no payload
+    let acks: u64 = r.ports.iter().filter(|p| p.port.node == 7 || p.port.peer == 7 && p.port.node != 8).map(|p| p.tx_data_bytes).sum();
+    assert_eq!(acks, 0);
     let host_tx: u64 = r.ports.iter().filter(|p| p.port.node < 7).map(|p| p.tx_bytes).sum();
     let wire: u64 = flows.iter().map(|f| f.size + f.size.div_ceil(1000) * 48).sum();
     assert_eq!(host_tx, wire);
@@ -192,4 +195,24 @@ fn bad_inputs_are_refused_with_clear_errors() {
     opts.trace = TraceConfig { interval: US, queue_ports: vec![PortRef { node: 0, peer: 1 }], ..Default::default() };
     let e = run(&topo, &net, &[flow(0, 0, 1, 10, 0)], &line_rate(), &opts, None).unwrap_err();
     assert!(e.contains("no link between node 0 and node 1"), "{e}");
+}
+
+#[test]
+fn utilization_never_exceeds_capacity() {
+    let topo = leaf_spine(8, 2, G100, US);
+    let net = NetConfig::default();
+    let flows: Vec<_> = (0..16).map(|i| flow(i, i, (i + 8) % 16, 2_000_000, (i as u64 % 4) * 2 * US)).collect();
+    let ports: Vec<PortRef> = (16..18).flat_map(|l| (0..2).map(move |s| PortRef { node: l, peer: 18 + s })).collect();
+    let mut opts = SimOptions::default();
+    opts.trace = TraceConfig { interval: 2 * US, util_ports: ports.clone(), ..Default::default() };
+    let r = run(&topo, &net, &flows, &line_rate(), &opts, None).unwrap();
+    let mut busiest: f64 = 0.0;
+    for s in &r.utilization {
+        for &u in &s.v {
+            // one interval may include at most one packet started in the previous one
+            assert!(u <= 1.0 + 1048.0 / (100e9 / 8.0 * 2e-6), "utilization {u} on {}", s.name);
+            busiest = busiest.max(u);
+        }
+    }
+    assert!(busiest > 0.9, "the uplinks should be saturated at times: {busiest}");
 }
