@@ -256,7 +256,7 @@ impl Simulator {
                 fl.rx_done = true;
                 self.hosts[hi].rx_active -= 1;
             }
-            if fl.ack_count % self.net.ack_every == 0 || last || ce {
+            if fl.ack_count.is_multiple_of(self.net.ack_every) || last || ce {
                 reply = Some(PktKind::Ack);
             }
         } else if seq > fl.rcv_nxt {

@@ -88,11 +88,11 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
 pub fn fmt_dur(t: Time) -> String {
     if t == 0 {
         "0us".into()
-    } else if t % crate::time::MS == 0 {
+    } else if t.is_multiple_of(crate::time::MS) {
         format!("{}ms", t / crate::time::MS)
-    } else if t % crate::time::US == 0 {
+    } else if t.is_multiple_of(crate::time::US) {
         format!("{}us", t / crate::time::US)
-    } else if t % crate::time::NS == 0 {
+    } else if t.is_multiple_of(crate::time::NS) {
         format!("{}ns", t / crate::time::NS)
     } else {
         format!("{}ps", t)
@@ -100,9 +100,9 @@ pub fn fmt_dur(t: Time) -> String {
 }
 
 pub fn fmt_rate(r: u64) -> String {
-    if r % 1_000_000_000 == 0 {
+    if r.is_multiple_of(1_000_000_000) {
         format!("{}Gbps", r / 1_000_000_000)
-    } else if r % 1_000_000 == 0 {
+    } else if r.is_multiple_of(1_000_000) {
         format!("{}Mbps", r / 1_000_000)
     } else {
         format!("{}bps", r)
@@ -110,9 +110,9 @@ pub fn fmt_rate(r: u64) -> String {
 }
 
 pub fn fmt_bytes(b: u64) -> String {
-    if b != 0 && b % 1_000_000 == 0 {
+    if b != 0 && b.is_multiple_of(1_000_000) {
         format!("{}MB", b / 1_000_000)
-    } else if b != 0 && b % 1000 == 0 {
+    } else if b != 0 && b.is_multiple_of(1000) {
         format!("{}KB", b / 1000)
     } else {
         format!("{}B", b)

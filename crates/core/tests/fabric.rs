@@ -1,4 +1,5 @@
 //! Physical invariants of the fabric and transport, with a fixed-rate test scheme.
+#![allow(clippy::field_reassign_with_default)]
 
 mod common;
 use ccsim_core::config::NetConfig;

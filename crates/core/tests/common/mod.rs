@@ -53,7 +53,7 @@ pub fn star(n: u32, rate: u64, delay: Time) -> Topology {
 pub fn leaf_spine(per_leaf: u32, spines: u32, rate: u64, delay: Time) -> Topology {
     let nh = 2 * per_leaf;
     let mut nodes = vec![NodeKind::Host; nh as usize];
-    nodes.extend(std::iter::repeat(NodeKind::Switch).take(2 + spines as usize));
+    nodes.extend(std::iter::repeat_n(NodeKind::Switch, 2 + spines as usize));
     let mut links = Vec::new();
     for h in 0..nh {
         links.push(LinkSpec { a: h, b: nh + h / per_leaf, rate_bps: rate, delay });
