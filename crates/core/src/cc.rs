@@ -138,6 +138,10 @@ pub struct PortStat {
     pub qlen: u64,
     /// Bytes ever transmitted on this egress.
     pub tx_bytes: u64,
+    /// Classes of this egress currently paused by the peer's PFC (bit c = class c).
+    pub paused: u8,
+    /// PAUSE frames received on this port so far (a change means "paused since").
+    pub pauses: u64,
 }
 
 /// What a switch hook sees and can do.
@@ -163,12 +167,16 @@ pub trait SwitchCc {
 }
 
 /// What a scheme needs from the network.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Requirements {
     /// Switches push INT records onto data packets at egress (HPCC, PowerTCP).
     pub int_on_data: bool,
     /// ACK/CNP/control traffic must retrace the data path (FNCC).
     pub symmetric_paths: bool,
+    /// ECN marking that is part of the scheme itself (DCTCP's step marking at K;
+    /// `mode = off` for a scheme that marks in its switch hook, e.g. PCN's NP-ECN).
+    /// When set it replaces `network.ecn` for the run.
+    pub ecn: Option<crate::config::EcnConfig>,
 }
 
 /// A congestion-control scheme: a factory for its three parts.

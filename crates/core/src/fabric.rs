@@ -224,17 +224,21 @@ impl Simulator {
         self.pool.free(h);
         let now = self.now;
         let p = &mut self.ports[port as usize];
+        let st = &mut self.stats[port as usize];
         match kind {
             PktKind::Pause => {
+                st.pauses += 1;
                 if p.paused & (1 << c) == 0 {
                     p.paused |= 1 << c;
                     p.paused_since[c] = now;
                 }
+                st.paused = p.paused;
             }
             _ => {
                 if p.paused & (1 << c) != 0 {
                     p.paused &= !(1 << c);
                     p.paused_time += now - p.paused_since[c];
+                    st.paused = p.paused;
                     self.try_send(port);
                 }
             }

@@ -230,6 +230,13 @@ impl Simulator {
             )
             .to_lowercase());
         }
+        // a scheme's own ECN marking replaces the network's
+        let mut net = net.clone();
+        if let Some(e) = &req.ecn {
+            net.ecn = e.clone();
+            net.validate().map_err(|e| format!("scheme '{}' ECN settings: {e}", scheme.name()))?;
+        }
+        let net = &net;
         let n = topo.nodes.len();
         // ports: per node, in link order
         let mut node_ports: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
@@ -319,7 +326,7 @@ impl Simulator {
                 ecn_marked: 0,
                 max_qlen: 0,
             });
-            stats[p as usize] = PortStat { peer, rate_bps: l.rate_bps, delay: l.delay, qlen: 0, tx_bytes: 0 };
+            stats[p as usize] = PortStat { peer, rate_bps: l.rate_bps, delay: l.delay, ..Default::default() };
         }
         let routing = Routing::build(topo, &node_ports);
         let mut rng = Rng::derive(opts.seed, 0xCC51);

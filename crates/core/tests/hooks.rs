@@ -116,3 +116,33 @@ fn switch_feedback_reaches_the_sender_within_an_rtt_and_receiver_fields_arrive()
     let maxq = r.queues[0].v.iter().cloned().fold(0.0, f64::max);
     assert!(maxq < 400_000.0, "max queue {maxq}");
 }
+
+/// A scheme that brings its own ECN marking (DCTCP-style step at K).
+struct StepEcn(Option<ccsim_core::config::EcnConfig>);
+impl Scheme for StepEcn {
+    fn name(&self) -> &str {
+        "step"
+    }
+    fn requirements(&self) -> ccsim_core::cc::Requirements {
+        ccsim_core::cc::Requirements { ecn: self.0.clone(), ..Default::default() }
+    }
+    fn sender(&self, f: &FlowView) -> Box<dyn SenderCc> {
+        Fixed { rate_frac: 1.0, window_bdps: 1.0 }.sender(f)
+    }
+}
+
+#[test]
+fn a_scheme_can_bring_its_own_ecn_marking() {
+    use ccsim_core::config::{EcnConfig, EcnMode};
+    use ccsim_core::units::Bytes;
+    let topo = star(5, G100, US);
+    let flows: Vec<_> = (0..4).map(|i| flow(i, i, 4, 1_000_000, 0)).collect();
+    let marks = |s: &StepEcn| {
+        let r = run(&topo, &NetConfig::default(), &flows, s, &SimOptions::default(), None).unwrap();
+        r.ports.iter().find(|p| p.port == PortRef { node: 5, peer: 4 }).unwrap().ecn_marked
+    };
+    // 4 windows of one BDP keep the queue under the default RED Kmin (400 KB at 100G)
+    assert_eq!(marks(&StepEcn(None)), 0);
+    let step = EcnConfig { mode: EcnMode::Step, kmin: Bytes(20_000), scale_per_25g: false, ..Default::default() };
+    assert!(marks(&StepEcn(Some(step))) > 100);
+}
