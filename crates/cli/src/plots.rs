@@ -132,7 +132,41 @@ pub fn rate_chart(runs: &[(String, &RunResult)]) -> Chart {
     )
 }
 
-/// Writes slowdown.svg, and queues.svg / utilization.svg / rates.svg when any run traced them.
+/// Per-flow throughput (acked payload per sampling interval), the
+/// convergence plot for window-based schemes whose pacing rate says little.
+pub fn throughput(tr: &ccsim_core::results::FlowTrace) -> (Vec<Time>, Vec<f64>) {
+    let mut t = Vec::new();
+    let mut v = Vec::new();
+    for i in 1..tr.t.len() {
+        let dt = tr.t[i] - tr.t[i - 1];
+        if dt > 0 {
+            t.push(tr.t[i]);
+            v.push((tr.acked[i] - tr.acked[i - 1]) * 8.0 / (dt as f64 / 1e12));
+        }
+    }
+    (t, v)
+}
+
+pub fn throughput_chart(runs: &[(String, &RunResult)]) -> Chart {
+    time_chart(
+        runs,
+        "Flow throughput (acknowledged payload)",
+        "throughput (Gbps)",
+        |r| {
+            r.flow_traces
+                .iter()
+                .map(|f| {
+                    let (t, v) = throughput(f);
+                    (format!("flow {}", f.flow), t, v)
+                })
+                .collect()
+        },
+        1e-9,
+    )
+}
+
+/// Writes slowdown.svg, and queues.svg / utilization.svg / rates.svg /
+/// throughput.svg when any run traced them.
 pub fn write_all(dir: &Path, runs: &[(String, &RunResult)]) -> io::Result<()> {
     std::fs::write(dir.join("slowdown.svg"), slowdown_chart(runs).render())?;
     if runs.iter().any(|(_, r)| !r.queues.is_empty()) {
@@ -143,6 +177,7 @@ pub fn write_all(dir: &Path, runs: &[(String, &RunResult)]) -> io::Result<()> {
     }
     if runs.iter().any(|(_, r)| !r.flow_traces.is_empty()) {
         std::fs::write(dir.join("rates.svg"), rate_chart(runs).render())?;
+        std::fs::write(dir.join("throughput.svg"), throughput_chart(runs).render())?;
     }
     Ok(())
 }
@@ -188,6 +223,19 @@ mod tests {
     }
 
     #[test]
+    fn throughput_is_the_slope_of_acked_bytes() {
+        let tr = ccsim_core::results::FlowTrace {
+            flow: 0,
+            t: vec![0, 10_000_000, 20_000_000, 30_000_000],
+            acked: vec![0.0, 125_000.0, 187_500.0, 187_500.0],
+            ..Default::default()
+        };
+        let (t, v) = throughput(&tr);
+        assert_eq!(t, vec![10_000_000, 20_000_000, 30_000_000]);
+        assert_eq!(v, vec![100e9, 50e9, 0.0]);
+    }
+
+    #[test]
     fn slowdown_chart_has_three_percentiles_per_scheme() {
         let a = sample_result(0.5);
         let b = sample_result(2.0);
@@ -214,7 +262,7 @@ mod tests {
         assert_eq!(r.series[0].points[1], (10.0, 50.0));
         let t = crate::testutil::TempDir::new("plots");
         write_all(t.path(), &[("hpcc".into(), &a)]).unwrap();
-        for f in ["slowdown.svg", "queues.svg", "rates.svg"] {
+        for f in ["slowdown.svg", "queues.svg", "rates.svg", "throughput.svg"] {
             let text = std::fs::read_to_string(t.path().join(f)).unwrap();
             check_well_formed(&text).unwrap();
         }
