@@ -232,7 +232,9 @@ mod tests {
         };
         let (t, v) = throughput(&tr);
         assert_eq!(t, vec![10_000_000, 20_000_000, 30_000_000]);
-        assert_eq!(v, vec![100e9, 50e9, 0.0]);
+        for (got, want) in v.iter().zip([100e9, 50e9, 0.0]) {
+            assert!((got - want).abs() < 1.0, "{got} vs {want}");
+        }
     }
 
     #[test]
