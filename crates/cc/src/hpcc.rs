@@ -56,6 +56,13 @@ pub struct HpccConfig {
     /// simulator's README example at 100 Gbps, `run.py --cc hp --bw 100 --hpai 50`,
     /// and the reference runs in bench/README.md; without --hpai, `run.py` uses
     /// 10 Mb/s x bw/25G = 40 Mb/s at 100G).
+    /// W_AI is what pulls flows to equal shares. The HPCC paper sizes it by the
+    /// expected number N of concurrent flows on a link, W_AI = W_init (1 - eta) / N,
+    /// i.e. rate_ai = (1 - eta) x B / N: 1.25 Gbps for 4 flows at 100G; 50 Mbps is
+    /// that rule for N of about 100, and leaves 4 long flows at 100G unequal
+    /// (~29 vs ~20 Gbps for 100 ms): each flow reads the queue at its own packets,
+    /// which only other flows' packets queue behind, so a flow with a larger share
+    /// sees a smaller queue and a smaller U (tests/network.rs).
     pub rate_ai: Rate,
     /// Lowest rate. Default 100Mbps (`rdma-hw.cc` MinRate attribute default).
     /// The HPCC simulator's reference runs set MIN_RATE 1000Mb/s (`run.py`).
