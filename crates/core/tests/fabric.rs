@@ -217,3 +217,23 @@ fn utilization_never_exceeds_capacity() {
     }
     assert!(busiest > 0.9, "the uplinks should be saturated at times: {busiest}");
 }
+
+#[test]
+fn strict_priority_data_classes() {
+    // two flows into one host: prio 0 (class 1) is served before prio 1 (class 2)
+    let topo = star(3, G100, US);
+    let mut net = NetConfig::default();
+    net.data_classes = 2;
+    let mut flows = vec![flow(0, 0, 2, 2_000_000, 0), flow(1, 1, 2, 2_000_000, 0)];
+    flows[1].prio = 1;
+    let r = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap();
+    let (hi, lo) = (r.flows[0].fct.unwrap(), r.flows[1].fct.unwrap());
+    // the high-priority flow runs as if alone (within 5%); the low one waits for it
+    assert!(hi < r.flows[0].ideal_fct * 105 / 100, "high-priority fct {hi} vs ideal {}", r.flows[0].ideal_fct);
+    assert!(lo > 2 * r.flows[1].ideal_fct * 9 / 10, "low-priority fct {lo} should be ~2x ideal");
+    assert_eq!(r.drops, 0);
+    // a flow naming a class the network does not have is refused
+    net.data_classes = 1;
+    let e = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap_err();
+    assert!(e.contains("prio 1") && e.contains("data_classes"), "{e}");
+}
