@@ -46,12 +46,20 @@
 //!   notification are this module's reading of the paper's RP algorithm; without
 //!   the reset w would stay at w_max after the first few increases.]
 //!
+//! Consequences of this law, checked in `tests/pcn.rs`: flows start at line
+//! rate and get no report during their first interval, so a joint start builds
+//! a queue of about (N - 1) x C x 50 us; after the first congested report the
+//! rates sum to C (1 - w_min) and that queue drains at C x w_min (~98 KB/ms at
+//! 100G), after which it hovers just above `mark_threshold`. A congested report
+//! keeps the ratio of the rates (each flow gets its own receive rate), so
+//! fairness comes from the non-congested increases towards C.
+//!
 //! `probe()` returns w.
 
 use crate::registry::SchemeConfig;
 use ccsim_core::cc::{
-    FlowView, PortStat, ReceiverCc, ReceiverCx, Requirements, Scheme, SenderCc, SenderCx,
-    SwitchCc, SwitchCx,
+    FlowView, PortStat, ReceiverCc, ReceiverCx, Requirements, Scheme, SenderCc, SenderCx, SwitchCc,
+    SwitchCx,
 };
 use ccsim_core::config::{EcnConfig, EcnMode};
 use ccsim_core::packet::{Packet, PktKind};
@@ -83,9 +91,9 @@ pub struct PcnConfig {
     /// classes, the departing packet excluded) is above this and the port was
     /// not paused while the packet waited; the same value at every port.
     /// Default 5KB [unverified: the paper's threshold could not be read here;
-    /// 5 KB is the step-marking Kmin = Kmax = 5 KB of the DCQCN paper's
-    /// (Zhu et al. SIGCOMM'15) recommended configuration, a few packets, so that
-    /// only a standing queue at an unpaused port counts as congestion].
+    /// 5 KB is Kmin of the DCQCN paper's (Zhu et al. SIGCOMM'15) ECN settings,
+    /// a few packets, so that only a standing queue at an unpaused port counts
+    /// as congestion].
     pub mark_threshold: Bytes,
     /// NP: notification interval per flow. Default 50us (PCN paper, spec
     /// ALGORITHMS.md B8; the DCQCN NP's CNP interval).
@@ -244,7 +252,9 @@ impl SwitchCc for PcnSwitch {
     }
 
     fn on_dequeue(&mut self, cx: &mut SwitchCx, _in_port: u16, out_port: u16, pkt: &mut Packet) {
-        if pkt.kind == PktKind::Data && self.should_mark(&cx.ports[out_port as usize], pkt.aux[TAG_FIELD]) {
+        if pkt.kind == PktKind::Data
+            && self.should_mark(&cx.ports[out_port as usize], pkt.aux[TAG_FIELD])
+        {
             pkt.ce = true;
             self.marked += 1;
         }
@@ -330,7 +340,11 @@ impl ReceiverCc for PcnReceiver {
     fn fill_ack(&mut self, _cx: &ReceiverCx, _data: &Packet, ack: &mut Packet) {
         match self.pending.take() {
             Some(n) => {
-                ack.aux[FB_FIELD] = if n.congested { FB_CONGESTED } else { FB_UNCONGESTED };
+                ack.aux[FB_FIELD] = if n.congested {
+                    FB_CONGESTED
+                } else {
+                    FB_UNCONGESTED
+                };
                 ack.aux[RATE_FIELD] = n.rate_bps;
                 ack.aux[MARKED_FIELD] = n.marked_ppm;
             }
@@ -383,7 +397,10 @@ impl PcnSender {
     /// Applies one notification from the NP.
     pub fn notify(&mut self, congested: bool, recv_rate: f64) {
         if congested {
-            self.rc = self.rc.min(recv_rate * (1.0 - self.w_min)).max(self.min_rate);
+            self.rc = self
+                .rc
+                .min(recv_rate * (1.0 - self.w_min))
+                .max(self.min_rate);
             self.w = self.w_min;
         } else {
             self.rc = ((1.0 - self.w) * self.rc + self.w * self.line).min(self.line);
@@ -478,11 +495,26 @@ mod tests {
     fn np_ecn_marks_a_queue_built_by_congestion() {
         let mut sw = PcnSwitch::new(5_000);
         // The same 200 KB queue, no PAUSE while the packet waited: marked.
-        assert!(through(&mut sw, &mut data(1), port(150_000, 0, 3), port(200_000, 0, 3)));
+        assert!(through(
+            &mut sw,
+            &mut data(1),
+            port(150_000, 0, 3),
+            port(200_000, 0, 3)
+        ));
         assert_eq!(sw.marked(), 1);
         // Queue at or below the threshold at dequeue: not marked.
-        assert!(!through(&mut sw, &mut data(1), port(150_000, 0, 3), port(5_000, 0, 3)));
-        assert!(through(&mut sw, &mut data(1), port(150_000, 0, 3), port(5_001, 0, 3)));
+        assert!(!through(
+            &mut sw,
+            &mut data(1),
+            port(150_000, 0, 3),
+            port(5_000, 0, 3)
+        ));
+        assert!(through(
+            &mut sw,
+            &mut data(1),
+            port(150_000, 0, 3),
+            port(5_001, 0, 3)
+        ));
         assert_eq!(sw.marked(), 2);
     }
 
@@ -491,19 +523,44 @@ mod tests {
         let mut sw = PcnSwitch::new(5_000);
         // A PAUSE arrived while the packet waited (count 3 -> 4; resumed since):
         // the 200 KB queue is PFC's doing, not this port's congestion.
-        assert!(!through(&mut sw, &mut data(1), port(150_000, 0, 3), port(200_000, 0, 4)));
+        assert!(!through(
+            &mut sw,
+            &mut data(1),
+            port(150_000, 0, 3),
+            port(200_000, 0, 4)
+        ));
         // Paused and resumed several times.
-        assert!(!through(&mut sw, &mut data(1), port(150_000, 0, 3), port(200_000, 0, 9)));
+        assert!(!through(
+            &mut sw,
+            &mut data(1),
+            port(150_000, 0, 3),
+            port(200_000, 0, 9)
+        ));
         // The port was already paused (class 1) when the packet arrived, and
         // resumed without a new PAUSE frame: still unmarked.
-        assert!(!through(&mut sw, &mut data(1), port(150_000, 0b10, 4), port(200_000, 0, 4)));
+        assert!(!through(
+            &mut sw,
+            &mut data(1),
+            port(150_000, 0b10, 4),
+            port(200_000, 0, 4)
+        ));
         assert_eq!(sw.marked(), 0);
         // A pause of another class at enqueue does not delay class 1.
-        assert!(through(&mut sw, &mut data(1), port(150_000, 0b100, 4), port(200_000, 0b100, 4)));
+        assert!(through(
+            &mut sw,
+            &mut data(1),
+            port(150_000, 0b100, 4),
+            port(200_000, 0b100, 4)
+        ));
         // A mark from an upstream switch is kept.
         let mut p = data(1);
         p.ce = true;
-        assert!(through(&mut sw, &mut p, port(150_000, 0, 3), port(200_000, 0, 4)));
+        assert!(through(
+            &mut sw,
+            &mut p,
+            port(150_000, 0, 3),
+            port(200_000, 0, 4)
+        ));
     }
 
     #[test]
@@ -514,7 +571,12 @@ mod tests {
             ..Default::default()
         };
         a.aux = [1, 2, 3, 4];
-        assert!(!through(&mut sw, &mut a, port(150_000, 0, 3), port(200_000, 0, 3)));
+        assert!(!through(
+            &mut sw,
+            &mut a,
+            port(150_000, 0, 3),
+            port(200_000, 0, 3)
+        ));
         assert_eq!(a.aux, [1, 2, 3, 4], "ACK fields untouched");
         // Port 0 (not the egress) is congested and port 1 is not: no mark.
         let mut emit = Vec::new();
@@ -591,8 +653,8 @@ mod tests {
     fn np_intervals_stay_on_their_grid_and_idle_intervals_send_nothing() {
         let mut rx = PcnReceiver::new(&PcnConfig::default());
         feed(&mut rx, 10 * US, 40 * US, 10, 10); // interval [10, 60 us)
-        // Next packet at 237 us: reports [10, 60) (10 packets over 50 us) and
-        // opens [210, 260); the idle intervals between produce no report.
+                                                 // Next packet at 237 us: reports [10, 60) (10 packets over 50 us) and
+                                                 // opens [210, 260); the idle intervals between produce no report.
         let a = feed(&mut rx, 237 * US, 1, 1, 1);
         assert_eq!(a[FB_FIELD], FB_CONGESTED);
         assert_eq!(a[RATE_FIELD], 10 * 1048 * 8 * 20_000);
@@ -709,13 +771,47 @@ mod tests {
         let ok = PcnConfig::default();
         assert!(ok.validate().is_ok());
         let bad = |c: PcnConfig| c.validate().unwrap_err().0;
-        assert_eq!(bad(PcnConfig { interval: Dur(0), ..ok.clone() }), "interval");
-        assert_eq!(bad(PcnConfig { congested_fraction: 1.0, ..ok.clone() }), "congested_fraction");
-        assert_eq!(bad(PcnConfig { w_min: 0.0, ..ok.clone() }), "w_min");
-        assert_eq!(bad(PcnConfig { w_max: 0.001, ..ok.clone() }), "w_max");
-        assert_eq!(bad(PcnConfig { min_rate: Rate(0), ..ok.clone() }), "min_rate");
+        assert_eq!(
+            bad(PcnConfig {
+                interval: Dur(0),
+                ..ok.clone()
+            }),
+            "interval"
+        );
+        assert_eq!(
+            bad(PcnConfig {
+                congested_fraction: 1.0,
+                ..ok.clone()
+            }),
+            "congested_fraction"
+        );
+        assert_eq!(
+            bad(PcnConfig {
+                w_min: 0.0,
+                ..ok.clone()
+            }),
+            "w_min"
+        );
+        assert_eq!(
+            bad(PcnConfig {
+                w_max: 0.001,
+                ..ok.clone()
+            }),
+            "w_max"
+        );
+        assert_eq!(
+            bad(PcnConfig {
+                min_rate: Rate(0),
+                ..ok.clone()
+            }),
+            "min_rate"
+        );
         let req = Pcn::new(ok).requirements();
-        assert_eq!(req.ecn.map(|e| e.mode), Some(EcnMode::Off), "the core must not mark");
+        assert_eq!(
+            req.ecn.map(|e| e.mode),
+            Some(EcnMode::Off),
+            "the core must not mark"
+        );
         assert!(!req.int_on_data);
     }
 }
