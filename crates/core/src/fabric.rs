@@ -308,7 +308,13 @@ impl Simulator {
             let mut cx = SwitchCx { now, node, ports: &self.stats[a..b], emit: &mut self.emit_buf };
             let in_local = if in_port == u32::MAX { u16::MAX } else { self.ports[in_port as usize].local };
             let out_local = self.ports[port as usize].local;
-            cc.on_dequeue(&mut cx, in_local, out_local, self.pool.get_mut(h));
+            let pkt = self.pool.get_mut(h);
+            let ce_before = pkt.ce;
+            cc.on_dequeue(&mut cx, in_local, out_local, pkt);
+            // a scheme's own marking (e.g. PCN's NP-ECN) counts like the core's
+            if pkt.ce && !ce_before && pkt.kind == PktKind::Data {
+                self.ports[port as usize].ecn_marked += 1;
+            }
         }
         let more = self.pick_class(port).is_some();
         self.transmit(port, h, more);

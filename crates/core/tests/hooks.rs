@@ -37,6 +37,12 @@ impl SwitchCc for ProbeSwitch {
             cx.emit.push(c);
         }
     }
+    fn on_dequeue(&mut self, cx: &mut SwitchCx, _in: u16, out: u16, pkt: &mut Packet) {
+        // the scheme's own ECN marking (counted in the port's ecn_marked)
+        if pkt.kind == PktKind::Data && cx.ports[out as usize].qlen > self.thresh {
+            pkt.ce = true;
+        }
+    }
 }
 struct ProbeRx;
 impl ReceiverCc for ProbeRx {
@@ -112,6 +118,9 @@ fn switch_feedback_reaches_the_sender_within_an_rtt_and_receiver_fields_arrive()
     assert_eq!(p.max_n.load(Ordering::Relaxed), 4);
     // the timers ran (every 10 us while the flows lasted, ~80 us at 4-way share)
     assert!(p.timers.load(Ordering::Relaxed) >= 4 * 5);
+    // marks a switch hook sets are counted on the port (the core's RED at 400 KB never fires here)
+    let marked = r.ports.iter().find(|p| p.port == PortRef { node: 5, peer: 4 }).unwrap().ecn_marked;
+    assert!(marked > 0, "hook marks not counted");
     // and the senders slowed down: the queue stays far below what 4 line-rate senders build
     let maxq = r.queues[0].v.iter().cloned().fold(0.0, f64::max);
     assert!(maxq < 400_000.0, "max queue {maxq}");
