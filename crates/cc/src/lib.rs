@@ -13,6 +13,7 @@
 pub mod dcqcn;
 pub mod hpcc;
 pub mod none;
+pub mod powertcp;
 pub mod registry;
 
 #[cfg(test)]
