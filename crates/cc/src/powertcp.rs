@@ -27,16 +27,21 @@
 //! rate = W / T (paced), window = W (bytes in flight)
 //! ```
 //!
-//! W_old is the paper's window "at the time the acknowledged packet was sent",
-//! implemented as a once-per-RTT reference: when an ACK acknowledges data
-//! beyond `last_update_seq`, the window just computed becomes W_old and
-//! `last_update_seq` becomes snd_nxt; ACKs in between update W from the same
-//! W_old. This is what both reference implementations do: the authors' ns-3
-//! code (inet-tub/ns3-datacenter `rdma-hw.cc` UpdateRatePower: per-ACK "fast
-//! react" from the committed rate `hp.m_curRate`, committed when
-//! `ack_seq > m_lastUpdateSeq`) and their Linux module (inet-tub/powertcp-linux
-//! `powertcp_impl.c` get_cwnd/update_old: `old_cwnd` replaced once snd_una
-//! passes the snd_nxt stored with it). The first ACK commits the initial window.
+//! W_old is the paper's window "at the time the acknowledged packet was sent".
+//! `reference_window = "rtt"` (default) keeps it as a once-per-RTT reference:
+//! when an ACK acknowledges data beyond `last_update_seq`, the window just
+//! computed becomes W_old and `last_update_seq` becomes snd_nxt; ACKs in
+//! between update W from the same W_old. This is what both reference
+//! implementations do: the authors' ns-3 code (inet-tub/ns3-datacenter
+//! `rdma-hw.cc` UpdateRatePower: per-ACK "fast react" from the committed rate
+//! `hp.m_curRate`, committed when `ack_seq > m_lastUpdateSeq`) and their Linux
+//! module (inet-tub/powertcp-linux `powertcp_impl.c` get_cwnd/update_old:
+//! `old_cwnd` replaced once snd_una passes the snd_nxt stored with it). The
+//! first ACK commits the initial window. `reference_window = "packet"` takes
+//! the definition literally: each packet in flight remembers the window in
+//! force when it was sent, and an ACK uses that of the last packet it
+//! acknowledges (in our runs this damps the queue oscillation noticeably; see
+//! tests/powertcp.rs).
 //!
 //! Equilibrium (INT form, eta = 1, N flows on one bottleneck of capacity B,
 //! the queue steady so lambda = B): every window satisfies W = W/P + beta with
@@ -49,8 +54,8 @@
 //! * The smoothed power starts at 1 (the equilibrium), as the ns-3 code
 //!   (`rdma-queue-pair.cc` hp.u = 1); the Linux module instead starts from
 //!   the first sample.
-//! * (1 - gamma) x W uses the current (last per-ACK) window, as the paper's
-//!   Algorithm 1 and the Linux module; the ns-3 code uses the committed one.
+//! * (1 - gamma) x W uses the current (last per-ACK) window, as
+//!   ALGORITHMS.md B7 and the Linux module; the ns-3 code uses the committed one.
 //! * θ-PowerTCP reacts per ACK like PowerTCP (ns-3); the Linux module updates
 //!   it once per RTT only.
 //!
@@ -63,6 +68,21 @@ use ccsim_core::packet::{IntHop, Packet, MAX_INT_HOPS};
 use ccsim_core::time::{Time, SEC};
 use ccsim_core::units::{Bytes, Rate};
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// Which window is W_old in the update.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RefWindow {
+    /// Once per RTT: the window computed on the first ACK beyond
+    /// `last_update_seq` (then `last_update_seq` = snd_nxt), as the ns-3
+    /// code's committed rate and powertcp-linux `old_cwnd`.
+    Rtt,
+    /// The window in force when the acknowledged packet was sent (kept per
+    /// packet in flight): "the window at the time the acknowledged packet was
+    /// sent" taken literally.
+    Packet,
+}
 
 /// PowerTCP (INT) parameters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -97,6 +117,10 @@ pub struct PowerTcpConfig {
     /// Limit bytes in flight to W (default true: ns-3 examples HAS_WIN 1,
     /// VAR_WIN 1, `rdma-queue-pair.cc` GetWin = rate x T); false = rate only.
     pub window: bool,
+    /// W_old: "rtt" (default; once per RTT, as the ns-3 code and
+    /// powertcp-linux) or "packet" (the window when the acknowledged packet
+    /// was sent).
+    pub reference_window: RefWindow,
 }
 
 impl Default for PowerTcpConfig {
@@ -110,6 +134,7 @@ impl Default for PowerTcpConfig {
             min_rate: Rate(100_000_000),
             base_rtt: BaseRtt::Global,
             window: true,
+            reference_window: RefWindow::Rtt,
         }
     }
 }
@@ -147,6 +172,10 @@ pub struct ThetaPowerTcpConfig {
     pub base_rtt: BaseRtt,
     /// Limit bytes in flight to W (default true, ns-3 HAS_WIN 1 VAR_WIN 1).
     pub window: bool,
+    /// W_old: "rtt" (default; once per RTT, as the ns-3 code and
+    /// powertcp-linux) or "packet" (the window when the acknowledged packet
+    /// was sent).
+    pub reference_window: RefWindow,
 }
 
 impl Default for ThetaPowerTcpConfig {
@@ -161,6 +190,7 @@ impl Default for ThetaPowerTcpConfig {
             min_rate: Rate(100_000_000),
             base_rtt: BaseRtt::Global,
             window: true,
+            reference_window: RefWindow::Rtt,
         }
     }
 }
@@ -199,6 +229,10 @@ impl SchemeConfig for PowerTcpConfig {
         (
             "window",
             "limit bytes in flight to the window W (rate = W / T)",
+        ),
+        (
+            "reference_window",
+            "W_old: \"rtt\" (once per RTT) or \"packet\" (window when the ACKed packet was sent)",
         ),
     ];
 
@@ -246,6 +280,10 @@ impl SchemeConfig for ThetaPowerTcpConfig {
         (
             "window",
             "limit bytes in flight to the window W (rate = W / T)",
+        ),
+        (
+            "reference_window",
+            "W_old: \"rtt\" (once per RTT) or \"packet\" (window when the ACKed packet was sent)",
         ),
     ];
 
@@ -416,6 +454,10 @@ pub struct PowerSender {
     last_update_seq: u64,
     /// Smoothed normalized power.
     power: f64,
+    reference: RefWindow,
+    /// RefWindow::Packet: (end sequence, window when sent) of each packet in
+    /// flight, in sequence order.
+    sent: VecDeque<(u64, f64)>,
 }
 
 /// The parameters both schemes share.
@@ -427,6 +469,7 @@ struct Shared {
     min_rate: Rate,
     base_rtt: BaseRtt,
     window: bool,
+    reference_window: RefWindow,
 }
 
 impl PowerSender {
@@ -448,6 +491,8 @@ impl PowerSender {
             w_old: w,
             last_update_seq: 0,
             power: 1.0,
+            reference: c.reference_window,
+            sent: VecDeque::new(),
         }
     }
 
@@ -466,6 +511,7 @@ impl PowerSender {
             min_rate: cfg.min_rate,
             base_rtt: cfg.base_rtt,
             window: cfg.window,
+            reference_window: cfg.reference_window,
         };
         Self::new(signal, flow, shared)
     }
@@ -486,6 +532,7 @@ impl PowerSender {
             min_rate: cfg.min_rate,
             base_rtt: cfg.base_rtt,
             window: cfg.window,
+            reference_window: cfg.reference_window,
         };
         Self::new(signal, flow, shared)
     }
@@ -531,6 +578,15 @@ impl PowerSender {
             Signal::Int(s) => s.sample(ack, self.t),
             Signal::Rtt(s) => s.sample(cx.now, ack, &mut self.t),
         };
+        if self.reference == RefWindow::Packet {
+            while let Some(&(end, w)) = self.sent.front() {
+                if end > ack.seq {
+                    break;
+                }
+                self.w_old = w;
+                self.sent.pop_front();
+            }
+        }
         if let Some((p, dt)) = sample {
             // EWMA over one T, weight dt / T.
             let t = self.t as f64;
@@ -544,7 +600,7 @@ impl PowerSender {
             self.w = w.clamp(lo.min(hi), hi);
             self.apply(cx);
         }
-        if ack.seq > self.last_update_seq {
+        if self.reference == RefWindow::Rtt && ack.seq > self.last_update_seq {
             self.w_old = self.w;
             self.last_update_seq = cx.snd_nxt;
         }
@@ -554,6 +610,17 @@ impl PowerSender {
 impl SenderCc for PowerSender {
     fn on_start(&mut self, cx: &mut SenderCx) {
         self.apply(cx);
+    }
+
+    fn on_send(&mut self, _cx: &mut SenderCx, pkt: &mut Packet) {
+        if self.reference == RefWindow::Packet {
+            let end = pkt.seq + pkt.payload as u64;
+            // A go-back-N resend replaces the records of the bytes it resends.
+            while self.sent.back().is_some_and(|&(e, _)| e >= end) {
+                self.sent.pop_back();
+            }
+            self.sent.push_back((end, self.w));
+        }
     }
 
     fn on_ack(&mut self, cx: &mut SenderCx, ack: &Packet) {
@@ -688,6 +755,51 @@ mod tests {
         assert!(close(r.s.window_bytes(), w5));
         assert!(close(r.s.reference_window(), w5));
         assert_eq!(r.s.last_update_seq(), 180_000);
+    }
+
+    /// Sends the data packet [seq, seq + 1000).
+    fn send(r: &mut Int, seq: u64) {
+        let mut p = Packet {
+            seq,
+            payload: 1000,
+            ..Default::default()
+        };
+        r.h.send(&mut r.s, &mut p);
+    }
+
+    #[test]
+    fn packet_reference_is_the_window_when_the_acked_packet_was_sent() {
+        let mut r = Int::new(PowerTcpConfig {
+            reference_window: RefWindow::Packet,
+            ..Default::default()
+        });
+        send(&mut r, 0);
+        r.ack(1000, 1000, 1.0, 0, 0);
+        send(&mut r, 1000);
+        r.ack(2000, 2000, 10.0, 125_000, 12_500);
+        let w1 = 0.9 * (BDP / 1.21 + BETA) + 0.1 * BDP;
+        assert!(close(r.s.window_bytes(), w1));
+        send(&mut r, 2000);
+        send(&mut r, 3000);
+        // The ACK of [2000, 3000), sent at w1: W_old = w1.
+        r.ack(3000, 4000, 1.0, 12_500, 12_500);
+        assert!(close(r.s.reference_window(), w1));
+        let p3 = (1.21 * 9.0 + 1.1) / 10.0;
+        let w2 = 0.9 * (w1 / p3 + BETA) + 0.1 * w1;
+        assert!(close(r.s.window_bytes(), w2));
+        send(&mut r, 4000);
+        // [3000, 4000) was sent at w1 too, [4000, 5000) at w2.
+        r.ack(4000, 5000, 1.0, 12_500, 12_500);
+        assert!(close(r.s.reference_window(), w1));
+        let p4 = (p3 * 9.0 + 1.1) / 10.0;
+        let w3 = 0.9 * (w1 / p4 + BETA) + 0.1 * w2;
+        assert!(close(r.s.window_bytes(), w3));
+        // A go-back-N resend of [4000, 5000) replaces its record (now at w3).
+        send(&mut r, 4000);
+        assert_eq!(r.s.sent.len(), 1);
+        r.ack(5000, 5000, 1.0, 12_500, 12_500);
+        assert!(close(r.s.reference_window(), w3));
+        assert!(r.s.sent.is_empty());
     }
 
     #[test]
