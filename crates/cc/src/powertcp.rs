@@ -154,8 +154,8 @@ pub struct ThetaPowerTcpConfig {
     /// `expected_flows`. ns-3 code: 150 Mbps x T.
     pub beta: Bytes,
     /// The power is RTT x current / (rtt_slack x T). Default 1.05 (ns-3
-    /// UpdateRatePower: `power / (1.05 * m_baseRtt)`); the paper and
-    /// powertcp-linux use 1.
+    /// UpdateRatePower: `power / (1.05 * m_baseRtt)`); powertcp-linux
+    /// (rttptcp_norm_power) and the formula of ALGORITHMS.md B7 use 1.
     pub rtt_slack: f64,
     /// Lower bound of the normalized current dRTT/dt + 1. Default 0.5 (ns-3
     /// UpdateRatePower: `if (A < 0.5) A = 0.5`); powertcp-linux uses 0.
@@ -265,7 +265,7 @@ impl SchemeConfig for ThetaPowerTcpConfig {
         ),
         (
             "rtt_slack",
-            "power = current x RTT / (rtt_slack x T) (paper: 1)",
+            "power = current x RTT / (rtt_slack x T) (powertcp-linux: 1)",
         ),
         (
             "min_current",
@@ -429,7 +429,7 @@ impl RttSignal {
 }
 
 enum Signal {
-    Int(IntSignal),
+    Int(Box<IntSignal>),
     Rtt(RttSignal),
 }
 
@@ -498,11 +498,11 @@ impl PowerSender {
 
     /// PowerTCP (INT) sender.
     pub fn int(cfg: &PowerTcpConfig, flow: &FlowView) -> Self {
-        let signal = Signal::Int(IntSignal {
+        let signal = Signal::Int(Box::new(IntSignal {
             hops: [IntHop::default(); MAX_INT_HOPS],
             n: 0,
             queue_gradient: cfg.queue_gradient,
-        });
+        }));
         let shared = Shared {
             gamma: cfg.gamma,
             expected_flows: cfg.expected_flows,
