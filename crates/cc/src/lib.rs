@@ -14,6 +14,7 @@ pub mod dcqcn;
 pub mod hpcc;
 pub mod none;
 pub mod pcn;
+pub mod powertcp;
 pub mod registry;
 
 #[cfg(test)]

@@ -91,6 +91,8 @@ const SCHEMES: &[Entry] = &[
     Entry::of::<crate::dcqcn::DcqcnConfig>(),
     Entry::of::<crate::hpcc::HpccConfig>(),
     Entry::of::<crate::pcn::PcnConfig>(),
+    Entry::of::<crate::powertcp::PowerTcpConfig>(),
+    Entry::of::<crate::powertcp::ThetaPowerTcpConfig>(),
 ];
 
 /// Names of all registered schemes.
