@@ -11,9 +11,11 @@
 //! the `SCHEMES` table in `registry.rs`.
 
 pub mod dcqcn;
+pub mod dctcp;
 pub mod hpcc;
 pub mod none;
 pub mod registry;
+pub mod swift;
 
 #[cfg(test)]
 mod testutil;

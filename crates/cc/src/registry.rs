@@ -90,6 +90,8 @@ const SCHEMES: &[Entry] = &[
     Entry::of::<crate::none::NoneConfig>(),
     Entry::of::<crate::dcqcn::DcqcnConfig>(),
     Entry::of::<crate::hpcc::HpccConfig>(),
+    Entry::of::<crate::dctcp::DctcpConfig>(),
+    Entry::of::<crate::swift::SwiftConfig>(),
 ];
 
 /// Names of all registered schemes.
@@ -234,7 +236,12 @@ mod tests {
 
     #[test]
     fn names_and_unknown_scheme() {
-        assert_eq!(names(), vec!["none", "dcqcn", "hpcc"]);
+        // The first schemes in order; later ones only need unique names.
+        assert_eq!(names()[..3], ["none", "dcqcn", "hpcc"]);
+        let mut unique = names();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), names().len(), "duplicate scheme names");
         let e = make("cubic", None).err().unwrap();
         assert!(e.contains("'cubic'"), "{e}");
         assert!(e.contains("none, dcqcn, hpcc"), "{e}");
