@@ -16,10 +16,12 @@
 //!   otherwise, if the last decrease is at least one RTT ago:
 //!   cwnd *= max(1 - beta (delay - target) / delay, 1 - max_mdf).
 //!   cwnd is clamped to [min_cwnd, max_cwnd]; a decrease (cwnd below its value
-//!   before the ACK) records the time of the last decrease. (Algorithm 1 writes
-//!   "cwnd <= cwnd_prev"; with "<=" a window held at max_cwnd would re-arm the
-//!   hold-off on every ACK and never decrease, so this module uses "<", as htsim
-//!   `sim/swift.cpp` does.) The RTT of the hold-off is the latest measured delay.
+//!   before the ACK) records the time of the last decrease. (Algorithm 1 as
+//!   recalled here [unverified] writes "cwnd <= cwnd_prev"; with "<=" a window
+//!   held at max_cwnd would re-arm the hold-off on every ACK and never decrease,
+//!   so this module uses "<", as htsim `sim/swift.cpp` `applySwiftLimits` does.)
+//!   The RTT of the hold-off is the latest measured delay (Bolt's ns-3 Swift
+//!   uses the latest sample too; htsim a smoothed RTT).
 //! * Sending: cwnd >= 1 packet: line rate, bytes in flight limited to cwnd
 //!   packets (a full packet leaves only while bytes in flight + MSS <= cwnd x
 //!   MSS). cwnd < 1: one packet in flight and pacing at one packet per RTT/cwnd
