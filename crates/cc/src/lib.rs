@@ -11,11 +11,13 @@
 //! the `SCHEMES` table in `registry.rs`.
 
 pub mod dcqcn;
+pub mod dctcp;
 pub mod hpcc;
 pub mod none;
 pub mod pcn;
 pub mod powertcp;
 pub mod registry;
+pub mod swift;
 
 #[cfg(test)]
 mod testutil;

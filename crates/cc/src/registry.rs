@@ -93,6 +93,8 @@ const SCHEMES: &[Entry] = &[
     Entry::of::<crate::pcn::PcnConfig>(),
     Entry::of::<crate::powertcp::PowerTcpConfig>(),
     Entry::of::<crate::powertcp::ThetaPowerTcpConfig>(),
+    Entry::of::<crate::dctcp::DctcpConfig>(),
+    Entry::of::<crate::swift::SwiftConfig>(),
 ];
 
 /// Names of all registered schemes.
@@ -237,7 +239,12 @@ mod tests {
 
     #[test]
     fn names_and_unknown_scheme() {
+        // The first schemes in order; later ones only need unique names.
         assert_eq!(names()[..3], ["none", "dcqcn", "hpcc"]);
+        let mut unique = names();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), names().len(), "duplicate scheme names");
         let e = make("cubic", None).err().unwrap();
         assert!(e.contains("'cubic'"), "{e}");
         assert!(e.contains("none, dcqcn, hpcc"), "{e}");
