@@ -13,7 +13,9 @@
 pub mod dcqcn;
 pub mod hpcc;
 pub mod none;
+pub mod patched_timely;
 pub mod registry;
+pub mod timely;
 
 #[cfg(test)]
 mod testutil;
