@@ -30,7 +30,9 @@
 //! `probe()` returns the last RTT sample in microseconds.
 
 use crate::registry::SchemeConfig;
-use crate::timely::{check_common, high_decrease, region, rtt_sample, Region, RttGradient, UpdateGate};
+use crate::timely::{
+    check_common, high_decrease, region, rtt_sample, Region, RttGradient, UpdateGate,
+};
 use ccsim_core::cc::{FlowView, Scheme, SenderCc, SenderCx};
 use ccsim_core::packet::Packet;
 use ccsim_core::time::{Time, US};
@@ -121,14 +123,26 @@ impl SchemeConfig for PatchedTimelyConfig {
         ("alpha", "EWMA weight of the newest RTT difference"),
         ("beta", "decrease factor (band and above t_high)"),
         ("t_low", "RTT below which the rate increases by delta"),
-        ("t_high", "RTT above which the rate decreases by beta (1 - t_high/rtt)"),
+        (
+            "t_high",
+            "RTT above which the rate decreases by beta (1 - t_high/rtt)",
+        ),
         ("min_rtt", "D_minRTT: gradient = rtt_diff / min_rtt"),
         ("delta", "additive increment"),
         ("rtt_ref", "target RTT: error = (rtt - rtt_ref) / rtt_ref"),
-        ("segment", "one update per this many bytes acked (completion event); 0 = per ACK"),
+        (
+            "segment",
+            "one update per this many bytes acked (completion event); 0 = per ACK",
+        ),
         ("min_rate", "lowest rate"),
-        ("init_rate_fraction", "starting rate as a fraction of line rate"),
-        ("subtract_serialization", "take the data packet's NIC serialization off each RTT sample"),
+        (
+            "init_rate_fraction",
+            "starting rate as a fraction of line rate",
+        ),
+        (
+            "subtract_serialization",
+            "take the data packet's NIC serialization off each RTT sample",
+        ),
     ];
 
     fn validate(&self) -> Result<(), (&'static str, String)> {
@@ -262,7 +276,12 @@ impl PatchedCore {
         if !self.gate.is_event(ack.seq, cx.flow.size) {
             return None;
         }
-        Some(rtt_sample(cx.now, ack, cx.flow, self.subtract_serialization))
+        Some(rtt_sample(
+            cx.now,
+            ack,
+            cx.flow,
+            self.subtract_serialization,
+        ))
     }
 
     /// Feeds RTT sample `rtt` to the gradient and applies [`patched_step`] with
@@ -508,6 +527,9 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(c.validate().unwrap_err().0, "alpha");
-        assert_eq!(PatchedTimelyConfig::default().into_scheme().name(), "patched_timely");
+        assert_eq!(
+            PatchedTimelyConfig::default().into_scheme().name(),
+            "patched_timely"
+        );
     }
 }

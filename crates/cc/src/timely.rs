@@ -25,10 +25,15 @@
 //!   g = rtt_diff / min_rtt;
 //!   rtt < T_low: R += delta;
 //!   rtt > T_high: R *= 1 - beta (1 - T_high / rtt);
-//!   else g <= 0: R += N delta, N = `hai_factor` once `hai_thresh` consecutive
-//!   events (this one included) were increases (HAI mode), else N = 1;
+//!   else g <= 0: R += N delta, N = `hai_factor` in HAI mode, else N = 1;
 //!   else R *= 1 - beta g.
-//!   R is clamped to [min_rate, line rate].
+//!   HAI mode: the last `hai_thresh` events (this one included) each had a
+//!   negative new_rtt_diff (Algorithm 1: "N = 5 if gradient < 0 for five
+//!   completion events"; the TIMELY authors' code snippet counts consecutive
+//!   negative raw RTT differences, which is what is done here).
+//!   One update never cuts R below `decrease_floor` x R (authors' code snippet:
+//!   "decrease in rate capped by 0.5 times the old rate"); then R is clamped to
+//!   [min_rate, line rate].
 //!
 //! TIMELY has no unique fixed point (Zhu et al., "ECN or Delay", CoNEXT'16): any
 //! split of the link whose RTT sits in [T_low, T_high] with a zero gradient is
@@ -49,10 +54,12 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TimelyConfig {
-    /// EWMA weight of the newest RTT difference: rtt_diff = (1 - alpha) rtt_diff
-    /// + alpha (new_rtt - prev_rtt). Default 0.875 (TIMELY Algorithm 1 puts alpha
-    /// on the new sample; 0.875 is the value the SQCC paper's setup gives for
-    /// TIMELY/patched TIMELY and spec/ALGORITHMS.md B2).
+    /// EWMA weight of the newest RTT difference, as in
+    /// rtt_diff = (1 - alpha) rtt_diff + alpha (new_rtt - prev_rtt).
+    /// Default 0.875 (TIMELY Algorithm 1 puts alpha on the new sample; 0.875 is
+    /// the value the SQCC paper's setup gives the TIMELY family and
+    /// spec/ALGORITHMS.md B2; the TIMELY paper's §6 names none, and the authors'
+    /// code snippet recommends 0.02, i.e. much heavier smoothing).
     pub alpha: f64,
     /// Multiplicative decrease factor beta. Default 0.8 (TIMELY §6).
     pub beta: f64,
@@ -67,9 +74,11 @@ pub struct TimelyConfig {
     pub min_rtt: Dur,
     /// Additive increment delta. Default 10Mbps (TIMELY §6).
     pub delta: Rate,
-    /// Consecutive increases after which an increase in the gradient region uses
+    /// Consecutive completion events with a falling RTT (negative new RTT
+    /// difference) after which an increase in the gradient region uses
     /// `hai_factor` x delta (hyperactive increase). Default 5 (TIMELY Algorithm 1:
-    /// "N = 5 if gradient < 0 for five completion events").
+    /// "N = 5 if gradient < 0 for five completion events"; authors' code snippet
+    /// HAI_Thresh = 5).
     pub hai_thresh: u32,
     /// N of HAI mode. Default 5 (TIMELY Algorithm 1).
     pub hai_factor: u32,
@@ -80,6 +89,11 @@ pub struct TimelyConfig {
     /// Lowest rate. Default 1Mbps [unverified: the papers give none; ccsim's
     /// choice, below the 10 Mbps fair share of a 1000:1 incast at 10 Gbps].
     pub min_rate: Rate,
+    /// One update never cuts the rate below this fraction of its old value; 0 =
+    /// no floor (Algorithm 1 as printed, where 1 - beta g can go below 0).
+    /// Default 0.5 (the TIMELY authors' code snippet, timely-code-snippet.cc:
+    /// "decrease in rate capped by 0.5 times the old rate").
+    pub decrease_floor: f64,
     /// Starting rate as a fraction of the NIC line rate, in (0, 1]. Default 1.0
     /// [unverified: the papers do not say; a RoCE NIC starts at line rate].
     pub init_rate_fraction: f64,
@@ -101,6 +115,7 @@ impl Default for TimelyConfig {
             hai_factor: 5,
             segment: Bytes(16 * 1024),
             min_rate: Rate(1_000_000),
+            decrease_floor: 0.5,
             init_rate_fraction: 1.0,
             subtract_serialization: true,
         }
@@ -114,19 +129,44 @@ impl SchemeConfig for TimelyConfig {
     const PARAMS: &'static [(&'static str, &'static str)] = &[
         ("alpha", "EWMA weight of the newest RTT difference"),
         ("beta", "multiplicative decrease factor"),
-        ("t_low", "RTT below which the rate always increases by delta"),
-        ("t_high", "RTT above which the rate decreases by beta (1 - t_high/rtt)"),
+        (
+            "t_low",
+            "RTT below which the rate always increases by delta",
+        ),
+        (
+            "t_high",
+            "RTT above which the rate decreases by beta (1 - t_high/rtt)",
+        ),
         ("min_rtt", "D_minRTT: gradient = rtt_diff / min_rtt"),
         ("delta", "additive increment"),
-        ("hai_thresh", "consecutive increases before hyperactive increase"),
+        (
+            "hai_thresh",
+            "consecutive falling-RTT events before hyperactive increase",
+        ),
         ("hai_factor", "N: increase by N x delta in HAI mode"),
-        ("segment", "one update per this many bytes acked (completion event); 0 = per ACK"),
+        (
+            "segment",
+            "one update per this many bytes acked (completion event); 0 = per ACK",
+        ),
         ("min_rate", "lowest rate"),
-        ("init_rate_fraction", "starting rate as a fraction of line rate"),
-        ("subtract_serialization", "take the data packet's NIC serialization off each RTT sample"),
+        (
+            "decrease_floor",
+            "one update keeps at least this fraction of the rate (0 = no floor)",
+        ),
+        (
+            "init_rate_fraction",
+            "starting rate as a fraction of line rate",
+        ),
+        (
+            "subtract_serialization",
+            "take the data packet's NIC serialization off each RTT sample",
+        ),
     ];
 
     fn validate(&self) -> Result<(), (&'static str, String)> {
+        if !(0.0..1.0).contains(&self.decrease_floor) {
+            return Err(("decrease_floor", "must be in [0, 1)".into()));
+        }
         check_common(
             self.alpha,
             self.beta,
@@ -204,6 +244,8 @@ pub struct RttGradient {
     prev_rtt: Option<Time>,
     /// Smoothed RTT difference (ps).
     rtt_diff: f64,
+    /// The last raw difference new_rtt - prev_rtt (ps).
+    last_diff: f64,
 }
 
 impl RttGradient {
@@ -214,6 +256,7 @@ impl RttGradient {
             min_rtt: min_rtt.max(1) as f64,
             prev_rtt: None,
             rtt_diff: 0.0,
+            last_diff: 0.0,
         }
     }
 
@@ -225,6 +268,7 @@ impl RttGradient {
             None => 0.0,
         };
         self.prev_rtt = Some(rtt);
+        self.last_diff = new_diff;
         self.rtt_diff = (1.0 - self.alpha) * self.rtt_diff + self.alpha * new_diff;
         self.gradient()
     }
@@ -237,6 +281,11 @@ impl RttGradient {
     /// Smoothed RTT difference in picoseconds.
     pub fn rtt_diff(&self) -> f64 {
         self.rtt_diff
+    }
+
+    /// The last raw RTT difference new_rtt - prev_rtt (ps); 0 for the first sample.
+    pub fn last_diff(&self) -> f64 {
+        self.last_diff
     }
 
     /// The last RTT sample (ps), if any.
@@ -297,7 +346,8 @@ pub fn rtt_sample(now: Time, ack: &Packet, flow: &FlowView, subtract_serializati
     } else {
         flow.packet_size as u64
     };
-    raw.saturating_sub(ser_time(wire, flow.line_rate.max(1))).max(1)
+    raw.saturating_sub(ser_time(wire, flow.line_rate.max(1)))
+        .max(1)
 }
 
 /// TIMELY's (and patched TIMELY's) decrease above T_high:
@@ -355,8 +405,8 @@ pub struct TimelySender {
     rate: f64,
     grad: RttGradient,
     gate: UpdateGate,
-    /// Consecutive completion events that increased the rate.
-    increases: u32,
+    /// Consecutive completion events with a negative raw RTT difference (HAI).
+    falling: u32,
     last_rtt: Time,
 }
 
@@ -370,7 +420,7 @@ impl TimelySender {
             rate: line * cfg.init_rate_fraction,
             grad: RttGradient::new(cfg.alpha, cfg.min_rtt.0),
             gate: UpdateGate::new(cfg.segment.0),
-            increases: 0,
+            falling: 0,
             last_rtt: 0,
         }
     }
@@ -380,9 +430,9 @@ impl TimelySender {
         self.rate
     }
 
-    /// Consecutive increases so far (HAI counter).
-    pub fn increases(&self) -> u32 {
-        self.increases
+    /// Consecutive completion events with a falling RTT (HAI counter).
+    pub fn falling(&self) -> u32 {
+        self.falling
     }
 
     pub fn gradient(&self) -> &RttGradient {
@@ -393,14 +443,14 @@ impl TimelySender {
     pub fn update(&mut self, rtt: Time) -> f64 {
         self.last_rtt = rtt;
         let g = self.grad.sample(rtt);
-        let increase = match region(rtt, self.cfg.t_low.0, self.cfg.t_high.0) {
-            Region::Low => true,
-            Region::High => false,
-            Region::Band => g <= 0.0,
+        self.falling = if self.grad.last_diff() < 0.0 {
+            self.falling + 1
+        } else {
+            0
         };
-        self.increases = if increase { self.increases + 1 } else { 0 };
-        let hai = self.increases >= self.cfg.hai_thresh;
-        let r = timely_step(&self.cfg, self.rate, rtt, g, hai);
+        let hai = self.falling >= self.cfg.hai_thresh;
+        let r =
+            timely_step(&self.cfg, self.rate, rtt, g, hai).max(self.rate * self.cfg.decrease_floor);
         self.rate = r.clamp(self.min_rate, self.line);
         self.rate
     }
@@ -487,7 +537,7 @@ mod tests {
     }
 
     #[test]
-    fn sender_follows_the_rule_per_ack_and_enters_hai_after_five_increases() {
+    fn sender_follows_the_rule_per_ack_and_enters_hai_after_five_falling_rtts() {
         let f = flow();
         let mut s = TimelySender::new(&per_ack(), &f);
         let mut h = Harness::new(f);
@@ -496,7 +546,7 @@ mod tests {
         // Above T_high: 0.8 (1 - 500/1000) cut.
         ack_rtt(&mut h, &mut s, 1000, 1000, 1000);
         assert!(close(h.rate, L * 0.6), "{}", h.rate);
-        assert_eq!(s.increases(), 0);
+        assert_eq!(s.falling(), 0);
         // Falling RTTs in the band: g < 0, + delta each; the 5th in a row is HAI.
         let mut expect = L * 0.6;
         for (i, rtt) in [400, 300, 200, 150, 120, 110].into_iter().enumerate() {
@@ -504,15 +554,29 @@ mod tests {
             assert!(s.gradient().gradient() < 0.0);
             expect += if i + 1 >= 5 { 50e6 } else { 10e6 };
             assert!(close(h.rate, expect), "step {i}: {} vs {expect}", h.rate);
-            assert_eq!(s.increases(), i as u32 + 1);
+            assert_eq!(s.falling(), i as u32 + 1);
         }
-        // A rising RTT: g > 0 cuts by beta g and ends HAI.
+        // A rising RTT: g > 0 cuts by beta g and ends HAI. Here g = 0.794, so
+        // 1 - 0.8 g = 0.365 and the decrease floor keeps half the rate.
         let before = h.rate;
         ack_rtt(&mut h, &mut s, 9000, 1010, 130);
         let g = s.gradient().gradient();
-        assert!(g > 0.0);
-        assert!(close(h.rate, before * (1.0 - 0.8 * g)));
-        assert_eq!(s.increases(), 0);
+        assert!((g - 0.7942).abs() < 1e-3, "g = {g}");
+        assert!(close(h.rate, before * 0.5));
+        assert_eq!(s.falling(), 0);
+        // Falling again, but the smoothed gradient is still > 0: a cut, HAI count 1.
+        ack_rtt(&mut h, &mut s, 10_000, 1011, 128);
+        assert!(s.gradient().gradient() > 0.0 && h.rate < before);
+        assert_eq!(s.falling(), 1);
+        // Falling RTTs (g < 0): + delta, HAI again at the 5th falling sample in a
+        // row (k = 3); a flat one (k = 4, g still < 0) increases by delta only.
+        for (k, rtt) in [100, 90, 80, 70, 70].into_iter().enumerate() {
+            let r0 = h.rate;
+            ack_rtt(&mut h, &mut s, 11_000 + k as u64, 1012 + k as u64, rtt);
+            let n = if k == 3 { 5.0 } else { 1.0 };
+            assert!(close(h.rate, r0 + n * 10e6), "k = {k}");
+        }
+        assert_eq!(s.falling(), 0);
         assert_eq!(s.probe(), 130.0, "probe = RTT in us");
     }
 
@@ -525,7 +589,20 @@ mod tests {
         // Below T_low at line rate: stays at line rate.
         ack_rtt(&mut h, &mut s, 1000, 10, 10);
         assert_eq!(h.rate, L);
-        // A huge gradient (+400 us in one step, g = 17.5): 1 - 0.8 g < 0 -> min_rate.
+        // A huge gradient (+400 us in one step, g = 17.5): 1 - 0.8 g < 0, the
+        // decrease floor keeps half the rate.
+        ack_rtt(&mut h, &mut s, 2000, 420, 410);
+        assert_eq!(h.rate, L * 0.5);
+        // Without the floor (Algorithm 1 as printed) the rate falls to min_rate.
+        let c = TimelyConfig {
+            decrease_floor: 0.0,
+            ..per_ack()
+        };
+        let f = flow();
+        let mut s = TimelySender::new(&c, &f);
+        let mut h = Harness::new(f);
+        h.start(&mut s);
+        ack_rtt(&mut h, &mut s, 1000, 10, 10);
         ack_rtt(&mut h, &mut s, 2000, 420, 410);
         assert_eq!(h.rate, 1e6);
     }
@@ -539,7 +616,10 @@ mod tests {
         assert!(g.is_event(17000, size), "crossed 16384");
         assert!(!g.is_event(18000, size));
         assert!(!g.is_event(32000, size));
-        assert!(g.is_event(34000, size), "crossed 32768 (skipping no boundary)");
+        assert!(
+            g.is_event(34000, size),
+            "crossed 32768 (skipping no boundary)"
+        );
         assert!(!g.is_event(39000, size));
         assert!(g.is_event(40_000, size), "flow end is a completion");
         assert!(!g.is_event(40_000, size), "only once");
@@ -598,16 +678,53 @@ mod tests {
         assert_eq!(h.rate, 25e9);
         assert!(TimelyConfig::default().validate().is_ok());
         let bad = |c: TimelyConfig| c.validate().unwrap_err().0;
-        assert_eq!(bad(TimelyConfig { alpha: 0.0, ..Default::default() }), "alpha");
-        assert_eq!(bad(TimelyConfig { beta: 1.5, ..Default::default() }), "beta");
         assert_eq!(
-            bad(TimelyConfig { t_low: Dur(600 * US), ..Default::default() }),
+            bad(TimelyConfig {
+                alpha: 0.0,
+                ..Default::default()
+            }),
+            "alpha"
+        );
+        assert_eq!(
+            bad(TimelyConfig {
+                beta: 1.5,
+                ..Default::default()
+            }),
+            "beta"
+        );
+        assert_eq!(
+            bad(TimelyConfig {
+                t_low: Dur(600 * US),
+                ..Default::default()
+            }),
             "t_low"
         );
-        assert_eq!(bad(TimelyConfig { min_rtt: Dur(0), ..Default::default() }), "min_rtt");
-        assert_eq!(bad(TimelyConfig { hai_thresh: 0, ..Default::default() }), "hai_thresh");
         assert_eq!(
-            bad(TimelyConfig { init_rate_fraction: 0.0, ..Default::default() }),
+            bad(TimelyConfig {
+                min_rtt: Dur(0),
+                ..Default::default()
+            }),
+            "min_rtt"
+        );
+        assert_eq!(
+            bad(TimelyConfig {
+                hai_thresh: 0,
+                ..Default::default()
+            }),
+            "hai_thresh"
+        );
+        assert_eq!(
+            bad(TimelyConfig {
+                decrease_floor: 1.0,
+                ..Default::default()
+            }),
+            "decrease_floor"
+        );
+        assert_eq!(
+            bad(TimelyConfig {
+                init_rate_fraction: 0.0,
+                ..Default::default()
+            }),
             "init_rate_fraction"
         );
         assert_eq!(TimelyConfig::default().into_scheme().name(), "timely");
