@@ -14,10 +14,12 @@ pub mod dcqcn;
 pub mod dctcp;
 pub mod hpcc;
 pub mod none;
+pub mod patched_timely;
 pub mod pcn;
 pub mod powertcp;
 pub mod registry;
 pub mod swift;
+pub mod timely;
 
 #[cfg(test)]
 mod testutil;

@@ -95,6 +95,8 @@ const SCHEMES: &[Entry] = &[
     Entry::of::<crate::powertcp::ThetaPowerTcpConfig>(),
     Entry::of::<crate::dctcp::DctcpConfig>(),
     Entry::of::<crate::swift::SwiftConfig>(),
+    Entry::of::<crate::timely::TimelyConfig>(),
+    Entry::of::<crate::patched_timely::PatchedTimelyConfig>(),
 ];
 
 /// Names of all registered schemes.
