@@ -242,6 +242,22 @@ pub fn events_per_sec(r: &RunResult) -> f64 {
     }
 }
 
+/// Fairness window for traced flows: 10 trace samples (at least one sample).
+pub fn fairness_window(r: &RunResult) -> u64 {
+    r.flow_traces.first().and_then(|f| (f.t.len() >= 2).then(|| 10 * (f.t[1] - f.t[0]))).unwrap_or(0)
+}
+
+/// Mean and 99th percentile of every traced queue's samples together (bytes).
+pub fn traced_queue(r: &RunResult) -> Option<(f64, f64)> {
+    let mut v: Vec<f64> = r.queues.iter().flat_map(|s| s.v.iter().copied()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
+    Some((mean, ccsim_core::results::percentile_sorted(&v, 99.0)))
+}
+
 /// Everything in the summary, the engine statistics, the scenario and the resolved network.
 pub fn summary_json(scn: &Scenario, scheme: &str, r: &RunResult) -> Value {
     let s: Summary = r.summary();
@@ -289,6 +305,13 @@ pub fn summary_json(scn: &Scenario, scheme: &str, r: &RunResult) -> Value {
         "pause_frames": s.pause_frames,
         "paused_time_us": jnum(s.paused_time_us),
         "max_queue_bytes": s.max_queue_bytes,
+        "traced_queue": traced_queue(r).map(|(m, p)| json!({"mean_bytes": jnum(m), "p99_bytes": jnum(p)})),
+        "traced_fairness": r.traced_fairness(fairness_window(r)).map(|f| json!({
+            "window_us": jnum(to_us(fairness_window(r))),
+            "windows": f.windows,
+            "mean_jain": jnum(f.mean_jain),
+            "min_jain": jnum(f.min_jain),
+        })),
         "engine": {
             "events": e.events,
             "data_packets": e.data_packets,
@@ -363,6 +386,10 @@ pub fn write_compare_csv(w: &mut impl Write, runs: &[(String, &RunResult)]) -> i
         "pause_frames",
         "paused_time_us",
         "max_queue_bytes",
+        "traced_queue_mean_bytes",
+        "traced_queue_p99_bytes",
+        "traced_jain_mean",
+        "traced_jain_min",
         "sim_end_us",
         "events",
         "data_packets",
@@ -395,6 +422,10 @@ pub fn write_compare_csv(w: &mut impl Write, runs: &[(String, &RunResult)]) -> i
             s.pause_frames.to_string(),
             num(s.paused_time_us, 3),
             s.max_queue_bytes.to_string(),
+            traced_queue(r).map(|q| num(q.0, 1)).unwrap_or_default(),
+            traced_queue(r).map(|q| num(q.1, 1)).unwrap_or_default(),
+            r.traced_fairness(fairness_window(r)).map(|f| num(f.mean_jain, 4)).unwrap_or_default(),
+            r.traced_fairness(fairness_window(r)).map(|f| num(f.min_jain, 4)).unwrap_or_default(),
             num(to_us(r.engine.sim_end), 3),
             r.engine.events.to_string(),
             r.engine.data_packets.to_string(),

@@ -183,7 +183,7 @@ pub fn write_all(dir: &Path, runs: &[(String, &RunResult)]) -> io::Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::svg::tests::check_well_formed;
     use ccsim_core::results::{FlowResult, FlowTrace, Series as SimSeries};

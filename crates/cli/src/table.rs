@@ -178,6 +178,21 @@ pub fn results_table(runs: &[(String, &RunResult)]) -> Table {
     add("PAUSE frames", &|i| thousands(sums[i].pause_frames));
     add("paused time (all ports)", &|i| fmt_time((sums[i].paused_time_us * 1e6) as u64));
     add("max queue", &|i| human_bytes(sums[i].max_queue_bytes as f64));
+    if runs.iter().any(|(_, r)| !r.queues.is_empty()) {
+        add("traced queue mean / p99", &|i| {
+            crate::output::traced_queue(runs[i].1)
+                .map(|(m, p)| format!("{} / {}", human_bytes(m), human_bytes(p)))
+                .unwrap_or_else(|| "-".into())
+        });
+    }
+    if runs.iter().any(|(_, r)| !r.flow_traces.is_empty()) {
+        add("Jain, traced flows (mean/min)", &|i| {
+            let r = runs[i].1;
+            r.traced_fairness(crate::output::fairness_window(r))
+                .map(|f| format!("{:.3} / {:.3}", f.mean_jain, f.min_jain))
+                .unwrap_or_else(|| "-".into())
+        });
+    }
     add("simulated time", &|i| {
         let r = runs[i].1;
         let t = fmt_time(r.engine.sim_end);
@@ -204,6 +219,18 @@ pub fn results_table(runs: &[(String, &RunResult)]) -> Table {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn traced_runs_get_queue_and_fairness_rows() {
+        let r = crate::plots::tests::sample_result(2.0);
+        let t = results_table(&[("x".to_string(), &r)]);
+        let row = |name: &str| t.rows.iter().find(|row| row[0] == name).map(|row| row[1].clone());
+        assert!(row("traced queue mean / p99").is_some());
+        assert!(row("Jain, traced flows (mean/min)").is_some());
+        let plain = RunResult::default();
+        let t = results_table(&[("y".to_string(), &plain)]);
+        assert!(!t.rows.iter().any(|row| row[0].starts_with("Jain")));
+    }
+
     use super::*;
     use ccsim_core::results::{EngineStats, FlowResult, PortRef, PortResult};
     use ccsim_core::time::{MS, US};

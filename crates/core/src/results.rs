@@ -203,6 +203,59 @@ impl RunResult {
     }
 }
 
+/// Fairness of the traced flows over time (see [`RunResult::traced_fairness`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fairness {
+    /// Windows in which at least two traced flows were active throughout.
+    pub windows: usize,
+    pub mean_jain: f64,
+    pub min_jain: f64,
+}
+
+impl RunResult {
+    /// Jain's index of the goodput (acknowledged bytes) of the traced flows, per
+    /// window of `window` (rounded to whole trace samples), over the windows in
+    /// which at least two traced flows were active from its start to its end.
+    /// None without flow traces or such windows.
+    pub fn traced_fairness(&self, window: Time) -> Option<Fairness> {
+        let tr = &self.flow_traces;
+        let t = &tr.first()?.t;
+        if t.len() < 2 {
+            return None;
+        }
+        let step = (window / (t[1] - t[0]).max(1)).max(1) as usize;
+        let span = |f: u32| {
+            let r = &self.flows[f as usize];
+            (r.start, r.fct.map(|x| r.start + x).unwrap_or(Time::MAX))
+        };
+        let mut js = Vec::new();
+        let mut i = 0;
+        while i + step < t.len() {
+            let (a, b) = (t[i], t[i + step]);
+            let x: Vec<f64> = tr
+                .iter()
+                .filter(|f| {
+                    let (s, e) = span(f.flow);
+                    s <= a && e >= b
+                })
+                .map(|f| f.acked[i + step] - f.acked[i])
+                .collect();
+            if x.len() >= 2 {
+                js.push(jain(&x));
+            }
+            i += step;
+        }
+        if js.is_empty() {
+            return None;
+        }
+        Some(Fairness {
+            windows: js.len(),
+            mean_jain: js.iter().sum::<f64>() / js.len() as f64,
+            min_jain: js.iter().cloned().fold(f64::INFINITY, f64::min),
+        })
+    }
+}
+
 /// Jain's fairness index (sum x)^2 / (n sum x^2); 1 = perfectly fair.
 pub fn jain(x: &[f64]) -> f64 {
     let s: f64 = x.iter().sum();
@@ -216,6 +269,34 @@ pub fn jain(x: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[test]
+    fn traced_fairness_counts_only_windows_with_two_active_flows() {
+        let f = |id: u32, start: Time, fct: Time| FlowResult {
+            id,
+            src: 0,
+            dst: 1,
+            size: 1,
+            start,
+            fct: Some(fct),
+            ideal_fct: 1,
+            slowdown: Some(1.0),
+            retransmits: 0,
+        };
+        let tr = |flow: u32, acked: Vec<f64>| FlowTrace { flow, t: vec![0, 10, 20, 30, 40], acked, ..Default::default() };
+        let r = RunResult {
+            flows: vec![f(0, 0, 40), f(1, 10, 25)],
+            // flow 0 gets 3x flow 1's goodput while both run (10..40)
+            flow_traces: vec![tr(0, vec![0.0, 10.0, 13.0, 16.0, 19.0]), tr(1, vec![0.0, 0.0, 1.0, 2.0, 2.0])],
+            ..Default::default()
+        };
+        let fair = r.traced_fairness(10).unwrap();
+        // windows 10-20 and 20-30 have both flows active; 0-10 and 30-40 do not
+        assert_eq!(fair.windows, 2);
+        assert!((fair.mean_jain - 0.8).abs() < 1e-12, "{fair:?}");
+        assert_eq!(r.traced_fairness(0).unwrap().windows, 2);
+        assert!(RunResult::default().traced_fairness(10).is_none());
+    }
+
     #[test]
     fn stats_and_jain() {
         let v: Vec<f64> = (1..=100).map(|x| x as f64).collect();
