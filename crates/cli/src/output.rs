@@ -289,6 +289,7 @@ pub fn summary_json(scn: &Scenario, scheme: &str, r: &RunResult) -> Value {
         "pause_frames": s.pause_frames,
         "paused_time_us": jnum(s.paused_time_us),
         "max_queue_bytes": s.max_queue_bytes,
+        "scheme_counters": r.scheme_counters.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
         "engine": {
             "events": e.events,
             "data_packets": e.data_packets,
