@@ -95,6 +95,19 @@ fn two_flows_keep_the_queue_below_a_few_mtu_at_full_utilization() {
         counter(&r, "bolt_src_packets"),
         src_pct
     );
+    // convergence: the earliest t from which every 20-us window (10-us grid, to the
+    // end of the run) has both shares within 15% of their mean
+    let ok = |t: Time| {
+        let x = shares(&r, t, t + 20 * US);
+        let m = (x[0] + x[1]) / 2.0;
+        x.iter().all(|v| (v - m).abs() / m < 0.15)
+    };
+    let mut conv = end - 20 * US;
+    while conv > 100 * US && ok(conv - 10 * US) {
+        conv -= 10 * US;
+    }
+    println!("converged {} us after the join", (conv - 100 * US) / US);
+    assert!(ok(end - 20 * US) && conv <= 300 * US, "converged at {} us", conv / US);
     assert!(mean(&uw) > 0.95, "utilization {}", mean(&uw));
     assert!(mean(&qw) < 2.0 * MTU, "average queue {}", mean(&qw));
     assert!(pct(&qw, 99.0) < 5.0 * MTU, "p99 queue {}", pct(&qw, 99.0));
