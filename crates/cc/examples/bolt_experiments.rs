@@ -36,6 +36,21 @@
 //!    incast (sampled every 1 us), p99 FCT slowdown, SRC bandwidth over the
 //!    incast; 1 GB switch buffer so that PFC and the buffer do not cap the queue. Paper: p99 queue 13.72 (Bolt) / 23.54 (Swift) / 23.07 (HPCC) "msec",
 //!    p99 slowdown 5000 / 7017 / 5037, SRC 0.77 Gbps.
+//!
+//! Measured on this branch (Bolt defaults; HPCC defaults):
+//!
+//! | experiment | Bolt | HPCC | paper (Bolt / HPCC / Swift) |
+//! |---|---|---|---|
+//! | Fig. 10 peak queue | 65.5 KB | 99.6 KB | < 1 BDP / ~1 BDP (100 KB) |
+//! | Fig. 10 drain time after the join | 24 us | 24.5 us | < 16 us / ~2 RTT |
+//! | Fig. 10 lowest 1-us utilization | 84.6% | 33.5% | no dip / ~75% |
+//! | Fig. 11 time to full utilization (4-us avg) | 36.5 us | 62.5 us | ~1 us / ~20 us / > 370 us |
+//! | Fig. 11 capacity lost | 16.5 us | 45.6 us | |
+//! | Fig. 12 (emulated) with SM / without SM | 38 us / 184.5 us | | 23 us / > 264 us |
+//! | Table 1 PRU off/SM off, SM on, PRU on, both | 80.7 / 87.1 / 91.4 / 92.0 % | | 90.46 / 92.41 / 97.38 / 98.54 % |
+//! | Table 2 p99 queue (--full) | 13.27 ms | 25.15 ms | 13.72 / 23.07 / 23.54 ms |
+//! | Table 2 p99 FCT / line-rate time (--full) | 5000 | 4943 | 5000 / 5037 / 7017 |
+//! | Table 2 SRC bandwidth (--full) | 7.47 Gbps | | 0.77 Gbps |
 
 use ccsim_cc::bolt::src_overhead;
 use ccsim_core::results::Stats;
