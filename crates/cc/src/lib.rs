@@ -10,6 +10,7 @@
 //! [`registry::SchemeConfig`], declare the module below, and add one line to
 //! the `SCHEMES` table in `registry.rs`.
 
+pub mod bolt;
 pub mod dcqcn;
 pub mod dctcp;
 pub mod hpcc;

@@ -312,6 +312,7 @@ pub fn summary_json(scn: &Scenario, scheme: &str, r: &RunResult) -> Value {
             "mean_jain": jnum(f.mean_jain),
             "min_jain": jnum(f.min_jain),
         })),
+        "scheme_counters": r.scheme_counters.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
         "engine": {
             "events": e.events,
             "data_packets": e.data_packets,

@@ -164,6 +164,12 @@ pub trait SwitchCc {
     /// `pkt` starts transmission on `out_port` (after the core's ECN and INT).
     /// `in_port` is the port it arrived on.
     fn on_dequeue(&mut self, _cx: &mut SwitchCx, _in_port: u16, _out_port: u16, _pkt: &mut Packet) {}
+    /// Named event counters of this switch part (e.g. Bolt's SRC packets and
+    /// bytes), read once at the end of the run. The core sums each name over
+    /// all switches into `RunResult::scheme_counters`.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
 }
 
 /// What a scheme needs from the network.

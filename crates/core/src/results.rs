@@ -96,6 +96,9 @@ pub struct RunResult {
     pub pause_frames: u64,
     /// True when the run stopped at its time limit with flows unfinished.
     pub truncated: bool,
+    /// The scheme's switch counters (`SwitchCc::counters`), each name summed
+    /// over all switches, sorted by name; empty when the scheme counts nothing.
+    pub scheme_counters: Vec<(String, u64)>,
 }
 
 /// avg / percentiles of a set of values.

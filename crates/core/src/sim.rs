@@ -648,6 +648,12 @@ impl Simulator {
     }
 
     fn results(self, truncated: bool, wall_secs: f64) -> RunResult {
+        let mut counters: std::collections::BTreeMap<String, u64> = Default::default();
+        for cc in self.switches.iter().filter_map(|s| s.cc.as_ref()) {
+            for (name, v) in cc.counters() {
+                *counters.entry(name.to_string()).or_default() += v;
+            }
+        }
         let flows = self
             .flows
             .iter()
@@ -701,6 +707,7 @@ impl Simulator {
             drops: self.drops,
             pause_frames: self.pause_frames,
             truncated,
+            scheme_counters: counters.into_iter().collect(),
         }
     }
 
