@@ -11,6 +11,7 @@
 //! the `SCHEMES` table in `registry.rs`.
 
 pub mod dcqcn;
+pub mod fncc;
 pub mod hpcc;
 pub mod none;
 pub mod registry;
