@@ -18,7 +18,8 @@
 //!   (`Requirements::symmetric_paths`; the core refuses anything else).
 //! * Receiver (§3.2.3): every ACK carries N, the number of flows the receiving
 //!   host is currently receiving (its concurrent QPs), in `aux[N_AUX]`, limited
-//!   to 16 bits (1..=65535; the paper's field is 16 bits). Cumulative ACKs
+//!   to 16 bits (1..=65535; the paper's field is 16 bits); the ACK that completes
+//!   a flow still counts that flow. Cumulative ACKs
 //!   (`network.ack_every > 1`) work unchanged: N and the INT are per ACK.
 //! * Sender (RP, Algorithms 2-3): HPCC's per-ACK/per-RTT rule
 //!   ([`crate::hpcc::HpccSender`], reused through its `feedback_with` hook) on the
@@ -249,9 +250,12 @@ pub struct FnccReceiver;
 
 impl ReceiverCc for FnccReceiver {
     fn fill_ack(&mut self, cx: &ReceiverCx, _data: &Packet, ack: &mut Packet) {
-        // The core counts a flow out as its last byte arrives, before the last
-        // ACK is filled: that ACK still reports at least this flow.
-        ack.aux[N_AUX] = cx.host_active_flows.clamp(1, u16::MAX as u32) as u64;
+        // The core counts a flow out as its last byte arrives, before that ACK
+        // is filled: once the ACK acknowledges the whole flow, count it back in
+        // (every ACK reports the flows concurrent with its own, itself included).
+        let own_done = ack.seq >= cx.flow.size;
+        let n = cx.host_active_flows as u64 + own_done as u64;
+        ack.aux[N_AUX] = n.clamp(1, u16::MAX as u64);
     }
 }
 
@@ -425,7 +429,15 @@ mod tests {
         let f = flow();
         let mut r = FnccReceiver;
         let data = pkt(PktKind::Data);
-        for (active, want) in [(3u32, 3u64), (1, 1), (0, 1), (70_000, 65_535)] {
+        for (active, seq, want) in [
+            (3u32, 0, 3u64),
+            (1, 5_000, 1),
+            (0, 5_000, 1),
+            (70_000, 0, 65_535),
+            // The ACK of a completed flow: the core no longer counts it.
+            (2, f.size, 3),
+            (0, f.size, 1),
+        ] {
             let cx = ReceiverCx {
                 now: 0,
                 flow: &f,
@@ -433,8 +445,9 @@ mod tests {
                 send_cnp: false,
             };
             let mut ack = pkt(PktKind::Ack);
+            ack.seq = seq;
             r.fill_ack(&cx, &data, &mut ack);
-            assert_eq!(ack.aux[N_AUX], want);
+            assert_eq!(ack.aux[N_AUX], want, "{active} {seq}");
         }
     }
 
