@@ -46,7 +46,8 @@ use ccsim_core::cc::{
     SwitchCx,
 };
 use ccsim_core::packet::{IntHop, Packet, PktKind};
-use ccsim_core::units::Rate;
+use ccsim_core::time::Time;
+use ccsim_core::units::{Dur, Rate};
 use serde::{Deserialize, Serialize};
 
 /// The ACK's `aux` slot that carries N (concurrent flows at the receiver).
@@ -96,6 +97,10 @@ pub struct FnccConfig {
     /// How switches keep the All_INT_Table: "on_departure" (default) or "live";
     /// see [`IntTable`]. The paper says only "periodically" (§4.1).
     pub int_table: IntTable,
+    /// With `int_table = "on_departure"`: refresh a port's entry at a departure
+    /// only if the entry is at least this old (the paper's table is updated
+    /// "periodically", §4.1, period not given). Default 0ns: every departure.
+    pub table_period: Dur,
 }
 
 impl Default for FnccConfig {
@@ -113,6 +118,7 @@ impl Default for FnccConfig {
             alpha: 1.05,
             beta: 0.9,
             int_table: IntTable::OnDeparture,
+            table_period: Dur(0),
         }
     }
 }
@@ -151,6 +157,7 @@ impl SchemeConfig for FnccConfig {
             "int_table",
             "switch INT table: \"on_departure\" (refreshed as packets leave) or \"live\"",
         ),
+        ("table_period", "on_departure: least age of an entry before a departure refreshes it"),
     ];
 
     fn validate(&self) -> Result<(), (&'static str, String)> {
@@ -194,12 +201,12 @@ impl Scheme for Fncc {
         Box::new(FnccReceiver)
     }
     fn switch(&self, _node: u32, ports: &[PortStat]) -> Option<Box<dyn SwitchCc>> {
-        Some(Box::new(FnccSwitch::new(self.cfg.int_table, ports)))
+        Some(Box::new(FnccSwitch::new(self.cfg.int_table, self.cfg.table_period.0, ports)))
     }
 }
 
 /// The INT record of a port's current state.
-fn record(cx_now: ccsim_core::time::Time, p: &PortStat) -> IntHop {
+fn record(cx_now: Time, p: &PortStat) -> IntHop {
     IntHop {
         ts: cx_now,
         tx_bytes: p.tx_bytes,
@@ -211,14 +218,20 @@ fn record(cx_now: ccsim_core::time::Time, p: &PortStat) -> IntHop {
 /// FNCC switch part (CP): the All_INT_Table and the stamping of ACKs.
 pub struct FnccSwitch {
     mode: IntTable,
+    period: Time,
     table: Vec<IntHop>,
+    /// Whether an entry has been refreshed since the start.
+    fresh: Vec<bool>,
 }
 
 impl FnccSwitch {
-    pub fn new(mode: IntTable, ports: &[PortStat]) -> Self {
+    /// `period`: least age of an entry before a departure refreshes it (0 = always).
+    pub fn new(mode: IntTable, period: Time, ports: &[PortStat]) -> Self {
         FnccSwitch {
             mode,
+            period,
             table: ports.iter().map(|p| record(0, p)).collect(),
+            fresh: vec![false; ports.len()],
         }
     }
 
@@ -230,8 +243,12 @@ impl FnccSwitch {
 
 impl SwitchCc for FnccSwitch {
     fn on_dequeue(&mut self, cx: &mut SwitchCx, in_port: u16, out_port: u16, pkt: &mut Packet) {
-        if self.mode == IntTable::OnDeparture {
-            self.table[out_port as usize] = record(cx.now, &cx.ports[out_port as usize]);
+        let o = out_port as usize;
+        if self.mode == IntTable::OnDeparture
+            && (!self.fresh[o] || cx.now >= self.table[o].ts + self.period)
+        {
+            self.table[o] = record(cx.now, &cx.ports[o]);
+            self.fresh[o] = true;
         }
         // The ACK came in by the port its flow's data leaves by: stamp that
         // port's INT (Algorithm 1 lines 7-9). u16::MAX = emitted by this switch.
@@ -388,7 +405,7 @@ mod tests {
     fn ack_gets_the_int_of_the_port_its_data_leaves_by() {
         for mode in [IntTable::OnDeparture, IntTable::Live] {
             let mut ports = vec![port(111, 1_000), port(222, 2_000), port(3_000, 9_000)];
-            let mut sw = FnccSwitch::new(mode, &ports);
+            let mut sw = FnccSwitch::new(mode, 0, &ports);
             let mut data = pkt(PktKind::Data);
             dequeue(&mut sw, 5 * US, &ports, 0, 2, &mut data);
             assert_eq!(data.n_int, 0, "data packets carry no INT");
@@ -422,6 +439,25 @@ mod tests {
             dequeue(&mut sw, 8 * US, &ports, u16::MAX, 1, &mut own);
             assert_eq!(own.n_int, 0);
         }
+    }
+
+    /// With a table period, a departure refreshes an entry only once it is
+    /// at least that old; ACKs get the entry as last refreshed.
+    #[test]
+    fn table_period_limits_refreshes() {
+        let mut ports = vec![port(0, 0), port(1_000, 5_000)];
+        let mut sw = FnccSwitch::new(IntTable::OnDeparture, US, &ports);
+        let mut data = pkt(PktKind::Data);
+        dequeue(&mut sw, 10 * US, &ports, 0, 1, &mut data);
+        assert_eq!(sw.entry(1).ts, 10 * US, "first departure always refreshes");
+        ports[1] = port(2_000, 6_518);
+        dequeue(&mut sw, 10 * US + 500_000, &ports, 0, 1, &mut data);
+        assert_eq!((sw.entry(1).ts, sw.entry(1).tx_bytes), (10 * US, 5_000), "too young");
+        let mut ack = pkt(PktKind::Ack);
+        dequeue(&mut sw, 10 * US + 600_000, &ports, 1, 0, &mut ack);
+        assert_eq!(ack.int[0].tx_bytes, 5_000);
+        dequeue(&mut sw, 11 * US, &ports, 0, 1, &mut data);
+        assert_eq!((sw.entry(1).ts, sw.entry(1).qlen), (11 * US, 2_000));
     }
 
     #[test]

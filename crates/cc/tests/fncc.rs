@@ -225,24 +225,37 @@ impl Scheme for Recording {
 /// N in every ACK = flows the receiving host is receiving at that moment
 /// (first byte arrived, last byte not yet; the ACK's own flow always counted),
 /// as flows come and go: three flows into host 3 of a star, starting at 0, 20
-/// and 40 us with sizes that make them end in order; N runs 1, 2, 3, 2, 1.
+/// and 40 us (0.6, 1.2, 2.4 MB) so that they end in order; N runs 1, 2, 3, 2, 1.
+/// The same with cumulative ACKs (one per 4 data packets).
 #[test]
 fn n_in_acks_counts_the_receivers_concurrent_flows() {
+    for every in [1, 4] {
+        n_check(every);
+    }
+}
+
+fn n_check(ack_every: u32) {
     let topo = star(4, Tier::new(G100, US)).unwrap();
     let flows = vec![
-        FlowSpec { id: 0, src: 0, dst: 3, size: 400_000, start: 0, prio: 0 },
-        FlowSpec { id: 1, src: 1, dst: 3, size: 800_000, start: 20 * US, prio: 0 },
-        FlowSpec { id: 2, src: 2, dst: 3, size: 1_200_000, start: 40 * US, prio: 0 },
+        FlowSpec { id: 0, src: 0, dst: 3, size: 600_000, start: 0, prio: 0 },
+        FlowSpec { id: 1, src: 1, dst: 3, size: 1_200_000, start: 20 * US, prio: 0 },
+        FlowSpec { id: 2, src: 2, dst: 3, size: 2_400_000, start: 40 * US, prio: 0 },
     ];
     let log = Arc::new(Mutex::new(Log::default()));
     let s = Recording { inner: FnccConfig::default().into_scheme(), log: log.clone() };
-    let r = run(&topo, &fncc_net(), &flows, &s, &SimOptions::default(), None).unwrap();
+    let mut net = fncc_net();
+    net.ack_every = ack_every;
+    let r = run(&topo, &net, &flows, &s, &SimOptions::default(), None).unwrap();
     assert!(r.flows.iter().all(|f| f.fct.is_some()));
+    assert_eq!(r.drops, 0);
     let l = log.lock().unwrap();
+    // One ACK per data packet, or about one per `ack_every`.
+    let pkts: u64 = flows.iter().map(|f| f.size.div_ceil(1470)).sum();
+    assert!(l.acks.len() as u64 <= pkts / ack_every as u64 + 3, "{} ACKs", l.acks.len());
     assert_eq!(l.rx.len(), 3);
     let span = |f: u32| l.rx.iter().find(|e| e.0 == f).map(|e| (e.1, e.2)).unwrap();
     // Flows end in order of id.
-    assert!(span(0).1 < span(1).1 && span(1).1 < span(2).1);
+    assert!(span(0).1 < span(1).1 && span(1).1 < span(2).1, "{:?}", l.rx);
     let mut seen = Vec::new();
     for &(f, t, n) in &l.acks {
         let want = (0..3u32)
