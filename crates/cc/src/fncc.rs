@@ -163,20 +163,38 @@ impl SchemeConfig for FnccConfig {
         "FNCC (Xu et al. 2024): HPCC with request-path INT stamped on ACKs, last-hop speedup";
     const PARAMS: &'static [(&'static str, &'static str)] = &[
         ("eta", "target utilization (HPCC)"),
-        ("max_stage", "additive stages before a multiplicative update (HPCC)"),
-        ("rate_ai", "additive increase W_AI as a rate (W_AI / T) (HPCC)"),
+        (
+            "max_stage",
+            "additive stages before a multiplicative update (HPCC)",
+        ),
+        (
+            "rate_ai",
+            "additive increase W_AI as a rate (W_AI / T) (HPCC)",
+        ),
         ("min_rate", "lowest rate (HPCC)"),
-        ("base_rtt", "T: \"global\" (largest base RTT) or \"path\" (HPCC)"),
+        (
+            "base_rtt",
+            "T: \"global\" (largest base RTT) or \"path\" (HPCC)",
+        ),
         ("window", "limit bytes in flight to rate x T (HPCC)"),
-        ("fast_react", "apply an update on every ACK, committing once per RTT (HPCC)"),
-        ("lhcs", "last-hop congestion speedup: W_c = B x RTT x beta / N"),
+        (
+            "fast_react",
+            "apply an update on every ACK, committing once per RTT (HPCC)",
+        ),
+        (
+            "lhcs",
+            "last-hop congestion speedup: W_c = B x RTT x beta / N",
+        ),
         ("alpha", "LHCS threshold on the last hop's u"),
         ("beta", "LHCS share of the fair window"),
         (
             "int_table",
             "switch INT table: \"on_departure\" (refreshed as packets leave) or \"live\"",
         ),
-        ("table_period", "on_departure: least age of an entry before a departure refreshes it"),
+        (
+            "table_period",
+            "on_departure: least age of an entry before a departure refreshes it",
+        ),
     ];
 
     fn validate(&self) -> Result<(), (&'static str, String)> {
@@ -220,7 +238,11 @@ impl Scheme for Fncc {
         Box::new(FnccReceiver)
     }
     fn switch(&self, _node: u32, ports: &[PortStat]) -> Option<Box<dyn SwitchCc>> {
-        Some(Box::new(FnccSwitch::new(self.cfg.int_table, self.cfg.table_period.0, ports)))
+        Some(Box::new(FnccSwitch::new(
+            self.cfg.int_table,
+            self.cfg.table_period.0,
+            ports,
+        )))
     }
 }
 
@@ -271,7 +293,8 @@ impl SwitchCc for FnccSwitch {
         }
         // The ACK came in by the port its flow's data leaves by: stamp that
         // port's INT (Algorithm 1 lines 7-9). u16::MAX = emitted by this switch.
-        if matches!(pkt.kind, PktKind::Ack | PktKind::Nack) && (in_port as usize) < self.table.len() {
+        if matches!(pkt.kind, PktKind::Ack | PktKind::Nack) && (in_port as usize) < self.table.len()
+        {
             let h = match self.mode {
                 IntTable::OnDeparture => self.table[in_port as usize],
                 IntTable::Live => record(cx.now, &cx.ports[in_port as usize]),
@@ -429,7 +452,15 @@ mod tests {
             dequeue(&mut sw, 5 * US, &ports, 0, 2, &mut data);
             assert_eq!(data.n_int, 0, "data packets carry no INT");
             if mode == IntTable::OnDeparture {
-                assert_eq!(sw.entry(2), IntHop { ts: 5 * US, tx_bytes: 9_000, qlen: 3_000, rate_bps: B });
+                assert_eq!(
+                    sw.entry(2),
+                    IntHop {
+                        ts: 5 * US,
+                        tx_bytes: 9_000,
+                        qlen: 3_000,
+                        rate_bps: B
+                    }
+                );
             }
             // Port 2 moves on before the ACK comes back.
             ports[2] = port(4_500, 10_048);
@@ -438,8 +469,18 @@ mod tests {
             assert_eq!(ack.n_int, 1);
             let want = match mode {
                 // The table entry as the last departure from port 2 left it.
-                IntTable::OnDeparture => IntHop { ts: 5 * US, tx_bytes: 9_000, qlen: 3_000, rate_bps: B },
-                IntTable::Live => IntHop { ts: 7 * US, tx_bytes: 10_048, qlen: 4_500, rate_bps: B },
+                IntTable::OnDeparture => IntHop {
+                    ts: 5 * US,
+                    tx_bytes: 9_000,
+                    qlen: 3_000,
+                    rate_bps: B,
+                },
+                IntTable::Live => IntHop {
+                    ts: 7 * US,
+                    tx_bytes: 10_048,
+                    qlen: 4_500,
+                    rate_bps: B,
+                },
             };
             assert_eq!(ack.int[0], want, "{mode:?}");
             // The ACK's own departure refreshed port 0's entry (on_departure).
@@ -471,7 +512,11 @@ mod tests {
         assert_eq!(sw.entry(1).ts, 10 * US, "first departure always refreshes");
         ports[1] = port(2_000, 6_518);
         dequeue(&mut sw, 10 * US + 500_000, &ports, 0, 1, &mut data);
-        assert_eq!((sw.entry(1).ts, sw.entry(1).tx_bytes), (10 * US, 5_000), "too young");
+        assert_eq!(
+            (sw.entry(1).ts, sw.entry(1).tx_bytes),
+            (10 * US, 5_000),
+            "too young"
+        );
         let mut ack = pkt(PktKind::Ack);
         dequeue(&mut sw, 10 * US + 600_000, &ports, 1, 0, &mut ack);
         assert_eq!(ack.int[0].tx_bytes, 5_000);
@@ -508,9 +553,18 @@ mod tests {
 
     #[test]
     fn hop_detection_picks_the_largest_u_ties_to_the_last_hop() {
-        assert_eq!(FnccSender::most_congested(&[Some(0.5), Some(1.2), None]), Some((1, 1.2)));
-        assert_eq!(FnccSender::most_congested(&[Some(1.1), Some(1.1)]), Some((0, 1.1)));
-        assert_eq!(FnccSender::most_congested(&[None, Some(0.3)]), Some((1, 0.3)));
+        assert_eq!(
+            FnccSender::most_congested(&[Some(0.5), Some(1.2), None]),
+            Some((1, 1.2))
+        );
+        assert_eq!(
+            FnccSender::most_congested(&[Some(1.1), Some(1.1)]),
+            Some((0, 1.1))
+        );
+        assert_eq!(
+            FnccSender::most_congested(&[None, Some(0.3)]),
+            Some((1, 0.3))
+        );
         assert_eq!(FnccSender::most_congested(&[None]), None);
     }
 
@@ -534,7 +588,12 @@ mod tests {
             let mut hops = [IntHop::default(); 2];
             for k in 0..2 {
                 self.tx[k] += bytes(util[k], dt_us);
-                hops[k] = IntHop { ts: self.ts, tx_bytes: self.tx[k], qlen: qlen[k], rate_bps: B };
+                hops[k] = IntHop {
+                    ts: self.ts,
+                    tx_bytes: self.tx[k],
+                    qlen: qlen[k],
+                    rate_bps: B,
+                };
             }
             let mut p = ack_int(seq, &hops);
             p.aux[N_AUX] = n;
@@ -631,7 +690,11 @@ mod tests {
                 let p = a.ack(seq, 10.0, util, qlen, 8);
                 h.ack(&mut s, &p);
                 hh.ack(&mut hp, &p);
-                assert_eq!((h.rate, h.window), (hh.rate, hh.window), "{lhcs} {util:?} {qlen:?} {k}");
+                assert_eq!(
+                    (h.rate, h.window),
+                    (hh.rate, hh.window),
+                    "{lhcs} {util:?} {qlen:?} {k}"
+                );
                 seq = h.snd_nxt + 1;
             }
             assert_eq!(s.lhcs_fired(), 0);

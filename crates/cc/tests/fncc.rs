@@ -4,16 +4,16 @@
 //! the wire (1470 B payload + 48 B headers), PFC with a static 500 KB threshold,
 //! symmetric routing (ACKs retrace their data's switches).
 
-use ccsim_core::cc::{FlowView, ReceiverCc, ReceiverCx, Scheme, SenderCc, SwitchCc};
+use ccsim_cc::fncc::{FnccConfig, FnccReceiver, N_AUX};
+use ccsim_cc::SchemeConfig;
 use ccsim_core::cc::PortStat;
+use ccsim_core::cc::{FlowView, ReceiverCc, ReceiverCx, Scheme, SenderCc, SwitchCc};
 use ccsim_core::config::Routing;
 use ccsim_core::packet::Packet;
 use ccsim_core::results::jain;
 use ccsim_core::sim::{run, SimOptions, TraceConfig};
 use ccsim_core::units::Bytes;
 use ccsim_core::{FlowSpec, NetConfig, PortRef, RunResult, Time};
-use ccsim_cc::fncc::{FnccConfig, FnccReceiver, N_AUX};
-use ccsim_cc::SchemeConfig;
 use ccsim_workload::topo::{dumbbell, leaf_spine, star, Tier};
 use std::sync::{Arc, Mutex};
 
@@ -21,11 +21,13 @@ const G100: u64 = 100_000_000_000;
 const US: Time = 1_000_000;
 
 fn fncc_net() -> NetConfig {
-    let mut net = NetConfig::default();
-    net.mtu = Bytes(1470);
-    net.header = Bytes(48);
+    let mut net = NetConfig {
+        mtu: Bytes(1470),
+        header: Bytes(48),
+        routing: Routing::Symmetric,
+        ..Default::default()
+    };
     net.pfc.static_xoff = Some(Bytes(500_000));
-    net.routing = Routing::Symmetric;
     net
 }
 
@@ -38,17 +40,42 @@ fn scheme(name: &str, params: &str) -> Box<dyn Scheme> {
 /// (host 0 -> 2) at t = 0, flow 1 (host 1 -> 3) at 300 us; both long. Traces the
 /// congested port (first switch towards the second) and both flows every 1 us.
 fn fig9(s: &dyn Scheme, rate: u64, end: Time) -> RunResult {
-    let topo = dumbbell(2, Tier::new(rate, 1500 * 1000), Tier::new(rate, 1500 * 1000), 3).unwrap();
+    let topo = dumbbell(
+        2,
+        Tier::new(rate, 1500 * 1000),
+        Tier::new(rate, 1500 * 1000),
+        3,
+    )
+    .unwrap();
     let size = rate / 8 / 1_000_000 * (end / US) + 1_000_000; // more than a flow sends before `end`
     let flows = vec![
-        FlowSpec { id: 0, src: 0, dst: 2, size, start: 0, prio: 0 },
-        FlowSpec { id: 1, src: 1, dst: 3, size, start: 300 * US, prio: 0 },
+        FlowSpec {
+            id: 0,
+            src: 0,
+            dst: 2,
+            size,
+            start: 0,
+            prio: 0,
+        },
+        FlowSpec {
+            id: 1,
+            src: 1,
+            dst: 3,
+            size,
+            start: 300 * US,
+            prio: 0,
+        },
     ];
     let bott = PortRef { node: 4, peer: 5 };
     let opts = SimOptions {
         seed: 1,
         stop_at: Some(end),
-        trace: TraceConfig { interval: US, queue_ports: vec![bott], util_ports: vec![bott], flows: vec![0, 1] },
+        trace: TraceConfig {
+            interval: US,
+            queue_ports: vec![bott],
+            util_ports: vec![bott],
+            flows: vec![0, 1],
+        },
     };
     run(&topo, &fncc_net(), &flows, s, &opts, None).unwrap()
 }
@@ -56,7 +83,10 @@ fn fig9(s: &dyn Scheme, rate: u64, end: Time) -> RunResult {
 /// First trace time at or after `from` when flow `f`'s rate is below `frac` of `line`.
 fn first_slowdown(r: &RunResult, f: usize, from: Time, frac: f64, line: f64) -> Option<Time> {
     let tr = &r.flow_traces[f];
-    tr.t.iter().zip(&tr.rate_bps).find(|(&t, &v)| t >= from && v < frac * line).map(|(&t, _)| t)
+    tr.t.iter()
+        .zip(&tr.rate_bps)
+        .find(|(&t, &v)| t >= from && v < frac * line)
+        .map(|(&t, _)| t)
 }
 
 /// Per-flow throughput (bits/s) between t0 and t1 from the acked-bytes traces.
@@ -72,7 +102,11 @@ fn shares(r: &RunResult, t0: Time, t1: Time) -> Vec<f64> {
 
 fn queue_in(r: &RunResult, t0: Time, t1: Time) -> Vec<f64> {
     let q = &r.queues[0];
-    q.t.iter().zip(&q.v).filter(|(&t, _)| t >= t0 && t < t1).map(|(_, &v)| v).collect()
+    q.t.iter()
+        .zip(&q.v)
+        .filter(|(&t, _)| t >= t0 && t < t1)
+        .map(|(_, &v)| v)
+        .collect()
 }
 
 /// Fig. 9: FNCC sees the congestion on flow 0's ACKs as they cross the
@@ -97,7 +131,12 @@ fn fncc_slows_down_before_hpcc_on_the_fig9_dumbbell() {
     // Within a few link delays of the join (the ACKs only have to come back
     // from the first switch): before 310 us.
     assert!(tf < 310 * US, "FNCC reacted at {} us", tf / US);
-    assert!(peak(&f) < peak(&h), "FNCC peak {} vs HPCC {}", peak(&f), peak(&h));
+    assert!(
+        peak(&f) < peak(&h),
+        "FNCC peak {} vs HPCC {}",
+        peak(&f),
+        peak(&h)
+    );
     assert_eq!(f.drops + h.drops, 0);
 }
 
@@ -133,7 +172,12 @@ fn fncc_two_flows_converge_fair_with_a_short_queue() {
     let mean = q.iter().sum::<f64>() / q.len() as f64;
     let p99 = qs[(qs.len() - 1) * 99 / 100];
     let u = &r.utilization[0];
-    let us: Vec<f64> = u.t.iter().zip(&u.v).filter(|(&t, _)| t >= end - 500 * US).map(|(_, &v)| v).collect();
+    let us: Vec<f64> =
+        u.t.iter()
+            .zip(&u.v)
+            .filter(|(&t, _)| t >= end - 500 * US)
+            .map(|(_, &v)| v)
+            .collect();
     let util = us.iter().sum::<f64>() / us.len() as f64;
     let sh = shares(&r, end - 500 * US, end);
     eprintln!(
@@ -143,7 +187,10 @@ fn fncc_two_flows_converge_fair_with_a_short_queue() {
         jain(&sh)
     );
     assert!(conv <= 600 * US, "converged at {} us", conv / US);
-    assert!(mean < 10_000.0 && p99 < 30_000.0, "queue mean {mean} p99 {p99}");
+    assert!(
+        mean < 10_000.0 && p99 < 30_000.0,
+        "queue mean {mean} p99 {p99}"
+    );
     assert!(util > 0.9, "utilization {util}");
     assert_eq!(r.drops, 0);
     assert_eq!(r.pause_frames, 0);
@@ -156,14 +203,41 @@ fn fncc_two_flows_converge_fair_with_a_short_queue() {
 fn fncc_needs_symmetric_routing_on_multipath_topologies() {
     let topo = leaf_spine(2, 4, 4, Tier::new(G100, US), Tier::new(G100, US)).unwrap();
     let flows: Vec<FlowSpec> = (0..4)
-        .map(|i| FlowSpec { id: i, src: i, dst: 4 + i, size: 200_000, start: i as u64 * US, prio: 0 })
+        .map(|i| FlowSpec {
+            id: i,
+            src: i,
+            dst: 4 + i,
+            size: 200_000,
+            start: i as u64 * US,
+            prio: 0,
+        })
         .collect();
     let s = scheme("fncc", "");
     let mut net = fncc_net();
     net.routing = Routing::Ecmp;
-    let e = run(&topo, &net, &flows, s.as_ref(), &SimOptions::default(), None).err().expect("refused");
-    assert!(e.contains("fncc") && e.contains("routing = \"symmetric\""), "{e}");
-    let r = run(&topo, &fncc_net(), &flows, s.as_ref(), &SimOptions::default(), None).unwrap();
+    let e = run(
+        &topo,
+        &net,
+        &flows,
+        s.as_ref(),
+        &SimOptions::default(),
+        None,
+    )
+    .map(|_| ())
+    .expect_err("refused");
+    assert!(
+        e.contains("fncc") && e.contains("routing = \"symmetric\""),
+        "{e}"
+    );
+    let r = run(
+        &topo,
+        &fncc_net(),
+        &flows,
+        s.as_ref(),
+        &SimOptions::default(),
+        None,
+    )
+    .unwrap();
     assert!(r.flows.iter().all(|f| f.fct.is_some()));
     assert_eq!(r.drops, 0);
 }
@@ -200,7 +274,11 @@ impl ReceiverCc for RecRx {
     }
     fn fill_ack(&mut self, cx: &ReceiverCx, data: &Packet, ack: &mut Packet) {
         self.inner.fill_ack(cx, data, ack);
-        self.log.lock().unwrap().acks.push((self.flow, cx.now, ack.aux[N_AUX]));
+        self.log
+            .lock()
+            .unwrap()
+            .acks
+            .push((self.flow, cx.now, ack.aux[N_AUX]));
     }
 }
 
@@ -215,7 +293,11 @@ impl Scheme for Recording {
         self.inner.sender(flow)
     }
     fn receiver(&self, flow: &FlowView) -> Box<dyn ReceiverCc> {
-        Box::new(RecRx { inner: FnccReceiver, flow: flow.id, log: self.log.clone() })
+        Box::new(RecRx {
+            inner: FnccReceiver,
+            flow: flow.id,
+            log: self.log.clone(),
+        })
     }
     fn switch(&self, node: u32, ports: &[PortStat]) -> Option<Box<dyn SwitchCc>> {
         self.inner.switch(node, ports)
@@ -237,12 +319,36 @@ fn n_in_acks_counts_the_receivers_concurrent_flows() {
 fn n_check(ack_every: u32) {
     let topo = star(4, Tier::new(G100, US)).unwrap();
     let flows = vec![
-        FlowSpec { id: 0, src: 0, dst: 3, size: 600_000, start: 0, prio: 0 },
-        FlowSpec { id: 1, src: 1, dst: 3, size: 1_200_000, start: 20 * US, prio: 0 },
-        FlowSpec { id: 2, src: 2, dst: 3, size: 2_400_000, start: 40 * US, prio: 0 },
+        FlowSpec {
+            id: 0,
+            src: 0,
+            dst: 3,
+            size: 600_000,
+            start: 0,
+            prio: 0,
+        },
+        FlowSpec {
+            id: 1,
+            src: 1,
+            dst: 3,
+            size: 1_200_000,
+            start: 20 * US,
+            prio: 0,
+        },
+        FlowSpec {
+            id: 2,
+            src: 2,
+            dst: 3,
+            size: 2_400_000,
+            start: 40 * US,
+            prio: 0,
+        },
     ];
     let log = Arc::new(Mutex::new(Log::default()));
-    let s = Recording { inner: FnccConfig::default().into_scheme(), log: log.clone() };
+    let s = Recording {
+        inner: FnccConfig::default().into_scheme(),
+        log: log.clone(),
+    };
     let mut net = fncc_net();
     net.ack_every = ack_every;
     let r = run(&topo, &net, &flows, &s, &SimOptions::default(), None).unwrap();
@@ -251,7 +357,11 @@ fn n_check(ack_every: u32) {
     let l = log.lock().unwrap();
     // One ACK per data packet, or about one per `ack_every`.
     let pkts: u64 = flows.iter().map(|f| f.size.div_ceil(1470)).sum();
-    assert!(l.acks.len() as u64 <= pkts / ack_every as u64 + 3, "{} ACKs", l.acks.len());
+    assert!(
+        l.acks.len() as u64 <= pkts / ack_every as u64 + 3,
+        "{} ACKs",
+        l.acks.len()
+    );
     assert_eq!(l.rx.len(), 3);
     let span = |f: u32| l.rx.iter().find(|e| e.0 == f).map(|e| (e.1, e.2)).unwrap();
     // Flows end in order of id.
@@ -284,16 +394,45 @@ fn n_check(ack_every: u32) {
 #[test]
 fn lhcs_brings_a_last_hop_incast_to_the_fair_share() {
     let topo = star(5, Tier::new(G100, 1500 * 1000)).unwrap();
-    let flows: Vec<FlowSpec> =
-        (0..4).map(|i| FlowSpec { id: i, src: i, dst: 4, size: 2_000_000, start: 0, prio: 0 }).collect();
+    let flows: Vec<FlowSpec> = (0..4)
+        .map(|i| FlowSpec {
+            id: i,
+            src: i,
+            dst: 4,
+            size: 2_000_000,
+            start: 0,
+            prio: 0,
+        })
+        .collect();
     let port = PortRef { node: 5, peer: 4 };
     let opts = SimOptions {
         seed: 1,
         stop_at: None,
-        trace: TraceConfig { interval: US, queue_ports: vec![port], util_ports: vec![port], flows: (0..4).collect() },
+        trace: TraceConfig {
+            interval: US,
+            queue_ports: vec![port],
+            util_ports: vec![port],
+            flows: (0..4).collect(),
+        },
     };
-    let on = run(&topo, &fncc_net(), &flows, scheme("fncc", "").as_ref(), &opts, None).unwrap();
-    let off = run(&topo, &fncc_net(), &flows, scheme("fncc", "lhcs = false").as_ref(), &opts, None).unwrap();
+    let on = run(
+        &topo,
+        &fncc_net(),
+        &flows,
+        scheme("fncc", "").as_ref(),
+        &opts,
+        None,
+    )
+    .unwrap();
+    let off = run(
+        &topo,
+        &fncc_net(),
+        &flows,
+        scheme("fncc", "lhcs = false").as_ref(),
+        &opts,
+        None,
+    )
+    .unwrap();
     for r in [&on, &off] {
         assert!(r.flows.iter().all(|f| f.fct.is_some()), "all flows finish");
         assert_eq!(r.drops, 0);
@@ -302,25 +441,59 @@ fn lhcs_brings_a_last_hop_incast_to_the_fair_share() {
     // First sample after the peak with less than 10 KB queued.
     let drained = |r: &RunResult| {
         let q = &r.queues[0];
-        let ip = q.v.iter().enumerate().fold(0, |b, (i, &v)| if v > q.v[b] { i } else { b });
-        q.t[ip..].iter().zip(&q.v[ip..]).find(|(_, &v)| v < 10_000.0).map(|(&t, _)| t).unwrap()
+        let ip =
+            q.v.iter()
+                .enumerate()
+                .fold(0, |b, (i, &v)| if v > q.v[b] { i } else { b });
+        q.t[ip..]
+            .iter()
+            .zip(&q.v[ip..])
+            .find(|(_, &v)| v < 10_000.0)
+            .map(|(&t, _)| t)
+            .unwrap()
     };
     let rates_at = |r: &RunResult, t: Time| -> Vec<f64> {
-        r.flow_traces.iter().map(|tr| tr.rate_bps[tr.t.partition_point(|&x| x < t)] / 1e9).collect()
+        r.flow_traces
+            .iter()
+            .map(|tr| tr.rate_bps[tr.t.partition_point(|&x| x < t)] / 1e9)
+            .collect()
     };
-    eprintln!("peak queue: LHCS {:.0} B, without {:.0} B", peak(&on), peak(&off));
-    eprintln!("queue < 10 KB at: LHCS {} us, without {} us", drained(&on) / US, drained(&off) / US);
+    eprintln!(
+        "peak queue: LHCS {:.0} B, without {:.0} B",
+        peak(&on),
+        peak(&off)
+    );
+    eprintln!(
+        "queue < 10 KB at: LHCS {} us, without {} us",
+        drained(&on) / US,
+        drained(&off) / US
+    );
     for t in [10, 20, 40, 80] {
-        eprintln!("t = {t} us: LHCS {:.1?}, without {:.1?}", rates_at(&on, t * US), rates_at(&off, t * US));
+        eprintln!(
+            "t = {t} us: LHCS {:.1?}, without {:.1?}",
+            rates_at(&on, t * US),
+            rates_at(&off, t * US)
+        );
     }
     let fair_beta = 0.9 * 100.0 / 4.0;
     // While the queue drains LHCS holds every flow at or below fair x beta;
     // HPCC alone is still above the fair share.
-    assert!(rates_at(&on, 20 * US).iter().all(|&v| v <= fair_beta), "{:?}", rates_at(&on, 20 * US));
-    assert!(rates_at(&off, 20 * US).iter().all(|&v| v > 25.0), "{:?}", rates_at(&off, 20 * US));
+    assert!(
+        rates_at(&on, 20 * US).iter().all(|&v| v <= fair_beta),
+        "{:?}",
+        rates_at(&on, 20 * US)
+    );
+    assert!(
+        rates_at(&off, 20 * US).iter().all(|&v| v > 25.0),
+        "{:?}",
+        rates_at(&off, 20 * US)
+    );
     // By 40 us every LHCS flow is within 5% of fair x beta, all equal.
     let r40 = rates_at(&on, 40 * US);
-    assert!(r40.iter().all(|&v| (v / fair_beta - 1.0).abs() < 0.05), "{r40:?}");
+    assert!(
+        r40.iter().all(|&v| (v / fair_beta - 1.0).abs() < 0.05),
+        "{r40:?}"
+    );
     assert!(jain(&r40) > 0.999, "{r40:?}");
     assert!(drained(&on) < drained(&off));
 }
