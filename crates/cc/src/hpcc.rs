@@ -212,15 +212,46 @@ impl HpccSender {
     }
 
     fn feedback(&mut self, cx: &mut SenderCx, ack: &Packet) {
+        self.feedback_with(cx, ack, &mut |_, _| {});
+    }
+
+    /// HPCC's reaction to one ACK (or NACK), with a hook for variants (FNCC):
+    /// `hook` runs after the INT has been measured (U updated) and before the
+    /// new rate is computed from the committed rate Rc; it gets each record's
+    /// u_j in the ACK's record order (None where no time elapsed at that hop)
+    /// and may replace Rc ([`HpccSender::set_committed_rate`]). With a hook
+    /// that does nothing this is exactly HPCC.
+    pub fn feedback_with(
+        &mut self,
+        cx: &mut SenderCx,
+        ack: &Packet,
+        hook: &mut dyn FnMut(&mut HpccSender, &[Option<f64>]),
+    ) {
         if ack.seq > self.last_update_seq {
-            self.update(cx, ack, false);
+            self.update(cx, ack, false, hook);
         } else if self.fast_react {
-            self.update(cx, ack, true);
+            self.update(cx, ack, true, hook);
         }
     }
 
+    /// T (HPCC's base RTT) in picoseconds.
+    pub fn base_rtt(&self) -> Time {
+        self.t
+    }
+
+    /// Replaces the committed rate Rc (= Wc / T), clamped to [min_rate, line rate].
+    pub fn set_committed_rate(&mut self, rate: f64) {
+        self.cur_rate = rate.clamp(self.min_rate, self.line);
+    }
+
     /// UpdateRateHp: `fast` = fast react (apply without committing).
-    fn update(&mut self, cx: &mut SenderCx, ack: &Packet, fast: bool) {
+    fn update(
+        &mut self,
+        cx: &mut SenderCx,
+        ack: &Packet,
+        fast: bool,
+        hook: &mut dyn FnMut(&mut HpccSender, &[Option<f64>]),
+    ) {
         let next_seq = cx.snd_nxt;
         let int = ack.int_hops();
         if self.last_update_seq == 0 {
@@ -233,6 +264,7 @@ impl HpccSender {
         let mut max_u = 0.0;
         let mut tau_of_max: Time = 0;
         let mut updated = false;
+        let mut per_hop = [None; MAX_INT_HOPS];
         for (i, h) in int.iter().enumerate() {
             let prev = self.hops[i];
             if h.ts <= prev.ts || h.rate_bps == 0 {
@@ -246,6 +278,7 @@ impl HpccSender {
                 h.tx_bytes.saturating_sub(prev.tx_bytes) as f64 * 8.0 * SEC as f64 / tau as f64;
             let queue = h.qlen.min(prev.qlen) as f64 * 8.0 * SEC as f64 / (b * t);
             let u = tx_rate / b + queue;
+            per_hop[i] = Some(u);
             if u > max_u {
                 max_u = u;
                 tau_of_max = tau;
@@ -256,6 +289,7 @@ impl HpccSender {
         if updated {
             let tau = tau_of_max.min(self.t) as f64;
             self.u = (self.u * (t - tau) + max_u * tau) / t;
+            hook(self, &per_hop[..int.len()]);
             let k = self.u / self.eta;
             let (rate, stage) = if k >= 1.0 || self.inc_stage >= self.max_stage {
                 let base = if k > 0.0 {

@@ -13,6 +13,7 @@
 pub mod bolt;
 pub mod dcqcn;
 pub mod dctcp;
+pub mod fncc;
 pub mod hpcc;
 pub mod none;
 pub mod patched_timely;
