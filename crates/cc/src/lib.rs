@@ -17,6 +17,7 @@ pub mod none;
 pub mod patched_timely;
 pub mod pcn;
 pub mod powertcp;
+pub mod sqcc;
 pub mod registry;
 pub mod swift;
 pub mod timely;

@@ -97,6 +97,7 @@ const SCHEMES: &[Entry] = &[
     Entry::of::<crate::swift::SwiftConfig>(),
     Entry::of::<crate::timely::TimelyConfig>(),
     Entry::of::<crate::patched_timely::PatchedTimelyConfig>(),
+    Entry::of::<crate::sqcc::SqccConfig>(),
 ];
 
 /// Names of all registered schemes.
