@@ -22,6 +22,7 @@
 //!   - `adaptive_delta`: delta = min(delta_0, (C / N)(k / N)) (eq. 25; with
 //!     `adaptive_t_low` off k = 1, eq. 22, as Table II's "W/O T_low" row:
 //!     delta = 10G/500^2 = 0.04 Mbps), else delta_0 = `delta` (10 Mbps);
+//!   - C is the flow's bottleneck link rate (`FlowView::bottleneck_rate`);
 //!   - the patched-TIMELY rule with, in the band, [`sqcc_error`] when
 //!     `new_error` (eq. 16) else patched TIMELY's (rtt - RTT_ref)/RTT_ref.
 //!
@@ -105,9 +106,6 @@ pub struct SqccConfig {
     /// T_low 0 and delta 0; default 1 keeps T_low = seg/C and delta = C/N^2
     /// there [ccsim's guard; the paper does not treat N < 10].
     pub k_min: u32,
-    /// Capacity C of eq. 22-25 (bits/s); 0 = the flow's bottleneck link rate
-    /// (`FlowView::bottleneck_rate`). Default 0.
-    pub capacity: Rate,
     /// Thresholds are queueing delay above the base RTT D (see module docs).
     /// Default true (SQCC paper eq. 10 and the flow model eq. 17).
     pub queueing_thresholds: bool,
@@ -147,7 +145,6 @@ impl Default for SqccConfig {
             adaptive_t_low: true,
             seg: Bytes(62_500),
             k_min: 1,
-            capacity: Rate(0),
             queueing_thresholds: true,
             base_rtt: Dur(0),
             max_decrease: 0.5,
@@ -264,7 +261,6 @@ impl SchemeConfig for SqccConfig {
         ("adaptive_t_low", "T_low = floor(log10 N) seg / C"),
         ("seg", "segment of T_low = k seg / C"),
         ("k_min", "smallest k = floor(log10 N)"),
-        ("capacity", "C of the formulas; 0 = the flow's bottleneck rate"),
         (
             "queueing_thresholds",
             "thresholds are queueing delay above base_rtt (else raw RTT)",
@@ -357,11 +353,8 @@ pub struct SqccSender {
 
 impl SqccSender {
     pub fn new(cfg: &SqccConfig, flow: &FlowView) -> Self {
-        let cap = if cfg.capacity.0 > 0 {
-            cfg.capacity.0 as f64
-        } else {
-            flow.bottleneck_rate.max(1) as f64
-        };
+        // C of eq. 22-25: the slowest link on the flow's path.
+        let cap = flow.bottleneck_rate.max(1) as f64;
         let base = if !cfg.queueing_thresholds {
             0
         } else if cfg.base_rtt.0 > 0 {
