@@ -20,9 +20,9 @@
 //! max - min and p95 - p5 of the samples, and bottleneck utilization.
 
 use ccsim_core::results::percentile_sorted;
-use ccsim_core::time::{Time, MS, US};
-use ccsim_core::{run, FlowSpec, NetConfig, PortRef, RunResult, SimOptions, TraceConfig};
-use ccsim_workload::topo::{dumbbell, Tier};
+use ccsim_core::time::{MS, Time, US};
+use ccsim_core::{FlowSpec, NetConfig, PortRef, RunResult, SimOptions, TraceConfig, run};
+use ccsim_workload::topo::{Tier, dumbbell};
 
 const C: u64 = 10_000_000_000;
 const PKT: f64 = 1048.0;
@@ -42,7 +42,9 @@ struct Stat {
 
 fn run_incast(scheme: &str, params: &str, n: u32, stop: Time) -> (RunResult, Stat) {
     // Every flow starts at its fair share C/N unless the parameters say otherwise.
-    let params = if params.contains("init_rate_fraction") || !scheme.contains("timely") && scheme != "sqcc" {
+    let params = if params.contains("init_rate_fraction")
+        || !scheme.contains("timely") && scheme != "sqcc"
+    {
         params.to_string()
     } else {
         format!("{params}\ninit_rate_fraction = {}", 1.0 / n as f64)
@@ -74,16 +76,23 @@ fn run_incast(scheme: &str, params: &str, n: u32, stop: Time) -> (RunResult, Sta
         },
         ..Default::default()
     };
-    let r = run(&topo, &NetConfig::default(), &flows, s.as_ref(), &opts, None).unwrap();
+    let r = run(
+        &topo,
+        &NetConfig::default(),
+        &flows,
+        s.as_ref(),
+        &opts,
+        None,
+    )
+    .unwrap();
     let t0 = (stop as f64 * (1.0 - STEADY)) as Time;
     let q = &r.queues[0];
-    let mut v: Vec<f64> = q
-        .t
-        .iter()
-        .zip(&q.v)
-        .filter(|(t, _)| **t >= t0)
-        .map(|(_, x)| x / PKT)
-        .collect();
+    let mut v: Vec<f64> =
+        q.t.iter()
+            .zip(&q.v)
+            .filter(|(t, _)| **t >= t0)
+            .map(|(_, x)| x / PKT)
+            .collect();
     let k = v.len() as f64;
     let avg = v.iter().sum::<f64>() / k;
     let std = (v.iter().map(|x| (x - avg).powi(2)).sum::<f64>() / k).sqrt();
@@ -91,13 +100,12 @@ fn run_incast(scheme: &str, params: &str, n: u32, stop: Time) -> (RunResult, Sta
     let range = v[v.len() - 1] - v[0];
     let p90range = percentile_sorted(&v, 95.0) - percentile_sorted(&v, 5.0);
     let u = &r.utilization[0];
-    let uv: Vec<f64> = u
-        .t
-        .iter()
-        .zip(&u.v)
-        .filter(|(t, _)| **t >= t0)
-        .map(|(_, x)| *x)
-        .collect();
+    let uv: Vec<f64> =
+        u.t.iter()
+            .zip(&u.v)
+            .filter(|(t, _)| **t >= t0)
+            .map(|(_, x)| *x)
+            .collect();
     let util = uv.iter().sum::<f64>() / uv.len() as f64;
     let st = Stat {
         avg,
@@ -140,7 +148,9 @@ fn stop_for(n: u32) -> Time {
     match n {
         0..=10 => 60 * MS,
         11..=100 => 100 * MS,
-        _ => 200 * MS,
+        101..=999 => 200 * MS,
+        // 10 Mbps per flow: one 16 KiB update per 13 ms; ~300 ms to settle.
+        _ => 600 * MS,
     }
 }
 
@@ -186,6 +196,14 @@ fn fig2() {
             (b.p90range / a.p90range - 1.0) * 100.0
         );
     }
+    println!("  sensitivity: one update per ACK (segment = 0), with patched TIMELY");
+    for n in [40u32, 60] {
+        for v in [PATCHED, ERR_ONLY, ERR_DELTA] {
+            let sep = if v.2.is_empty() { "" } else { "\n" };
+            let (_, s) = run_incast(v.1, &format!("{}{sep}segment = 0", v.2), n, stop_for(n));
+            row(&format!("{} /ACK", v.0), n, &s);
+        }
+    }
 }
 
 fn table2() {
@@ -205,7 +223,10 @@ fn table2() {
 }
 
 fn fig4(full: bool) {
-    println!("\nFig. 4: full SQCC, N = 60, 100, 500{}", if full { ", 1000" } else { "" });
+    println!(
+        "\nFig. 4: full SQCC, N = 60, 100, 500{}",
+        if full { ", 1000" } else { "" }
+    );
     println!("  paper: steady queue within 100-200 pkt, oscillation 1-25 pkt");
     header();
     let mut ns = vec![60u32, 100, 500];
