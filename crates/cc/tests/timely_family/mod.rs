@@ -5,9 +5,9 @@
 
 use ccsim_core::cc::Scheme;
 use ccsim_core::results::FlowTrace;
-use ccsim_core::time::{Time, US, ser_time};
-use ccsim_core::{FlowSpec, NetConfig, PortRef, RunResult, SimOptions, TraceConfig, run};
-use ccsim_workload::topo::{Tier, dumbbell};
+use ccsim_core::time::{ser_time, Time, US};
+use ccsim_core::{run, FlowSpec, NetConfig, PortRef, RunResult, SimOptions, TraceConfig};
+use ccsim_workload::topo::{dumbbell, Tier};
 
 /// Link rate everywhere (bits/s).
 pub const C: u64 = 10_000_000_000;
