@@ -20,9 +20,9 @@
 //! max - min and p95 - p5 of the samples, and bottleneck utilization.
 
 use ccsim_core::results::percentile_sorted;
-use ccsim_core::time::{MS, Time, US};
-use ccsim_core::{FlowSpec, NetConfig, PortRef, RunResult, SimOptions, TraceConfig, run};
-use ccsim_workload::topo::{Tier, dumbbell};
+use ccsim_core::time::{Time, MS, US};
+use ccsim_core::{run, FlowSpec, NetConfig, PortRef, RunResult, SimOptions, TraceConfig};
+use ccsim_workload::topo::{dumbbell, Tier};
 
 const C: u64 = 10_000_000_000;
 const PKT: f64 = 1048.0;

@@ -483,7 +483,7 @@ impl SenderCc for SqccSender {
 mod tests {
     use super::*;
     use crate::patched_timely::{band_update, weight};
-    use crate::testutil::{Harness, ack, flow};
+    use crate::testutil::{ack, flow, Harness};
     use crate::timely::Region;
     use ccsim_core::cc::FlowView;
 

@@ -11,14 +11,14 @@
 
 mod timely_family;
 
-use ccsim_cc::SchemeConfig;
 use ccsim_cc::patched_timely::PatchedTimelyConfig;
 use ccsim_cc::sqcc::SqccConfig;
+use ccsim_cc::SchemeConfig;
 use ccsim_core::cc::Scheme;
 use ccsim_core::results::jain;
-use ccsim_core::time::{MS, Time, US, ser_time};
-use ccsim_core::{FlowSpec, NetConfig, PortRef, RunResult, SimOptions, TraceConfig, run};
-use ccsim_workload::topo::{Tier, dumbbell};
+use ccsim_core::time::{ser_time, Time, MS, US};
+use ccsim_core::{run, FlowSpec, NetConfig, PortRef, RunResult, SimOptions, TraceConfig};
+use ccsim_workload::topo::{dumbbell, Tier};
 use timely_family::*;
 
 /// N:1 incast: senders 0..n start at `starts[i]`, each one flow of `size`
