@@ -20,6 +20,7 @@ pub mod patched_timely;
 pub mod pcn;
 pub mod powertcp;
 pub mod registry;
+pub mod sqcc;
 pub mod swift;
 pub mod timely;
 

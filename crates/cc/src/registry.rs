@@ -99,6 +99,7 @@ const SCHEMES: &[Entry] = &[
     Entry::of::<crate::patched_timely::PatchedTimelyConfig>(),
     Entry::of::<crate::bolt::BoltConfig>(),
     Entry::of::<crate::fncc::FnccConfig>(),
+    Entry::of::<crate::sqcc::SqccConfig>(),
 ];
 
 /// Names of all registered schemes.

@@ -257,3 +257,18 @@ fn bench_reports_measurements() {
     assert!(table.contains("Mevents/s") && table.contains("dumbbell-2flows"), "{table}");
     assert_eq!(table.matches("dumbbell-2flows").count(), 2, "one row per scheme: {table}");
 }
+
+#[test]
+fn validate_the_sqcc_paper_scenarios() {
+    let files: Vec<String> = std::fs::read_dir(repo().join("scenarios"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|f| f.starts_with("sqcc-") && f.ends_with(".toml"))
+        .map(|f| format!("scenarios/{f}"))
+        .collect();
+    assert_eq!(files.len(), 11, "{files:?}");
+    let mut args = vec!["validate"];
+    args.extend(files.iter().map(|s| s.as_str()));
+    let out = ok(&args);
+    assert_eq!(out.matches("ok: ").count(), 11, "{out}");
+}
