@@ -14,6 +14,7 @@ pub mod dcqcn;
 pub mod hpcc;
 pub mod none;
 pub mod registry;
+pub mod srcc;
 
 #[cfg(test)]
 mod testutil;
