@@ -350,14 +350,14 @@ impl DcqcnSender {
     }
 
     /// Sets the current rate to `rate` at once, as a notification from outside
-    /// DCQCN would (SRCC's CNM): Rt keeps the pre-reset rate if that was higher
-    /// (as a DCQCN cut does with Rt = Rc), Rc = rate (within min_rate..line),
+    /// DCQCN would (SRCC's CNM): if that lowers the rate, Rt = the pre-reset Rc
+    /// (as a DCQCN cut does), then Rc = rate (within min_rate..line),
     /// the increase stages restart and the rate-increase timer is (re)armed so
     /// that DCQCN's recovery runs from the new rate.
     pub fn reset_rate(&mut self, cx: &mut SenderCx, rate: f64) {
         let rate = rate.clamp(self.min_rate, self.line);
         if self.rc > rate {
-            self.rt = self.rt.max(self.rc);
+            self.rt = self.rc;
         }
         self.rc = rate;
         self.rt = self.rt.max(rate);

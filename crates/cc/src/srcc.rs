@@ -6,11 +6,13 @@
 //! * Switch (§III-B, C, D), per data packet entering egress `e` through ingress `i`:
 //!   - Q_cth (eq. 6) = Q_PFC/M - N_TTL x d x C x (m - 1), at least `q_floor`;
 //!     Q_PFC is the ingress's PFC threshold (`q_pfc`), M the number of egress
-//!     ports ingress `i` fed within the last `rtt`, N_TTL the links back to the
+//!     ports ingress `i` fed within the last T, N_TTL the links back to the
 //!     sender (`pkt.hops`: the switches crossed so far, this one included, equals
 //!     the links between the sender and here), d the per-hop delay (`hop_delay`,
 //!     default the ingress link's propagation delay), C the rate of `e` and m the
-//!     flows that sent to `e` within the last `rtt`. `fixed_qcth_frac` > 0 uses
+//!     flows that sent to `e` within the last T (a one-RTT window misses flows
+//!     slowed below a packet per RTT or paused, and so overestimates the fair
+//!     share). `fixed_qcth_frac` > 0 uses
 //!     Q_cth = frac x Q_PFC instead (the paper's sensitivity study).
 //!   - The packet belongs to a congested flow when the queue of `e` (before it)
 //!     exceeds Q_cth; otherwise it is an uncongested flow's packet and ingress
@@ -29,13 +31,14 @@
 //!     (`flow`) and the target rate in bit/s (`aux[0]`), the switch id (`aux[1]`)
 //!     and the Q_cth used (`aux[2]`). Target = `target_scale` x C / m: the
 //!     average rate of the congested flows at `e` normalized to the bottleneck
-//!     capacity (their rates scaled so that they sum to C).
-//! * Sender: on a CNM the rate is set to the target at once, through the base
-//!   scheme's own rate state (DCQCN: Rc = target, Rt keeps the previous rate,
-//!   recovery restarts; HPCC: Rc = W/T = target) so the base scheme runs on from
-//!   there. CNMs from several switches within `sender_window`: the minimum
-//!   target wins (a higher target inside the window is ignored). Everything else
-//!   (ACKs, CNPs, timers) goes to the base scheme.
+//!     capacity (their rates scaled so that they sum to C), times a margin.
+//! * Sender: on a CNM whose target is below the current rate, the rate is set
+//!   to the target at once, through the base scheme's own rate state (DCQCN:
+//!   Rt = the previous Rc as in a DCQCN cut, Rc = target, recovery restarts;
+//!   HPCC: Rc = W/T = target) so the base scheme runs on from there. A CNM
+//!   never raises the rate (it signals congestion). CNMs from several switches
+//!   within `sender_window`: the minimum target wins (a higher target inside the
+//!   window is ignored). Everything else (ACKs, CNPs, timers) goes to the base.
 //! * Receiver and network requirements are the base scheme's (DCQCN's CNPs,
 //!   HPCC's INT).
 //!
@@ -75,7 +78,7 @@ pub struct SrccConfig {
     /// The base scheme's parameter table (as its own `[scheme.<base>]` table).
     /// Default {} (the base's defaults).
     pub base_params: Table,
-    /// Base RTT of the fabric, the unit of T and of the activity windows.
+    /// Base RTT of the fabric, the unit of T (also the activity window for M and m).
     /// Default 35us: the paper's leaf-spine (4 links of 4 us each way = 32 us,
     /// plus serialization of a 1 KB packet on 4 links at 100G, 0.33 us, and ACK
     /// serialization) rounded up [derived, the paper states no RTT].
@@ -85,13 +88,16 @@ pub struct SrccConfig {
     /// empirical value of 3RTT").
     pub window_rtts: f64,
     /// Q_PFC, the PFC threshold of an ingress in eq. (6). Default 0 = what the
-    /// core's dynamic threshold is for an empty buffer under the default network
-    /// settings: alpha x (buffer - all headroom - all reserve) with buffer 32 MB,
-    /// alpha 1/8 per 100G of the ingress rate, headroom 3 x rate x delay + 2
-    /// packets of 1048 B per port, reserve 4 KB per port, one data class
-    /// (`ccsim_core::config` defaults, from the HPCC simulator). Set it
-    /// explicitly when the network's buffer settings differ.
+    /// core's dynamic threshold is for an empty buffer, per switch and ingress:
+    /// alpha x (`buffer` - all headroom - all reserve) with alpha 1/8 per 100G
+    /// of the ingress rate, headroom 3 x rate x delay + 2 packets of 1048 B per
+    /// port, reserve 4 KB per port, one data class (the `ccsim_core::config`
+    /// defaults, from the HPCC simulator). Set it explicitly when the network's
+    /// PFC settings differ from those defaults.
     pub q_pfc: Bytes,
+    /// Switch buffer assumed when Q_PFC is derived (`q_pfc = 0`); set it to the
+    /// scenario's `network.buffer`. Default 32MB (the network default).
+    pub buffer: Bytes,
     /// Lower bound of the dynamic Q_cth (eq. (6) goes negative for many flows
     /// or long paths). Default 100KB [unverified: the paper gives none; about
     /// 8 us of a 100G port, below DCQCN's default Kmin 400 KB at 100G].
@@ -109,8 +115,12 @@ pub struct SrccConfig {
     /// Sender: CNMs within this window are combined by their minimum target.
     /// Default 0us = one `rtt` [unverified].
     pub sender_window: Dur,
-    /// Target = this x C / m. Default 1.0 (the paper: the average rate
-    /// normalized to the bottleneck bandwidth).
+    /// Target = this x C / m. Default 0.9 [unverified]: the paper's target is
+    /// the average rate normalized to the bottleneck bandwidth (scale 1), with
+    /// which the notified flows together send exactly C and a queue above
+    /// Q_cth never drains, so each recovery step of the base scheme ratchets it
+    /// up towards PFC; 0.9 drains it at 10% of C (HPCC's eta = 0.95 leaves a
+    /// similar margin).
     pub target_scale: f64,
     /// Wire size of a CNM. Default 64B (a QCN CNM is a minimum Ethernet frame;
     /// the paper's fields: 2 MACs, 8-bit flow id, 32-bit rate).
@@ -125,12 +135,13 @@ impl Default for SrccConfig {
             rtt: Dur(35 * US),
             window_rtts: 3.0,
             q_pfc: Bytes(0),
+            buffer: Bytes(32_000_000),
             q_floor: Bytes(100_000),
             fixed_qcth_frac: 0.0,
             hop_delay: Dur(0),
             cnm_interval: Dur(0),
             sender_window: Dur(0),
-            target_scale: 1.0,
+            target_scale: 0.9,
             cnm_size: Bytes(64),
         }
     }
@@ -148,7 +159,8 @@ impl SchemeConfig for SrccConfig {
         ("base_params", "the base scheme's parameter table, e.g. { preset = \"hpcc\" }"),
         ("rtt", "fabric base RTT (unit of T and of activity windows)"),
         ("window_rtts", "T in RTTs: uncongested traffic on the ingress within T makes a congested flow a culprit"),
-        ("q_pfc", "Q_PFC of eq. (6); 0 = core's empty-buffer threshold under default network settings"),
+        ("q_pfc", "Q_PFC of eq. (6); 0 = the core's empty-buffer PFC threshold with `buffer`"),
+        ("buffer", "switch buffer assumed when deriving Q_PFC (set to network.buffer)"),
         ("q_floor", "lower bound of the dynamic Q_cth"),
         ("fixed_qcth_frac", "> 0: fixed Q_cth = frac x Q_PFC instead of eq. (6)"),
         ("hop_delay", "d of eq. (6); 0 = the ingress link's propagation delay"),
@@ -297,6 +309,10 @@ impl SrccSender {
             }
         }
         self.last = Some((cx.now, target));
+        if target >= cx.rate {
+            // already at or below the target: the CNM asks for no reduction
+            return;
+        }
         self.cnms += 1;
         self.base.reset_rate(cx, target);
     }
@@ -337,9 +353,9 @@ impl SenderCc for SrccSender {
 }
 
 /// Q_PFC the core would use for an ingress of rate `rate_bps` at a switch with
-/// `ports`, for an empty buffer under the default network settings (see
-/// [`SrccConfig::q_pfc`]).
-pub fn default_q_pfc(ports: &[PortStat], rate_bps: u64) -> u64 {
+/// `ports` and a `buffer`-byte shared buffer, when the buffer is empty, under
+/// the default PFC settings (see [`SrccConfig::q_pfc`]).
+pub fn default_q_pfc(ports: &[PortStat], rate_bps: u64, buffer: u64) -> u64 {
     let net = ccsim_core::NetConfig::default();
     let pkt = net.packet_size();
     let mut hdrm = 0u64;
@@ -349,7 +365,7 @@ pub fn default_q_pfc(ports: &[PortStat], rate_bps: u64) -> u64 {
         hdrm += h;
     }
     let rsrv = net.reserve.0 * ports.len() as u64;
-    let free = net.buffer.0.saturating_sub(hdrm + rsrv);
+    let free = buffer.saturating_sub(hdrm + rsrv);
     let alpha = (net.pfc.alpha_per_100g * rate_bps as f64 / 100e9).min(1.0);
     let alpha_1024 = ((alpha * 1024.0).round() as u64).max(1);
     (free as u128 * alpha_1024 as u128 / 1024) as u64
@@ -381,7 +397,6 @@ pub struct SrccSwitch {
     cfg: SrccConfig,
     n: usize,
     window: Time,
-    rtt: Time,
     cnm_interval: Time,
     /// Q_PFC per ingress port.
     q_pfc: Vec<u64>,
@@ -405,13 +420,12 @@ impl SrccSwitch {
         let n = ports.len();
         let q_pfc = ports
             .iter()
-            .map(|p| if cfg.q_pfc.0 > 0 { cfg.q_pfc.0 } else { default_q_pfc(ports, p.rate_bps) })
+            .map(|p| if cfg.q_pfc.0 > 0 { cfg.q_pfc.0 } else { default_q_pfc(ports, p.rate_bps, cfg.buffer.0) })
             .collect();
         SrccSwitch {
             cfg: cfg.clone(),
             n,
             window: cfg.window(),
-            rtt: cfg.rtt.0,
             cnm_interval: cfg.rtt_or(cfg.cnm_interval),
             q_pfc,
             last: vec![NEVER; n * n],
@@ -427,9 +441,9 @@ impl SrccSwitch {
         t != NEVER && now.saturating_sub(t) < w
     }
 
-    /// Flows that sent to egress `e` within the last rtt.
+    /// Flows that sent to egress `e` within the last T.
     fn active_flows(&mut self, e: usize, now: Time) -> u32 {
-        let rtt = self.rtt;
+        let rtt = self.window;
         let eg = &mut self.egress[e];
         if now.saturating_sub(eg.last_prune) >= rtt / 4 {
             eg.flows.retain(|_, t| now.saturating_sub(*t) < rtt);
@@ -445,8 +459,8 @@ impl SrccSwitch {
             return (self.cfg.fixed_qcth_frac * q_pfc as f64) as u64;
         }
         let now = cx.now;
-        let rtt = self.rtt;
-        let m_ports = (0..self.n).filter(|&o| Self::recent(self.last[i * self.n + o], now, rtt)).count() as u32;
+        let w = self.window;
+        let m_ports = (0..self.n).filter(|&o| Self::recent(self.last[i * self.n + o], now, w)).count() as u32;
         let d = if self.cfg.hop_delay.0 > 0 { self.cfg.hop_delay.0 } else { cx.ports[i].delay };
         q_cth(q_pfc, m_ports, hops as u32, d, cx.ports[e].rate_bps, m, self.cfg.q_floor.0)
     }
@@ -558,9 +572,11 @@ mod tests {
     fn default_q_pfc_is_core_empty_buffer_threshold() {
         // 3 ports at 100G, 1 us: headroom 3 x 12.5 KB + 2 x 1048 = 39,596 B each;
         // reserve 4 KB each; free = 32 MB - 3 x 43,596 = 31,869,212; x 128/1024.
-        assert_eq!(default_q_pfc(&ports(3, US), G100), 31_869_212 / 8);
+        assert_eq!(default_q_pfc(&ports(3, US), G100, 32_000_000), 31_869_212 / 8);
         // a 25G ingress has alpha 1/32
-        assert_eq!(default_q_pfc(&ports(3, US), 25_000_000_000), 31_869_212 / 32);
+        assert_eq!(default_q_pfc(&ports(3, US), 25_000_000_000, 32_000_000), 31_869_212 / 32);
+        // a 6 MB buffer: (6,000,000 - 130,788) / 8
+        assert_eq!(default_q_pfc(&ports(3, US), G100, 6_000_000), 5_869_212 / 8);
     }
 
     #[test]
@@ -575,8 +591,8 @@ mod tests {
         let cx = SwitchCx { now: 13 * US, node: 9, ports: &ps, emit: &mut Vec::new() };
         // M = 2, m = 2 at egress 1, 3 hops of 4 us: 2 MB - 150 KB
         assert_eq!(sw.threshold(&cx, 0, 1, 3, 2), 1_850_000);
-        // after one rtt without traffic to egress 2, M = 1
-        let cx = SwitchCx { now: 12 * US + cfg.rtt.0, node: 9, ports: &ps, emit: &mut Vec::new() };
+        // after T without traffic to egress 2, M = 1
+        let cx = SwitchCx { now: 12 * US + cfg.window(), node: 9, ports: &ps, emit: &mut Vec::new() };
         assert_eq!(sw.threshold(&cx, 0, 1, 3, 2), 4_000_000 - 150_000);
         // fixed option
         let cfg = SrccConfig { q_pfc: Bytes(4_000_000), fixed_qcth_frac: 0.4, ..Default::default() };
@@ -600,8 +616,8 @@ mod tests {
         assert_eq!(out.len(), 1, "culprit notified");
         let c = &out[0];
         assert_eq!((c.kind, c.sub, c.class, c.flow, c.src, c.dst), (PktKind::Ctrl, CNM_SUB, 0, 1, 9, 11));
-        // one flow at egress 1: target = C / 1
-        assert_eq!(c.aux[0], G100);
+        // one flow at egress 1: target = 0.9 x C / 1
+        assert_eq!(c.aux[0], 90_000_000_000);
         assert_eq!(sw.cnms, 1);
         // at most one per flow per interval
         assert!(feed(&mut sw, &mut ps, 102 * US, 0, 1, big, data(1, 11, 2)).is_empty());
@@ -611,7 +627,7 @@ mod tests {
         assert_eq!(out.len(), 1, "again after the interval");
         // a second congested flow at egress 1: target halves
         let out = feed(&mut sw, &mut ps, later + US, 0, 1, big, data(4, 44, 2));
-        assert_eq!(out[0].aux[0], G100 / 2);
+        assert_eq!(out[0].aux[0], 45_000_000_000);
         assert_eq!(out[0].dst, 44);
 
         // congested flow alone on ingress 3; the victim uses ingress 0
@@ -665,17 +681,23 @@ mod tests {
         h.control(&mut s, &cnm(10_000_000_000));
         assert_eq!(h.rate, 10e9);
         assert_eq!(s.cnms_applied(), 2);
-        // DCQCN recovers from there (fast recovery toward the pre-CNM rate)
+        // DCQCN recovers from there: Rt = the rate before the CNM (20G, as a
+        // DCQCN cut sets Rt = Rc), one fast-recovery step halves the gap
         assert!(h.timers.iter().any(|t| t.is_some()), "increase timer armed");
         h.run_until(&mut s, 20 * US + 56 * US);
-        assert!(h.rate > 10e9 && h.rate < G100 as f64, "{}", h.rate);
-        // after the window a higher target applies again
+        assert_eq!(h.rate, 15e9);
+        // after the window: a target above the current rate changes nothing,
         h.now = 200 * US;
         h.control(&mut s, &cnm(30_000_000_000));
-        assert_eq!(h.rate, 30e9);
+        assert_eq!(h.rate, 15e9);
+        assert_eq!(s.cnms_applied(), 2);
+        // a lower one applies (the window restarted at 200 us)
+        h.now = 240 * US;
+        h.control(&mut s, &cnm(12_000_000_000));
+        assert_eq!(h.rate, 12e9);
         // a CNP still reaches DCQCN: it cuts the rate
         h.control(&mut s, &testutil::cnp());
-        assert!(h.rate < 30e9);
+        assert!(h.rate < 12e9);
     }
 
     #[test]
