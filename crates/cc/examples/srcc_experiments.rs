@@ -10,7 +10,9 @@
 //! 0.5..0.8 and every incast degree 20..160 by 20.
 //!
 //! Metrics:
-//! * PAUSE rate: PAUSE frames sent per millisecond of simulated time (all ports).
+//! * PAUSE rate (Fig. 2): PAUSE frames sent per millisecond of simulated time
+//!   (all ports; the run has a fixed length). Workloads: PAUSE frames of the
+//!   whole run (the arrival window is the same for every scheme).
 //! * paused time: sum over ports of time paused.
 //! * HoL share: flows with at least one head-of-line-blocked packet
 //!   (`RunResult::hol_pkts`: a packet that waited behind a PAUSE and whose own
@@ -125,11 +127,11 @@ fn workload_row(sc: &Scenario, label: &str, scheme: &str, extra: &[(&str, Value)
     let r = go(sc, scheme, extra);
     let s = r.summary();
     println!(
-        "{:<22} {:<8} {:>7} {:>9.1} {:>9.1} {:>10.1} {:>10.1} {:>8}",
+        "{:<22} {:<8} {:>7} {:>9.2} {:>9.1} {:>10.1} {:>10.1} {:>8}",
         label,
         scheme,
         r.pause_frames,
-        pause_rate(&r),
+        paused_ms(&r),
         100.0 * r.hol_blocked_share(),
         s.fct_us.avg,
         s.fct_us.p99,
@@ -141,7 +143,7 @@ fn workload_row(sc: &Scenario, label: &str, scheme: &str, extra: &[(&str, Value)
 fn workload_header() {
     println!(
         "{:<22} {:<8} {:>7} {:>9} {:>9} {:>10} {:>10} {:>8}",
-        "workload", "scheme", "PAUSEs", "PAUSE/ms", "HoL %", "avg FCT us", "p99 FCT us", "done"
+        "workload", "scheme", "PAUSEs", "paused ms", "HoL %", "avg FCT us", "p99 FCT us", "done"
     );
 }
 
@@ -194,19 +196,24 @@ fn incast(full: bool) {
         let total: u64 = sc.flows.iter().map(|f| f.size).sum();
         let start = sc.flows.iter().map(|f| f.start).min().unwrap_or(0);
         let mut srcc_g = 0.0;
-        for scheme in ["srcc"].iter().chain(BASELINES) {
-            let r = go(&sc, scheme, &[]);
+        for (label, scheme, extra) in [
+            ("srcc", "srcc", vec![]),
+            ("srcc-lit", "srcc", vec![("literal_window", Value::Boolean(true))]),
+            ("dcqcn", "dcqcn", vec![]),
+            ("hpcc", "hpcc", vec![]),
+        ] {
+            let r = go(&sc, scheme, &extra);
             let end = r.flows.iter().filter_map(|f| f.fct.map(|x| f.start + x)).max().unwrap_or(0);
             let g = if r.flows.iter().all(|f| f.fct.is_some()) {
                 total as f64 * 8.0 / ((end - start) as f64 / 1e12) / 1e9
             } else {
                 f64::NAN
             };
-            if *scheme == "srcc" {
+            if label == "srcc" {
                 srcc_g = g;
             }
-            let vs = if *scheme == "srcc" { String::new() } else { format!("  srcc {:+.0}%", 100.0 * (srcc_g / g - 1.0)) };
-            println!("{:<6} {:<8} {:>14.1} {:>8} {:>9.1}{vs}", n, scheme, g, r.pause_frames, 100.0 * r.hol_blocked_share());
+            let vs = if scheme == "srcc" { String::new() } else { format!("  srcc {:+.0}%", 100.0 * (srcc_g / g - 1.0)) };
+            println!("{:<6} {:<8} {:>14.1} {:>8} {:>9.1}{vs}", n, label, g, r.pause_frames, 100.0 * r.hol_blocked_share());
         }
     }
 }

@@ -14,9 +14,9 @@
 use ccsim_cc::srcc::{SrccConfig, SrccSwitch, CNM_SUB};
 use ccsim_core::cc::{FlowView, PortStat, Scheme, SenderCc, SenderCx, SwitchCc};
 use ccsim_core::packet::{Packet, PktKind};
-use ccsim_core::sim::{run, SimOptions};
+use ccsim_core::sim::{run, SimOptions, TraceConfig};
 use ccsim_core::units::Bytes;
-use ccsim_core::{FlowSpec, NetConfig, RunResult, Time};
+use ccsim_core::{FlowSpec, NetConfig, PortRef, RunResult, Time};
 use ccsim_workload::topo::{dumbbell, leaf_spine, Tier};
 use std::sync::{Arc, Mutex};
 
@@ -106,7 +106,10 @@ use ccsim_core::units::Dur;
 fn go(topo: &ccsim_core::Topology, net: &NetConfig, flows: &[FlowSpec], scheme: &str, params: &str, stop: Option<Time>) -> RunResult {
     let p: toml::Value = toml::from_str(params).unwrap();
     let s = ccsim_cc::make(scheme, Some(&p)).unwrap();
-    let opts = SimOptions { seed: 1, stop_at: stop, ..Default::default() };
+    // the queue of switch 7 towards host 3 (in `fabric()`), sampled every 2 us
+    let trace = TraceConfig { interval: 2 * US, queue_ports: vec![PortRef { node: 7, peer: 3 }], ..Default::default() };
+    let trace = if topo.nodes.len() == 8 { trace } else { TraceConfig::default() };
+    let opts = SimOptions { seed: 1, stop_at: stop, trace };
     run(topo, net, flows, s.as_ref(), &opts, None).unwrap()
 }
 
@@ -140,9 +143,20 @@ fn srcc_over_dcqcn_avoids_pause_that_blocks_the_victim() {
     // ingress and only DCQCN controls them (SRCC's design: no victim to
     // protect), so some PAUSEs come then.
     assert!(srcc.pause_frames * 4 < dcqcn.pause_frames, "srcc {} vs dcqcn {}", srcc.pause_frames, dcqcn.pause_frames);
+    // while the victim runs (to ~258 us), after the first CNMs (~26 us), the
+    // culprits' queue stays within 150..350 KB around Q_cth (~253 KB here)
+    let q = &srcc.queues[0];
+    let band: Vec<f64> = q.t.iter().zip(&q.v).filter(|(t, _)| **t >= 40 * US && **t <= 250 * US).map(|(_, v)| *v).collect();
+    let (lo, hi) = band.iter().fold((f64::MAX, 0.0f64), |(l, h), v| (l.min(*v), h.max(*v)));
+    println!("srcc queue 40..250 us: {lo}..{hi} B");
+    assert!(lo > 150_000.0 && hi < 350_000.0, "{lo}..{hi}");
     // the victim (3 MB at 100G = 251 us ideal) is not held back by PAUSE
     assert!(srcc.flows[2].fct.unwrap() < 270 * US);
     assert!(dcqcn.flows[2].fct.unwrap() > 400 * US);
+    // the culprits share the bottleneck equally (both get the same target)
+    let (a, b) = (srcc.flows[0].fct.unwrap() as f64, srcc.flows[1].fct.unwrap() as f64);
+    println!("culprit FCTs {a} {b} ps");
+    assert!(a.max(b) / a.min(b) < 1.05, "{a} vs {b}");
     assert!(srcc.hol_pkts[2] == 0 && dcqcn.hol_pkts[2] > 0, "hol {:?} / {:?}", srcc.hol_pkts, dcqcn.hol_pkts);
 }
 
