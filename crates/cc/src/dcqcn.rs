@@ -349,6 +349,30 @@ impl DcqcnSender {
         self.rt
     }
 
+    /// Sets the current rate to `rate` at once, as a notification from outside
+    /// DCQCN would (SRCC's CNM): if that lowers the rate, Rt = the pre-reset Rc
+    /// (as a DCQCN cut does), then Rc = rate (within min_rate..line),
+    /// the increase stages restart and the rate-increase timer is (re)armed so
+    /// that DCQCN's recovery runs from the new rate.
+    pub fn reset_rate(&mut self, cx: &mut SenderCx, rate: f64) {
+        let rate = rate.clamp(self.min_rate, self.line);
+        if self.rc > rate {
+            self.rt = self.rc;
+        }
+        self.rc = rate;
+        self.rt = self.rt.max(rate);
+        self.time_stage = 0;
+        self.byte_stage = 0;
+        self.bytes = 0;
+        if self.cfg.rp_model == RpModel::Paper {
+            self.active = true;
+        }
+        if self.cfg.rate_increase_interval.0 > 0 {
+            cx.set_timer(INCREASE_TIMER, self.cfg.rate_increase_interval.0);
+        }
+        cx.rate = self.rc;
+    }
+
     fn notified(&mut self, cx: &mut SenderCx) {
         match self.cfg.rp_model {
             RpModel::Paper => self.paper_notified(cx),

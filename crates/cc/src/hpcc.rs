@@ -202,6 +202,16 @@ impl HpccSender {
         self.inc_stage
     }
 
+    /// Sets the committed rate (and the window W = R x T) to `rate` at once, as
+    /// a notification from outside HPCC would (SRCC's CNM); the additive stage
+    /// restarts. Later INT feedback updates from this rate.
+    pub fn reset_rate(&mut self, cx: &mut SenderCx, rate: f64) {
+        let rate = rate.clamp(self.min_rate, self.line);
+        self.cur_rate = rate;
+        self.inc_stage = 0;
+        self.set_rate(cx, rate);
+    }
+
     fn set_rate(&self, cx: &mut SenderCx, rate: f64) {
         cx.rate = rate;
         if self.window {

@@ -21,6 +21,7 @@ pub mod pcn;
 pub mod powertcp;
 pub mod registry;
 pub mod sqcc;
+pub mod srcc;
 pub mod swift;
 pub mod timely;
 

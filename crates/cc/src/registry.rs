@@ -100,6 +100,7 @@ const SCHEMES: &[Entry] = &[
     Entry::of::<crate::bolt::BoltConfig>(),
     Entry::of::<crate::fncc::FnccConfig>(),
     Entry::of::<crate::sqcc::SqccConfig>(),
+    Entry::of::<crate::srcc::SrccConfig>(),
 ];
 
 /// Names of all registered schemes.

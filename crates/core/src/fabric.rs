@@ -60,6 +60,15 @@ impl Simulator {
                 }
             }
         };
+        if self.pool.get(h).paused {
+            // head-of-line accounting (RunResult::hol_pkts): the packet waited
+            // behind a PAUSE upstream; it was a victim if its own egress here is short
+            let pkt = self.pool.get_mut(h);
+            pkt.paused = false;
+            if pkt.kind == PktKind::Data && self.stats[out as usize].qlen < self.ports[in_port as usize].headroom {
+                self.flows[pkt.flow as usize].hol_pkts += 1;
+            }
+        }
         let class = self.pool.get(h).class as usize;
         let size = self.pool.get(h).size as u64;
         if class != 0 && !self.admit(si, in_port, class, size) {
@@ -75,6 +84,9 @@ impl Simulator {
             let in_local = self.ports[in_port as usize].local;
             let out_local = self.ports[out as usize].local;
             cc.on_enqueue(&mut cx, in_local, out_local, self.pool.get_mut(h));
+        }
+        if class != 0 && self.ports[out as usize].paused & (1 << class) != 0 {
+            self.pool.get_mut(h).paused = true;
         }
         self.enqueue(out, class, h, size);
         if class != 0 && self.net.pfc.enabled {
@@ -233,6 +245,13 @@ impl Simulator {
                     p.paused_since[c] = now;
                 }
                 st.paused = p.paused;
+                if !p.is_host && c < NC {
+                    // every packet queued behind this PAUSE waits (RunResult::hol_pkts)
+                    for i in 0..p.queues[c].len() {
+                        let q = p.queues[c][i];
+                        self.pool.get_mut(q).paused = true;
+                    }
+                }
             }
             _ => {
                 if p.paused & (1 << c) != 0 {

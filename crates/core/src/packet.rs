@@ -60,6 +60,10 @@ pub struct Packet {
     pub hops: u8,
     /// Number of valid entries in `int`.
     pub n_int: u8,
+    /// Set by the core: this data packet sat in a switch egress queue while that
+    /// queue's class was paused by PFC, since its last switch arrival (cleared
+    /// at the next switch, where head-of-line blocking is judged).
+    pub paused: bool,
     /// Flow index.
     pub flow: u32,
     /// Source and destination node ids (hosts, or a switch for switch-generated packets).

@@ -99,6 +99,15 @@ pub struct RunResult {
     /// The scheme's switch counters (`SwitchCc::counters`), each name summed
     /// over all switches, sorted by name; empty when the scheme counts nothing.
     pub scheme_counters: Vec<(String, u64)>,
+    /// Per flow (index = flow id): data packets that were head-of-line blocked
+    /// by a PAUSE caused by traffic that is not their own. A packet counts when
+    /// it waited in a switch egress queue paused by PFC (it was queued while the
+    /// class was paused, or when the PAUSE arrived) and, at the next switch (the
+    /// one that sent the PAUSE), its own egress queue is shorter than the PFC
+    /// headroom of the ingress it arrived on (3 x rate x delay + 2 packets by
+    /// default): the paused ingress was filled by traffic to other egresses.
+    /// Approximation: waits at a host NIC paused by its ToR are not counted.
+    pub hol_pkts: Vec<u64>,
 }
 
 /// avg / percentiles of a set of values.
@@ -159,6 +168,15 @@ pub struct Summary {
 }
 
 impl RunResult {
+    /// Share of flows with at least one head-of-line-blocked packet (see
+    /// [`RunResult::hol_pkts`]); 0 for a run without flows.
+    pub fn hol_blocked_share(&self) -> f64 {
+        if self.hol_pkts.is_empty() {
+            return 0.0;
+        }
+        self.hol_pkts.iter().filter(|&&n| n > 0).count() as f64 / self.hol_pkts.len() as f64
+    }
+
     pub fn summary(&self) -> Summary {
         let done: Vec<&FlowResult> = self.flows.iter().filter(|f| f.slowdown.is_some()).collect();
         let sd: Vec<f64> = done.iter().map(|f| f.slowdown.unwrap()).collect();

@@ -149,6 +149,8 @@ pub(crate) struct Flow {
     pub done: bool,
     pub fct: Option<Time>,
     pub retransmits: u64,
+    /// Data packets head-of-line blocked by a PAUSE not caused by their own egress.
+    pub hol_pkts: u64,
     // receiver
     pub rcv_nxt: u64,
     pub rx_started: bool,
@@ -483,6 +485,7 @@ impl Simulator {
                 done: false,
                 fct: None,
                 retransmits: 0,
+                hol_pkts: 0,
                 rcv_nxt: 0,
                 rx_started: false,
                 rx_done: false,
@@ -708,6 +711,7 @@ impl Simulator {
             pause_frames: self.pause_frames,
             truncated,
             scheme_counters: counters.into_iter().collect(),
+            hol_pkts: self.flows.iter().map(|f| f.hol_pkts).collect(),
         }
     }
 
