@@ -6,14 +6,16 @@
 //! the bottleneck queue near zero (SRC below CC_THRESH = 1 MTU) while SM/PRU and
 //! the per-RTT additive increase keep the link full.
 
+mod support;
+
 use ccsim_cc::bolt::src_overhead;
 use ccsim_core::results::jain;
-use ccsim_core::sim::{run, SimOptions, TraceConfig};
+use ccsim_core::sim::{run, SimOptions};
+use ccsim_core::time::{NS, US};
 use ccsim_core::{FlowSpec, NetConfig, PortRef, RunResult, Time};
-use ccsim_workload::topo::{dumbbell, Tier};
+use ccsim_workload::topo::Tier;
+use support::*;
 
-const G100: u64 = 100_000_000_000;
-const US: Time = 1_000_000;
 /// Wire bytes of a full data packet: 1000 payload + 48 header + 9 Bolt header.
 const MTU: f64 = 1057.0;
 
@@ -26,45 +28,14 @@ struct Setup<'a> {
 }
 
 fn go(s: &Setup) -> RunResult {
-    let n = s.n;
-    let topo = dumbbell(n, Tier::new(G100, US), Tier::new(G100, US), 2).unwrap();
-    let flows: Vec<FlowSpec> = (0..n)
-        .map(|i| FlowSpec { id: i, src: i, dst: n + i, size: s.size, start: i as u64 * s.gap, prio: 0 })
-        .collect();
-    let bott = PortRef { node: 2 * n, peer: 2 * n + 1 };
-    let opts = SimOptions {
-        seed: 1,
-        stop_at: s.end,
-        trace: TraceConfig { interval: US / 10, queue_ports: vec![bott], util_ports: vec![bott], flows: (0..n).collect() },
-    };
-    let p: toml::Value = toml::from_str(s.params).unwrap();
-    let scheme = ccsim_cc::make("bolt", Some(&p)).unwrap();
-    run(&topo, &NetConfig::default(), &flows, scheme.as_ref(), &opts, None).unwrap()
+    let d = Dumbbell { seed: 1, stop_at: s.end, ..Dumbbell::new(G100, US / 10) };
+    d.run(make_scheme("bolt", s.params).as_ref(), &staggered(s.n, s.size, s.gap))
 }
 
+/// Per-flow goodput (bits/s) between t0 and t1 (the first samples at or after
+/// t0 and t1, the last one past the end of the trace).
 fn shares(r: &RunResult, t0: Time, t1: Time) -> Vec<f64> {
-    r.flow_traces
-        .iter()
-        .map(|tr| {
-            let at = |t: Time| tr.acked[tr.t.partition_point(|&x| x < t).min(tr.acked.len() - 1)];
-            (at(t1) - at(t0)) * 8.0 / ((t1 - t0) as f64 / 1e12)
-        })
-        .collect()
-}
-
-/// Values of series `i` (queue or utilization) sampled in [t0, t1).
-fn window(t: &[Time], v: &[f64], t0: Time, t1: Time) -> Vec<f64> {
-    t.iter().zip(v).filter(|(&x, _)| x >= t0 && x < t1).map(|(_, &y)| y).collect()
-}
-
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len() as f64
-}
-
-fn pct(v: &[f64], p: f64) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(|a, b| a.total_cmp(b));
-    s[((p / 100.0 * s.len() as f64).ceil() as usize).clamp(1, s.len()) - 1]
+    goodputs(r, t0, t1, Sample::AtOrAfterOrLast)
 }
 
 fn counter(r: &RunResult, name: &str) -> u64 {
@@ -77,18 +48,16 @@ fn two_flows_keep_the_queue_below_a_few_mtu_at_full_utilization() {
     let r = go(&Setup { params: "", n: 2, gap: 100 * US, size: 100_000_000, end: Some(end) });
     assert_eq!(r.drops, 0);
     let (t0, t1) = (300 * US, end);
-    let q = &r.queues[0];
-    let qw = window(&q.t, &q.v, t0, t1);
-    let u = &r.utilization[0];
-    let uw = window(&u.t, &u.v, t0, t1);
+    let qw = queue_in(&r, t0..t1);
+    let uw = util_in(&r, t0..t1);
     let sh = shares(&r, t0, t1);
     let fair = G100 as f64 * 0.96 / 2.0;
     let src_pct = 100.0 * src_overhead(&r, G100 as f64, end);
     println!(
         "queue avg {:.0} B p99 {:.0} B max {:.0} B; util {:.4}; shares {:?} Gbps; jain {:.4}; SRC {} pkts = {:.3}% of 100G",
         mean(&qw),
-        pct(&qw, 99.0),
-        pct(&qw, 100.0),
+        percentile_nearest_rank(&qw, 99.0),
+        percentile_nearest_rank(&qw, 100.0),
         mean(&uw),
         sh.iter().map(|x| x / 1e9).collect::<Vec<_>>(),
         jain(&sh),
@@ -102,15 +71,12 @@ fn two_flows_keep_the_queue_below_a_few_mtu_at_full_utilization() {
         let m = (x[0] + x[1]) / 2.0;
         x.iter().all(|v| (v - m).abs() / m < 0.15)
     };
-    let mut conv = end - 20 * US;
-    while conv > 100 * US && ok(conv - 10 * US) {
-        conv -= 10 * US;
-    }
+    let conv = converged_at(100 * US, end, 20 * US, 10 * US, |t, _| ok(t)).expect("the last 20-us window converged");
     println!("converged {} us after the join", (conv - 100 * US) / US);
-    assert!(ok(end - 20 * US) && conv <= 300 * US, "converged at {} us", conv / US);
+    assert!(conv <= 300 * US, "converged at {} us", conv / US);
     assert!(mean(&uw) > 0.95, "utilization {}", mean(&uw));
     assert!(mean(&qw) < 2.0 * MTU, "average queue {}", mean(&qw));
-    assert!(pct(&qw, 99.0) < 5.0 * MTU, "p99 queue {}", pct(&qw, 99.0));
+    assert!(percentile_nearest_rank(&qw, 99.0) < 5.0 * MTU, "p99 queue {}", percentile_nearest_rank(&qw, 99.0));
     assert!(jain(&sh) >= 0.98, "jain {}", jain(&sh));
     for x in &sh {
         assert!((x - fair).abs() / fair < 0.15, "share {x} vs fair {fair}");
@@ -126,9 +92,7 @@ fn two_flows_keep_the_queue_below_a_few_mtu_at_full_utilization() {
 #[test]
 fn finite_flows_all_finish_without_drops() {
     let r = go(&Setup { params: "", n: 4, gap: 20 * US, size: 1_000_000, end: None });
-    assert!(r.flows.iter().all(|f| f.fct.is_some()), "unfinished flows");
-    assert!(!r.truncated);
-    assert_eq!(r.drops, 0);
+    check_clean(&r);
     // 4 MB through one 100G link: 320 us at line rate; Bolt loses little
     let last = r.flows.iter().map(|f| f.start + f.fct.unwrap()).max().unwrap();
     println!("last completion {} us", last / US);
@@ -140,10 +104,8 @@ fn non_bolt_switches_send_no_src_and_brownfield_controls_their_queue() {
     // n = 2: the two switches are nodes 4 and 5
     let run_with = |params: &str| {
         let r = go(&Setup { params, n: 2, gap: 100 * US, size: 100_000_000, end: Some(600 * US) });
-        let q = &r.queues[0];
-        let u = &r.utilization[0];
-        let qw = mean(&window(&q.t, &q.v, 300 * US, 600 * US));
-        let uw = mean(&window(&u.t, &u.v, 300 * US, 600 * US));
+        let qw = mean_queue(&r, 300 * US..600 * US);
+        let uw = mean_util(&r, 300 * US..600 * US);
         println!("{params}: queue {qw:.0} B util {uw:.3} SRC {}", counter(&r, "bolt_src_packets"));
         (counter(&r, "bolt_src_packets"), qw, uw)
     };
@@ -165,21 +127,13 @@ fn non_bolt_switches_send_no_src_and_brownfield_controls_their_queue() {
     assert!(u > 0.9);
 }
 
-/// The paper's micro-benchmark dumbbell (8 us base RTT: 1.3 us links), two flows.
-fn paper_dumbbell(scheme: &str, params: &str, flows: &[FlowSpec], stop: Time) -> RunResult {
-    let topo = dumbbell(2, Tier::new(G100, 1300 * NS), Tier::new(G100, 1300 * NS), 2).unwrap();
-    let bott = PortRef { node: 4, peer: 5 };
-    let opts = SimOptions {
-        seed: 1,
-        stop_at: Some(stop),
-        trace: TraceConfig { interval: US / 2, queue_ports: vec![bott], util_ports: vec![bott], flows: vec![0, 1] },
-    };
-    let p: toml::Value = toml::from_str(params).unwrap();
-    let scheme = ccsim_cc::make(scheme, Some(&p)).unwrap();
-    run(&topo, &NetConfig::default(), flows, scheme.as_ref(), &opts, None).unwrap()
+/// The paper's micro-benchmark dumbbell (8 us base RTT: 1.3 us links), two
+/// flows: `flows` = (size, start), flow i from host i to host 2 + i.
+fn paper_dumbbell(scheme: &str, params: &str, flows: &[(u64, Time)], stop: Time) -> RunResult {
+    let d = Dumbbell { link: Tier::new(G100, 1300 * NS), seed: 1, stop_at: Some(stop), ..Dumbbell::new(G100, US / 2) };
+    d.run(make_scheme(scheme, params).as_ref(), flows)
 }
 
-const NS: Time = 1_000;
 /// 100G x 8 us.
 const BDP: f64 = 100_000.0;
 
@@ -188,13 +142,9 @@ fn sub_rtt_reaction_to_a_flow_arrival_bounds_the_queue_below_a_bdp() {
     // Fig. 10: flow 1 joins flow 0 at line rate at 100 us. An RTT-based scheme
     // sees its first feedback after an RTT, by which time a BDP is queued; Bolt's
     // SRC comes from the switch and cuts the windows earlier.
-    let flows = [
-        FlowSpec { id: 0, src: 0, dst: 2, size: 100_000_000, start: 0, prio: 0 },
-        FlowSpec { id: 1, src: 1, dst: 3, size: 100_000_000, start: 100 * US, prio: 0 },
-    ];
+    let flows = [(100_000_000, 0), (100_000_000, 100 * US)];
     let peak_and_drain = |r: &RunResult| {
-        let q = &r.queues[0];
-        let w: Vec<(Time, f64)> = q.t.iter().zip(&q.v).filter(|(&t, _)| t >= 100 * US).map(|(&t, &v)| (t, v)).collect();
+        let w = points_in(&r.queues[0], 100 * US..);
         let (tp, peak) = w.iter().cloned().fold((0, 0.0), |a, b| if b.1 > a.1 { b } else { a });
         let drained = w.iter().find(|(t, v)| *t > tp && *v < MTU).map(|x| x.0 - 100 * US);
         (peak, drained)
@@ -216,15 +166,11 @@ fn sub_rtt_reaction_to_a_flow_arrival_bounds_the_queue_below_a_bdp() {
 fn pru_and_sm_refill_the_link_after_a_flow_completes() {
     // Fig. 11/12: flow 1 (1.25 MB) ends at ~200 us; capacity lost (in us at line
     // rate) at the bottleneck from 150 us to 600 us.
-    let flows = [
-        FlowSpec { id: 0, src: 0, dst: 2, size: 100_000_000, start: 0, prio: 0 },
-        FlowSpec { id: 1, src: 1, dst: 3, size: 1_250_000, start: 0, prio: 0 },
-    ];
+    let flows = [(100_000_000, 0), (1_250_000, 0)];
     let lost = |scheme: &str, params: &str| {
         let r = paper_dumbbell(scheme, params, &flows, 600 * US);
         assert!(r.flows[1].fct.is_some());
-        let u = &r.utilization[0];
-        let l: f64 = u.t.iter().zip(&u.v).filter(|(&t, _)| t >= 150 * US).map(|(_, &v)| (1.0 - v).max(0.0) * 0.5).sum();
+        let l: f64 = util_in(&r, 150 * US..).iter().map(|&v| (1.0 - v).max(0.0) * 0.5).sum();
         println!("{scheme} {params:?}: lost {l:.1} us");
         l
     };
@@ -258,21 +204,17 @@ fn two_congested_hops_parking_lot() {
         .enumerate()
         .map(|(i, &(s, d))| FlowSpec { id: i as u32, src: s, dst: d, size: 100_000_000, start: 0, prio: 0 })
         .collect();
-    let hops = vec![PortRef { node: 5, peer: 6 }, PortRef { node: 6, peer: 7 }];
+    let hops = [PortRef { node: 5, peer: 6 }, PortRef { node: 6, peer: 7 }];
     let end = 1000 * US;
-    let opts = SimOptions {
-        seed: 1,
-        stop_at: Some(end),
-        trace: TraceConfig { interval: US / 10, queue_ports: hops.clone(), util_ports: hops, flows: vec![0, 1, 2] },
-    };
+    let opts = SimOptions { seed: 1, stop_at: Some(end), ..traced(US / 10, &hops, 3) };
     let scheme = ccsim_cc::make("bolt", None).unwrap();
     let r = run(&topo, &NetConfig::default(), &flows, scheme.as_ref(), &opts, None).unwrap();
     assert_eq!(r.drops, 0);
     let (t0, t1) = (300 * US, end);
     let sh = shares(&r, t0, t1);
     for i in 0..2 {
-        let q = mean(&window(&r.queues[i].t, &r.queues[i].v, t0, t1));
-        let u = mean(&window(&r.utilization[i].t, &r.utilization[i].v, t0, t1));
+        let q = mean(&values_in(&r.queues[i].t, &r.queues[i].v, t0..t1));
+        let u = mean(&values_in(&r.utilization[i].t, &r.utilization[i].v, t0..t1));
         println!("hop {i}: queue {q:.0} B util {u:.3}");
         assert!(q < 3.0 * MTU, "hop {i} queue {q}");
         assert!(u > 0.9, "hop {i} utilization {u}");

@@ -6,126 +6,37 @@
 //!
 //! Run with `--nocapture` to see the measured numbers.
 
+mod support;
+
 use ccsim_cc::dctcp::DctcpConfig;
 use ccsim_cc::SchemeConfig;
-use ccsim_core::results::{jain, FlowTrace, Series};
-use ccsim_core::sim::{run, SimOptions, TraceConfig};
+use ccsim_core::results::jain;
 use ccsim_core::time::{Time, MS, US};
 use ccsim_core::units::Bytes;
-use ccsim_core::{FlowSpec, NetConfig, PortRef, RunResult};
-use ccsim_workload::topo::{dumbbell, Tier};
-
-const G100: u64 = 100_000_000_000;
+use ccsim_core::RunResult;
+use support::*;
 
 /// Flow i from host i to host n + i on a dumbbell of `rate` links with 1 us
 /// delay (base RTT about 6.25 us at 100 Gbps), starting at `starts[i]`, traced
-/// every 10 us. Returns the result and the bottleneck port.
-fn dumbbell_run(cfg: DctcpConfig, rate: u64, starts: &[Time], size: u64) -> (RunResult, PortRef) {
-    let n = starts.len() as u32;
-    let tier = Tier::new(rate, US);
-    let topo = dumbbell(n, tier, tier, 2).unwrap();
-    let flows: Vec<FlowSpec> = (0..n)
-        .map(|i| FlowSpec {
-            id: i,
-            src: i,
-            dst: n + i,
-            size,
-            start: starts[i as usize],
-            prio: 0,
-        })
-        .collect();
-    let bottleneck = PortRef {
-        node: 2 * n,
-        peer: 2 * n + 1,
-    };
-    let opts = SimOptions {
-        trace: TraceConfig {
-            interval: 10 * US,
-            queue_ports: vec![bottleneck],
-            util_ports: vec![bottleneck],
-            flows: (0..n).collect(),
-        },
-        ..Default::default()
-    };
+/// every 10 us.
+fn dumbbell_run(cfg: DctcpConfig, rate: u64, starts: &[Time], size: u64) -> RunResult {
     let scheme = cfg.into_scheme();
-    let res = run(
-        &topo,
-        &NetConfig::default(),
-        &flows,
-        scheme.as_ref(),
-        &opts,
-        None,
-    )
-    .unwrap();
-    (res, bottleneck)
+    Dumbbell::new(rate, 10 * US).run(scheme.as_ref(), &same_size(size, starts))
 }
 
-/// Goodput (bits/s of acknowledged payload) of a traced flow over [t0, t1].
-fn goodput(tr: &FlowTrace, t0: Time, t1: Time) -> f64 {
-    let at = |t: Time| {
-        let i = tr.t.partition_point(|&x| x <= t);
-        assert!(i > 0, "no sample at {t}");
-        tr.acked[i - 1]
-    };
-    (at(t1) - at(t0)) * 8.0 / ((t1 - t0) as f64 / 1e12)
-}
-
-/// Mean and max of the samples of `s` within [t0, t1].
-fn window_stats(s: &Series, t0: Time, t1: Time) -> (f64, f64) {
-    let v: Vec<f64> =
-        s.t.iter()
-            .zip(&s.v)
-            .filter(|(t, _)| **t >= t0 && **t <= t1)
-            .map(|(_, v)| *v)
-            .collect();
-    assert!(!v.is_empty(), "no samples in the window");
-    (
-        v.iter().sum::<f64>() / v.len() as f64,
-        v.iter().cloned().fold(0.0, f64::max),
-    )
-}
-
-/// Mean of the flows' probe (alpha) samples within [t0, t1].
-fn mean_probe(res: &RunResult, t0: Time, t1: Time) -> f64 {
-    let v: Vec<f64> = res
-        .flow_traces
-        .iter()
-        .flat_map(|tr| {
-            tr.t.iter()
-                .zip(&tr.probe)
-                .filter(|(t, _)| **t >= t0 && **t <= t1)
-                .map(|(_, p)| *p)
-        })
-        .collect();
-    v.iter().sum::<f64>() / v.len() as f64
-}
-
-/// First time from `from` on at which the Jain index over the next 500 us
-/// reaches `level` (None if never before `until`).
-fn converged_at(res: &RunResult, from: Time, until: Time, level: f64) -> Option<Time> {
-    let mut t = from;
-    while t + 500 * US <= until {
-        let g: Vec<f64> = res
-            .flow_traces
-            .iter()
-            .map(|tr| goodput(tr, t, t + 500 * US))
-            .collect();
-        if jain(&g) >= level {
-            return Some(t);
-        }
-        t += 100 * US;
-    }
-    None
+/// First time from `from` on (100 us steps) at which the Jain index over the
+/// next 500 us reaches `level`, the window ending by `until`.
+fn first_jain_window(res: &RunResult, from: Time, until: Time, level: f64) -> Option<Time> {
+    let win = 500 * US;
+    // Windows with t + win <= until, i.e. t < until + 1 - win.
+    first_time(from, (until + 1).saturating_sub(win), 100 * US, |t| {
+        jain(&goodputs(res, t, t + win, Sample::AtOrBefore)) >= level
+    })
 }
 
 /// The checks every run makes: finished, lossless, no PFC needed.
-fn check_clean(res: &RunResult) {
-    assert!(!res.truncated);
-    assert!(
-        res.flows.iter().all(|f| f.fct.is_some()),
-        "every flow finishes"
-    );
-    assert_eq!(res.drops, 0, "lossless fabric");
+fn check_clean_no_pause(res: &RunResult) {
+    check_clean(res);
     assert_eq!(
         res.pause_frames, 0,
         "DCTCP keeps the queue far below the PFC threshold"
@@ -136,30 +47,23 @@ fn check_clean(res: &RunResult) {
 /// utilization; asserts the queue band around K and fairness within `tol` of
 /// the fair share.
 fn check_steady(res: &RunResult, k: f64, t0: Time, t1: Time, tol: f64) {
-    let g: Vec<f64> = res
-        .flow_traces
-        .iter()
-        .map(|tr| goodput(tr, t0, t1))
-        .collect();
-    let fair = g.iter().sum::<f64>() / g.len() as f64;
-    let j = jain(&g);
-    let (q_mean, q_max) = window_stats(&res.queues[0], t0, t1);
-    let (util, _) = window_stats(&res.utilization[0], t0 + 1, t1);
-    let alpha = mean_probe(res, t0, t1);
+    let s = Steady::measure(res, t0, t1, t0 + 1);
+    let g = &s.goodputs;
+    let fair = mean(g);
+    let j = s.jain;
+    let (q_mean, q_max) = (s.queue.mean, s.queue.max);
+    let util = s.util.mean;
+    // The mean of the flows' probe (alpha) samples.
+    let alpha = mean(&probes_in(res, t0..=t1));
     println!(
         "steady [{:.1}, {:.1}] ms: goodput {:?} Gbps, Jain {j:.4}; queue mean {q_mean:.0} B = {:.3} K, max {q_max:.0} B = {:.3} K; utilization {util:.4}; mean alpha {alpha:.3}",
         t0 as f64 / 1e9,
         t1 as f64 / 1e9,
-        g.iter().map(|x| (x / 1e8).round() / 10.0).collect::<Vec<_>>(),
+        gbps(g),
         q_mean / k,
         q_max / k
     );
-    for (i, x) in g.iter().enumerate() {
-        assert!(
-            (x / fair - 1.0).abs() <= tol,
-            "flow {i}: {x:.3e} vs fair {fair:.3e}"
-        );
-    }
+    assert_near_fair("steady", g, fair, tol);
     assert!(j >= 0.98, "Jain {j}");
     // DCTCP holds the queue at K: marking starts above K and each cut is small.
     assert!(
@@ -186,16 +90,11 @@ fn four_flows_converge_and_hold_the_queue_at_k() {
     let k = cfg.k_at(G100) as f64;
     assert_eq!(k, 200_000.0);
     let starts = [0, MS, 2 * MS, 3 * MS];
-    let (res, _) = dumbbell_run(cfg, G100, &starts, 60_000_000);
-    check_clean(&res);
-    let first_done = res
-        .flows
-        .iter()
-        .map(|f| f.start + f.fct.unwrap())
-        .min()
-        .unwrap();
+    let res = dumbbell_run(cfg, G100, &starts, 60_000_000);
+    check_clean_no_pause(&res);
+    let first_done = first_done(&res);
     assert!(first_done > 13 * MS, "flows overlap through the window");
-    let conv = converged_at(&res, 3 * MS, first_done, 0.95).expect("converges");
+    let conv = first_jain_window(&res, 3 * MS, first_done, 0.95).expect("converges");
     println!(
         "4 flows: Jain >= 0.95 (500 us windows) {:.2} ms after the last start",
         (conv - 3 * MS) as f64 / 1e9
@@ -217,14 +116,9 @@ fn default_k_at_25g_two_flows() {
     let cfg = DctcpConfig::default();
     let k = cfg.k_at(g25) as f64;
     assert_eq!(k, 250_000.0);
-    let (res, _) = dumbbell_run(cfg, g25, &[0, 2 * MS], 26_000_000);
-    check_clean(&res);
-    let first_done = res
-        .flows
-        .iter()
-        .map(|f| f.start + f.fct.unwrap())
-        .min()
-        .unwrap();
+    let res = dumbbell_run(cfg, g25, &[0, 2 * MS], 26_000_000);
+    check_clean_no_pause(&res);
+    let first_done = first_done(&res);
     assert!(first_done > 15 * MS, "flows overlap through the window");
     check_steady(&res, k, 9 * MS, 15 * MS, 0.15);
 }

@@ -4,6 +4,8 @@
 //! the wire (1470 B payload + 48 B headers), PFC with a static 500 KB threshold,
 //! symmetric routing (ACKs retrace their data's switches).
 
+mod support;
+
 use ccsim_cc::fncc::{FnccConfig, FnccReceiver, N_AUX};
 use ccsim_cc::SchemeConfig;
 use ccsim_core::cc::PortStat;
@@ -11,14 +13,13 @@ use ccsim_core::cc::{FlowView, ReceiverCc, ReceiverCx, Scheme, SenderCc, SwitchC
 use ccsim_core::config::Routing;
 use ccsim_core::packet::Packet;
 use ccsim_core::results::jain;
-use ccsim_core::sim::{run, SimOptions, TraceConfig};
+use ccsim_core::sim::{run, SimOptions};
+use ccsim_core::time::US;
 use ccsim_core::units::Bytes;
-use ccsim_core::{FlowSpec, NetConfig, PortRef, RunResult, Time};
-use ccsim_workload::topo::{dumbbell, leaf_spine, star, Tier};
+use ccsim_core::{FlowSpec, NetConfig, RunResult, Time};
+use ccsim_workload::topo::{leaf_spine, star, Tier};
 use std::sync::{Arc, Mutex};
-
-const G100: u64 = 100_000_000_000;
-const US: Time = 1_000_000;
+use support::*;
 
 fn fncc_net() -> NetConfig {
     let mut net = NetConfig {
@@ -31,53 +32,20 @@ fn fncc_net() -> NetConfig {
     net
 }
 
-fn scheme(name: &str, params: &str) -> Box<dyn Scheme> {
-    let p: toml::Value = toml::from_str(params).unwrap();
-    ccsim_cc::make(name, Some(&p)).unwrap()
-}
-
 /// Fig. 9 setup: dumbbell of 3 switches at `rate`, 1.5 us links; flow 0
 /// (host 0 -> 2) at t = 0, flow 1 (host 1 -> 3) at 300 us; both long. Traces the
 /// congested port (first switch towards the second) and both flows every 1 us.
 fn fig9(s: &dyn Scheme, rate: u64, end: Time) -> RunResult {
-    let topo = dumbbell(
-        2,
-        Tier::new(rate, 1500 * 1000),
-        Tier::new(rate, 1500 * 1000),
-        3,
-    )
-    .unwrap();
     let size = rate / 8 / 1_000_000 * (end / US) + 1_000_000; // more than a flow sends before `end`
-    let flows = vec![
-        FlowSpec {
-            id: 0,
-            src: 0,
-            dst: 2,
-            size,
-            start: 0,
-            prio: 0,
-        },
-        FlowSpec {
-            id: 1,
-            src: 1,
-            dst: 3,
-            size,
-            start: 300 * US,
-            prio: 0,
-        },
-    ];
-    let bott = PortRef { node: 4, peer: 5 };
-    let opts = SimOptions {
+    let d = Dumbbell {
+        link: Tier::new(rate, 1500 * 1000),
+        switches: 3,
+        net: fncc_net(),
         seed: 1,
         stop_at: Some(end),
-        trace: TraceConfig {
-            interval: US,
-            queue_ports: vec![bott],
-            util_ports: vec![bott],
-            flows: vec![0, 1],
-        },
+        ..Dumbbell::new(rate, US)
     };
-    run(&topo, &fncc_net(), &flows, s, &opts, None).unwrap()
+    d.run(s, &same_size(size, &[0, 300 * US]))
 }
 
 /// First trace time at or after `from` when flow `f`'s rate is below `frac` of `line`.
@@ -87,26 +55,6 @@ fn first_slowdown(r: &RunResult, f: usize, from: Time, frac: f64, line: f64) -> 
         .zip(&tr.rate_bps)
         .find(|(&t, &v)| t >= from && v < frac * line)
         .map(|(&t, _)| t)
-}
-
-/// Per-flow throughput (bits/s) between t0 and t1 from the acked-bytes traces.
-fn shares(r: &RunResult, t0: Time, t1: Time) -> Vec<f64> {
-    r.flow_traces
-        .iter()
-        .map(|tr| {
-            let at = |t: Time| tr.acked[tr.t.partition_point(|&x| x < t)];
-            (at(t1) - at(t0)) * 8.0 / ((t1 - t0) as f64 / 1e12)
-        })
-        .collect()
-}
-
-fn queue_in(r: &RunResult, t0: Time, t1: Time) -> Vec<f64> {
-    let q = &r.queues[0];
-    q.t.iter()
-        .zip(&q.v)
-        .filter(|(&t, _)| t >= t0 && t < t1)
-        .map(|(_, &v)| v)
-        .collect()
 }
 
 /// Fig. 9: FNCC sees the congestion on flow 0's ACKs as they cross the
@@ -119,12 +67,12 @@ fn queue_in(r: &RunResult, t0: Time, t1: Time) -> Vec<f64> {
 #[test]
 fn fncc_slows_down_before_hpcc_on_the_fig9_dumbbell() {
     let end = 700 * US;
-    let f = fig9(scheme("fncc", "").as_ref(), G100, end);
-    let h = fig9(scheme("hpcc", "").as_ref(), G100, end);
+    let f = fig9(make_scheme("fncc", "").as_ref(), G100, end);
+    let h = fig9(make_scheme("hpcc", "").as_ref(), G100, end);
     let line = G100 as f64;
     let tf = first_slowdown(&f, 0, 300 * US, 0.9, line).expect("FNCC slows down");
     let th = first_slowdown(&h, 0, 300 * US, 0.9, line).expect("HPCC slows down");
-    let peak = |r: &RunResult| queue_in(r, 0, end).into_iter().fold(0.0, f64::max);
+    let peak = |r: &RunResult| max_queue(r, 0..end);
     eprintln!("first slowdown: FNCC {} us, HPCC {} us", tf / US, th / US);
     eprintln!("peak queue: FNCC {:.0} B, HPCC {:.0} B", peak(&f), peak(&h));
     assert!(tf < th, "FNCC {tf} vs HPCC {th}");
@@ -152,34 +100,22 @@ fn fncc_slows_down_before_hpcc_on_the_fig9_dumbbell() {
 #[test]
 fn fncc_two_flows_converge_fair_with_a_short_queue() {
     let end = 1500 * US;
-    let r = fig9(scheme("fncc", "rate_ai = \"2500Mbps\"").as_ref(), G100, end);
+    let r = fig9(
+        make_scheme("fncc", "rate_ai = \"2500Mbps\"").as_ref(),
+        G100,
+        end,
+    );
     let win = 100 * US;
-    let fair = |x: &[f64]| {
-        let m = x.iter().sum::<f64>() / x.len() as f64;
-        jain(x) >= 0.99 && x.iter().all(|v| (v - m).abs() <= 0.1 * m)
-    };
     // Earliest t on a 10 us grid from which every window is fair.
-    let mut conv = None;
-    let mut t = end - win;
-    while t >= 300 * US && fair(&shares(&r, t, t + win)) {
-        conv = Some(t);
-        t -= 10 * US;
-    }
-    let conv = conv.expect("fair at the end");
-    let q = queue_in(&r, end - 500 * US, end);
-    let mut qs = q.clone();
-    qs.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let mean = q.iter().sum::<f64>() / q.len() as f64;
-    let p99 = qs[(qs.len() - 1) * 99 / 100];
-    let u = &r.utilization[0];
-    let us: Vec<f64> =
-        u.t.iter()
-            .zip(&u.v)
-            .filter(|(&t, _)| t >= end - 500 * US)
-            .map(|(_, &v)| v)
-            .collect();
-    let util = us.iter().sum::<f64>() / us.len() as f64;
-    let sh = shares(&r, end - 500 * US, end);
+    let conv = converged_at(300 * US, end, win, 10 * US, |a, b| {
+        fair(&goodputs(&r, a, b, Sample::AtOrAfter))
+    })
+    .expect("fair at the end");
+    let q = queue_in(&r, end - 500 * US..end);
+    let mean = mean(&q);
+    let p99 = percentile_floor(&q, 99);
+    let util = mean_util(&r, end - 500 * US..);
+    let sh = goodputs(&r, end - 500 * US, end, Sample::AtOrAfter);
     eprintln!(
         "converged {} us after the join; shares {:.1?} Gbps, Jain {:.4}; queue mean {mean:.0} B p99 {p99:.0} B; util {util:.3}",
         (conv - 300 * US) / US,
@@ -202,17 +138,8 @@ fn fncc_two_flows_converge_fair_with_a_short_queue() {
 #[test]
 fn fncc_needs_symmetric_routing_on_multipath_topologies() {
     let topo = leaf_spine(2, 4, 4, Tier::new(G100, US), Tier::new(G100, US)).unwrap();
-    let flows: Vec<FlowSpec> = (0..4)
-        .map(|i| FlowSpec {
-            id: i,
-            src: i,
-            dst: 4 + i,
-            size: 200_000,
-            start: i as u64 * US,
-            prio: 0,
-        })
-        .collect();
-    let s = scheme("fncc", "");
+    let flows = paired_flows(&staggered(4, 200_000, US));
+    let s = make_scheme("fncc", "");
     let mut net = fncc_net();
     net.routing = Routing::Ecmp;
     let e = run(
@@ -238,7 +165,7 @@ fn fncc_needs_symmetric_routing_on_multipath_topologies() {
         None,
     )
     .unwrap();
-    assert!(r.flows.iter().all(|f| f.fct.is_some()));
+    assert!(all_finished(&r));
     assert_eq!(r.drops, 0);
 }
 
@@ -352,7 +279,7 @@ fn n_check(ack_every: u32) {
     let mut net = fncc_net();
     net.ack_every = ack_every;
     let r = run(&topo, &net, &flows, &s, &SimOptions::default(), None).unwrap();
-    assert!(r.flows.iter().all(|f| f.fct.is_some()));
+    assert!(all_finished(&r));
     assert_eq!(r.drops, 0);
     let l = log.lock().unwrap();
     // One ACK per data packet, or about one per `ack_every`.
@@ -394,32 +321,17 @@ fn n_check(ack_every: u32) {
 #[test]
 fn lhcs_brings_a_last_hop_incast_to_the_fair_share() {
     let topo = star(5, Tier::new(G100, 1500 * 1000)).unwrap();
-    let flows: Vec<FlowSpec> = (0..4)
-        .map(|i| FlowSpec {
-            id: i,
-            src: i,
-            dst: 4,
-            size: 2_000_000,
-            start: 0,
-            prio: 0,
-        })
-        .collect();
-    let port = PortRef { node: 5, peer: 4 };
+    let flows = incast_flows(4, 2_000_000);
     let opts = SimOptions {
         seed: 1,
         stop_at: None,
-        trace: TraceConfig {
-            interval: US,
-            queue_ports: vec![port],
-            util_ports: vec![port],
-            flows: (0..4).collect(),
-        },
+        ..traced(US, &[incast_port(4)], 4)
     };
     let on = run(
         &topo,
         &fncc_net(),
         &flows,
-        scheme("fncc", "").as_ref(),
+        make_scheme("fncc", "").as_ref(),
         &opts,
         None,
     )
@@ -428,16 +340,16 @@ fn lhcs_brings_a_last_hop_incast_to_the_fair_share() {
         &topo,
         &fncc_net(),
         &flows,
-        scheme("fncc", "lhcs = false").as_ref(),
+        make_scheme("fncc", "lhcs = false").as_ref(),
         &opts,
         None,
     )
     .unwrap();
     for r in [&on, &off] {
-        assert!(r.flows.iter().all(|f| f.fct.is_some()), "all flows finish");
+        assert!(all_finished(r), "all flows finish");
         assert_eq!(r.drops, 0);
     }
-    let peak = |r: &RunResult| r.queues[0].v.iter().cloned().fold(0.0, f64::max);
+    let peak = |r: &RunResult| max_of(&r.queues[0].v);
     // First sample after the peak with less than 10 KB queued.
     let drained = |r: &RunResult| {
         let q = &r.queues[0];

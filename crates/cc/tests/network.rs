@@ -24,19 +24,17 @@
 //!   over 5 ms windows, 12-15% over 50 ms windows, in 0.5 s runs): fair only on
 //!   average over ~100 ms or more, so not tested here.
 
+mod support;
+
 use ccsim_core::config::{EcnConfig, EcnMode};
 use ccsim_core::results::jain;
-use ccsim_core::sim::{run, SimOptions, TraceConfig};
+use ccsim_core::time::{MS, US};
 use ccsim_core::units::Bytes;
-use ccsim_core::{FlowSpec, NetConfig, PortRef, RunResult, Time};
-use ccsim_workload::topo::{dumbbell, Tier};
-
-const G100: u64 = 100_000_000_000;
-const US: Time = 1_000_000;
-const MS: Time = 1_000_000_000;
+use ccsim_core::{NetConfig, RunResult, Time};
+use support::*;
 
 /// One dumbbell experiment.
-struct Dumbbell<'a> {
+struct Experiment<'a> {
     scheme: &'a str,
     /// The scheme's parameter table (TOML).
     params: &'a str,
@@ -50,7 +48,7 @@ struct Dumbbell<'a> {
     net: NetConfig,
 }
 
-impl Dumbbell<'_> {
+impl Experiment<'_> {
     fn last_join(&self) -> Time {
         (self.n as u64 - 1) * self.gap
     }
@@ -58,104 +56,51 @@ impl Dumbbell<'_> {
     /// Senders 0..n, receivers n..2n, flow i from i to n + i; traces the
     /// bottleneck's queue and utilization and every flow.
     fn run(&self) -> RunResult {
-        let n = self.n;
-        let topo = dumbbell(n, Tier::new(G100, US), Tier::new(G100, US), 2).unwrap();
         // More than a flow could send at line rate before `end`.
         let size = G100 / 8 * (self.end / MS + 1) / 1000;
-        let flows: Vec<FlowSpec> = (0..n)
-            .map(|i| FlowSpec {
-                id: i,
-                src: i,
-                dst: n + i,
-                size,
-                start: i as u64 * self.gap,
-                prio: 0,
-            })
-            .collect();
-        let sw0 = 2 * n;
-        let bott = PortRef {
-            node: sw0,
-            peer: sw0 + 1,
-        };
-        let opts = SimOptions {
+        let d = Dumbbell {
+            net: self.net.clone(),
             seed: 1,
             stop_at: Some(self.end),
-            trace: TraceConfig {
-                interval: self.sample,
-                queue_ports: vec![bott],
-                util_ports: vec![bott],
-                flows: (0..n).collect(),
-            },
+            ..Dumbbell::new(G100, self.sample)
         };
-        let p: toml::Value = toml::from_str(self.params).unwrap();
-        let scheme = ccsim_cc::make(self.scheme, Some(&p)).unwrap();
-        let r = run(&topo, &self.net, &flows, scheme.as_ref(), &opts, None).unwrap();
+        let scheme = make_scheme(self.scheme, self.params);
+        let r = d.run(scheme.as_ref(), &staggered(self.n, size, self.gap));
         assert!(
             r.flows.iter().all(|f| f.fct.is_none()),
             "a flow finished before the end of the run"
         );
         r
     }
-}
 
-/// Per-flow throughput (bits/s) between t0 and t1 from the acked-bytes traces.
-fn shares(r: &RunResult, t0: Time, t1: Time) -> Vec<f64> {
-    r.flow_traces
-        .iter()
-        .map(|tr| {
-            let at = |t: Time| tr.acked[tr.t.partition_point(|&x| x < t)];
-            (at(t1) - at(t0)) * 8.0 / ((t1 - t0) as f64 / 1e12)
+    /// When the shares became fair for good: [`converged_at`] from the last
+    /// join, windows `win` long on a grid of `step` back from the end; printed.
+    /// Panics if the last window is not fair.
+    fn converged(&self, name: &str, r: &RunResult, win: Time, step: Time) -> Time {
+        let last = self.last_join();
+        let conv = converged_at(last, self.end, win, step, |a, b| fair(&shares(r, a, b)));
+        eprintln!(
+            "{name}: converged {:?} us after the last join",
+            conv.map(|t| (t.max(last) - last) / US)
+        );
+        conv.unwrap_or_else(|| {
+            panic!(
+                "{name}: the last {} us window is not fair: {:?}",
+                win / US,
+                gbps(&shares(r, self.end - win, self.end))
+            )
         })
-        .collect()
-}
-
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len() as f64
-}
-
-/// Largest |share - mean| / mean.
-fn deviation(x: &[f64]) -> f64 {
-    let m = mean(x);
-    x.iter().map(|v| (v - m).abs() / m).fold(0.0, f64::max)
-}
-
-fn fair(x: &[f64]) -> bool {
-    jain(x) >= 0.99 && deviation(x) <= 0.1
-}
-
-/// Earliest t >= `from` (on a grid of `step` back from end - win) such that
-/// every window [t', t' + win] with t <= t' <= end - win on that grid is fair;
-/// None if the last window is not.
-fn converged_at(r: &RunResult, from: Time, win: Time, step: Time, end: Time) -> Option<Time> {
-    let mut t = end - win;
-    let mut ok = None;
-    while fair(&shares(r, t, t + win)) {
-        ok = Some(t);
-        if t < from + step {
-            break;
-        }
-        t -= step;
     }
-    ok
 }
 
-/// Values of a sampled series with t0 <= t < t1.
-fn samples(t: &[Time], v: &[f64], t0: Time, t1: Time) -> Vec<f64> {
-    t.iter()
-        .zip(v)
-        .filter(|(&x, _)| x >= t0 && x < t1)
-        .map(|(_, &y)| y)
-        .collect()
-}
-
-fn quantile(v: &[f64], q: f64) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    s[((s.len() - 1) as f64 * q).round() as usize]
+/// Per-flow throughput (bits/s) between t0 and t1 from the acked-bytes traces
+/// (the first samples at or after t0 and t1).
+fn shares(r: &RunResult, t0: Time, t1: Time) -> Vec<f64> {
+    goodputs(r, t0, t1, Sample::AtOrAfter)
 }
 
 /// What the bottleneck did in steady state [t0, t1).
-struct Steady {
+struct SteadyStats {
     shares: Vec<f64>,
     q_mean: f64,
     q_p99: f64,
@@ -163,21 +108,31 @@ struct Steady {
     util: f64,
 }
 
-fn steady(r: &RunResult, t0: Time, t1: Time) -> Steady {
-    let q = &r.queues[0];
-    let qs = samples(&q.t, &q.v, t0, t1);
-    let u = &r.utilization[0];
-    Steady {
+/// The steady state over [t0, t1), printed; asserts the shares are fair.
+fn fair_steady(name: &str, r: &RunResult, t0: Time, t1: Time) -> SteadyStats {
+    let qs = queue_in(r, t0..t1);
+    let s = SteadyStats {
         shares: shares(r, t0, t1),
         q_mean: mean(&qs),
         q_p99: quantile(&qs, 0.99),
         q_max: quantile(&qs, 1.0),
-        util: mean(&samples(&u.t, &u.v, t0, t1)),
-    }
-}
-
-fn gbps(x: &[f64]) -> Vec<f64> {
-    x.iter().map(|v| (v / 1e8).round() / 10.0).collect()
+        util: mean(&util_in(r, t0..t1)),
+    };
+    eprintln!(
+        "{name}: steady shares {:?} Gbps, jain {:.4}; queue mean {:.0} B p99 {:.0} B max {:.0} B; utilization {:.3}",
+        gbps(&s.shares),
+        jain(&s.shares),
+        s.q_mean,
+        s.q_p99,
+        s.q_max,
+        s.util
+    );
+    assert!(
+        fair(&s.shares),
+        "{name}: steady shares {:?}",
+        gbps(&s.shares)
+    );
+    s
 }
 
 /// HPCC: N flows reach fair shares within 1 ms of the last join (shares over
@@ -198,7 +153,7 @@ fn hpcc_flows_converge_to_fair_shares_with_near_zero_queue() {
             rate_ai / 1_000_000
         );
         let gap = 500 * US;
-        let d = Dumbbell {
+        let d = Experiment {
             scheme: "hpcc",
             params: &params,
             n,
@@ -211,38 +166,14 @@ fn hpcc_flows_converge_to_fair_shares_with_near_zero_queue() {
         let last = d.last_join();
         let name = format!("hpcc, {n} flows, rate_ai {} Mbps", rate_ai / 1_000_000);
 
-        let conv = converged_at(&r, last, 200 * US, 20 * US, d.end);
-        eprintln!(
-            "{name}: converged {:?} us after the last join",
-            conv.map(|t| (t.max(last) - last) / US)
-        );
-        let conv = conv.unwrap_or_else(|| {
-            panic!(
-                "{name}: the last 200 us window is not fair: {:?}",
-                gbps(&shares(&r, d.end - 200 * US, d.end))
-            )
-        });
+        let conv = d.converged(&name, &r, 200 * US, 20 * US);
         assert!(
             conv <= last + MS,
             "{name}: fair only from {} us after the last join",
             (conv - last) / US
         );
 
-        let s = steady(&r, last + 2 * MS, d.end);
-        eprintln!(
-            "{name}: steady shares {:?} Gbps, jain {:.4}; queue mean {:.0} B p99 {:.0} B max {:.0} B; utilization {:.3}",
-            gbps(&s.shares),
-            jain(&s.shares),
-            s.q_mean,
-            s.q_p99,
-            s.q_max,
-            s.util
-        );
-        assert!(
-            fair(&s.shares),
-            "{name}: steady shares {:?}",
-            gbps(&s.shares)
-        );
+        let s = fair_steady(&name, &r, last + 2 * MS, d.end);
         assert!(
             s.q_mean < 4_000.0,
             "{name}: mean queue {:.0} B is not near zero",
@@ -292,7 +223,7 @@ fn dcqcn_flows_converge_to_fair_shares_with_queue_at_ecn_threshold() {
         },
         ..Default::default()
     };
-    let d = Dumbbell {
+    let d = Experiment {
         scheme: "dcqcn",
         params: "preset = \"hpcc\"",
         n: 4,
@@ -305,38 +236,14 @@ fn dcqcn_flows_converge_to_fair_shares_with_queue_at_ecn_threshold() {
     let last = d.last_join();
     let name = "dcqcn (hpcc preset), 4 flows";
 
-    let conv = converged_at(&r, last, 10 * MS, MS, d.end);
-    eprintln!(
-        "{name}: converged {:?} us after the last join",
-        conv.map(|t| (t.max(last) - last) / US)
-    );
-    let conv = conv.unwrap_or_else(|| {
-        panic!(
-            "{name}: the last 10 ms window is not fair: {:?}",
-            gbps(&shares(&r, d.end - 10 * MS, d.end))
-        )
-    });
+    let conv = d.converged(name, &r, 10 * MS, MS);
     assert!(
         conv <= last + 150 * MS,
         "{name}: fair only from {} ms after the last join",
         (conv - last) / MS
     );
 
-    let s = steady(&r, last + 150 * MS, d.end);
-    eprintln!(
-        "{name}: steady shares {:?} Gbps, jain {:.4}; queue mean {:.0} B p99 {:.0} B max {:.0} B; utilization {:.3}",
-        gbps(&s.shares),
-        jain(&s.shares),
-        s.q_mean,
-        s.q_p99,
-        s.q_max,
-        s.util
-    );
-    assert!(
-        fair(&s.shares),
-        "{name}: steady shares {:?}",
-        gbps(&s.shares)
-    );
+    let s = fair_steady(name, &r, last + 150 * MS, d.end);
     assert!(
         s.q_p99 > kmin && s.q_p99 < kmin + (kmax - kmin) / 4.0,
         "{name}: 99th percentile queue {:.0} B is not just above Kmin",

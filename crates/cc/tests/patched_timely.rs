@@ -13,6 +13,7 @@ use ccsim_cc::patched_timely::PatchedTimelyConfig;
 use ccsim_cc::SchemeConfig;
 use ccsim_core::results::jain;
 use ccsim_core::time::{Time, MS, US};
+use timely_family::support::assert_near_fair;
 use timely_family::*;
 
 /// Expected bottleneck queue (bytes) with `n` flows at the fixed point.
@@ -68,18 +69,13 @@ fn converges(n: u32, stagger: Time, size: u64, w0: Time, w1: Time) {
         "patched_timely n={n}: goodput {:?} Gbps (fair {:.3}), Jain {j:.5}, queue mean {q:.0} B \
          ({:.1} us) max {qmax:.0} B, expected {want_q:.0} B; RTT {rtts:.2?} us vs RTT* {rtt_star:.2}; \
          util {util:.4}; settled {:?} ms after the last join; pauses {}",
-        g.iter().map(|x| (x / 1e6).round() / 1e3).collect::<Vec<_>>(),
+        gbps_3dp(&g),
         fair / 1e9,
         queue_us(q),
         settle.map(|t| (t - last_join) as f64 / MS as f64),
         r.pause_frames,
     );
-    for (i, x) in g.iter().enumerate() {
-        assert!(
-            (x / fair - 1.0).abs() <= 0.05,
-            "flow {i}: {x} vs fair {fair}"
-        );
-    }
+    assert_near_fair("patched_timely", &g, fair, 0.05);
     assert!(j >= 0.995, "Jain {j}");
     assert!(
         (q / want_q - 1.0).abs() <= 0.08,

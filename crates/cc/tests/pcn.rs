@@ -3,118 +3,52 @@
 //! the NP-ECN threshold), NP-ECN in a fabric where PFC pauses a port, and PFC
 //! PAUSE frames of PCN vs DCQCN (preset "hpcc") in an incast.
 
+mod support;
+
 use ccsim_cc::pcn::{Pcn, PcnConfig, PcnSwitch};
 use ccsim_core::cc::{FlowView, PortStat, Scheme, SenderCc, SenderCx, SwitchCc, SwitchCx};
 use ccsim_core::packet::{Packet, PktKind};
-use ccsim_core::sim::{run, SimOptions, TraceConfig};
+use ccsim_core::results::jain;
+use ccsim_core::sim::{run, SimOptions};
 use ccsim_core::time::{Time, MS, US};
 use ccsim_core::units::Bytes;
 use ccsim_core::{FlowSpec, LinkSpec, NetConfig, NodeKind, PortRef, RunResult, Topology};
-use ccsim_workload::topo::{dumbbell, star, Tier};
+use ccsim_workload::topo::{star, Tier};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
+use support::*;
 
-const G100: u64 = 100_000_000_000;
-/// Goodput of a 100G link: payload 1000 B per 1048 B on the wire.
-const GOODPUT: f64 = 100e9 * 1000.0 / 1048.0;
-
-/// Goodput (bit/s) of traced flow `i` over [a, b], from its acked bytes.
+/// Goodput (bit/s) of traced flow `i` over [a, b], from its acked bytes (the
+/// first samples at or after a and b, the last one past the trace's end).
 fn tput(r: &RunResult, i: usize, a: Time, b: Time) -> f64 {
-    let tr = &r.flow_traces[i];
-    let at = |t: Time| {
-        let k = tr.t.partition_point(|&x| x < t).min(tr.t.len() - 1);
-        tr.acked[k]
-    };
-    (at(b) - at(a)) * 8.0 / ((b - a) as f64 / 1e12)
-}
-
-fn jain(x: &[f64]) -> f64 {
-    let s: f64 = x.iter().sum();
-    let s2: f64 = x.iter().map(|v| v * v).sum();
-    s * s / (x.len() as f64 * s2)
-}
-
-/// Queue samples (bytes) of series `q` within [a, b).
-fn samples(r: &RunResult, a: Time, b: Time) -> Vec<(f64, f64)> {
-    let q = &r.queues[0];
-    q.t.iter()
-        .zip(&q.v)
-        .filter(|(t, _)| **t >= a && **t < b)
-        .map(|(t, v)| (*t as f64 / 1e12, *v))
-        .collect()
-}
-
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len() as f64
+    goodput(&r.flow_traces[i], a, b, Sample::AtOrAfterOrLast)
 }
 
 /// `n` flows i -> n+i over a 100G dumbbell with 1 us links, flow i starting at
 /// i x `stagger`; traces the bottleneck queue (10 us samples) and every flow.
 fn dumbbell_run(n: u32, stagger: Time, size: u64) -> RunResult {
-    let topo = dumbbell(n, Tier::new(G100, US), Tier::new(G100, US), 2).unwrap();
-    let flows: Vec<FlowSpec> = (0..n)
-        .map(|i| FlowSpec {
-            id: i,
-            src: i,
-            dst: n + i,
-            size,
-            start: i as u64 * stagger,
-            prio: 0,
-        })
-        .collect();
-    let bottleneck = PortRef {
-        node: 2 * n,
-        peer: 2 * n + 1,
-    };
-    let opts = SimOptions {
-        trace: TraceConfig {
-            interval: 10 * US,
-            queue_ports: vec![bottleneck],
-            util_ports: vec![bottleneck],
-            flows: (0..n).collect(),
-        },
-        ..Default::default()
-    };
-    let r = run(
-        &topo,
-        &NetConfig::default(),
-        &flows,
+    let r = Dumbbell::new(G100, 10 * US).run(
         &Pcn::new(PcnConfig::default()),
-        &opts,
-        None,
-    )
-    .unwrap();
-    assert_eq!(r.drops, 0, "lossless fabric");
-    assert!(
-        !r.truncated && r.flows.iter().all(|f| f.fct.is_some()),
-        "all flows finish"
+        &staggered(n, size, stagger),
     );
+    check_clean(&r);
     r
 }
 
 /// First time from which every 1 ms window up to `end` has all flows within
 /// `tol` of the fair share.
 fn convergence_time(r: &RunResult, n: usize, from: Time, end: Time, tol: f64) -> Option<Time> {
-    let fair = GOODPUT / n as f64;
-    let mut since = None;
-    let mut t = from;
-    while t + MS <= end {
-        let ok = (0..n).all(|i| (tput(r, i, t, t + MS) / fair - 1.0).abs() <= tol);
-        match (ok, since) {
-            (true, None) => since = Some(t),
-            (false, _) => since = None,
-            _ => {}
-        }
-        t += MS;
-    }
-    since
+    let fair = GOODPUT_100G / n as f64;
+    settle_time(from, end, MS, |a, b| {
+        (0..n).all(|i| (tput(r, i, a, b) / fair - 1.0).abs() <= tol)
+    })
 }
 
 #[test]
 fn two_flows_converge_and_the_start_queue_drains_at_c_times_w_min() {
     // Flow 1 joins 100 us after flow 0; both start at line rate.
     let r = dumbbell_run(2, 100 * US, 70_000_000);
-    let fair = GOODPUT / 2.0;
+    let fair = GOODPUT_100G / 2.0;
     let (a, b) = (8 * MS, 11 * MS);
     let rates: Vec<f64> = (0..2).map(|i| tput(&r, i, a, b)).collect();
     let j = jain(&rates);
@@ -130,17 +64,19 @@ fn two_flows_converge_and_the_start_queue_drains_at_c_times_w_min() {
     }
     assert!(j >= 0.999);
     assert!(
-        rates.iter().sum::<f64>() > 0.97 * GOODPUT,
+        rates.iter().sum::<f64>() > 0.97 * GOODPUT_100G,
         "the bottleneck stays busy"
     );
 
     // The joint line-rate start builds ~600 KB within the first NP interval.
     // Then each flow runs at R_recv (1 - w_min) and the rates sum to
     // C (1 - w_min): the queue drains at C x w_min = 97.7 KB/ms (wire bytes).
-    let start = samples(&r, 0, 200 * US);
-    let peak = start.iter().map(|s| s.1).fold(0.0, f64::max);
+    let peak = max_queue(&r, 0..200 * US);
     assert!(peak > 400_000.0, "line-rate start builds a queue: {peak}");
-    let d = samples(&r, MS, 4 * MS);
+    let d: Vec<(f64, f64)> = points_in(&r.queues[0], MS..4 * MS)
+        .into_iter()
+        .map(|(t, q)| (t as f64 / 1e12, q))
+        .collect();
     let (mt, mq) = (
         mean(&d.iter().map(|s| s.0).collect::<Vec<_>>()),
         mean(&d.iter().map(|s| s.1).collect::<Vec<_>>()),
@@ -159,8 +95,8 @@ fn two_flows_converge_and_the_start_queue_drains_at_c_times_w_min() {
     );
 
     // Once drained the queue sits just above the 5 KB NP-ECN threshold.
-    let q: Vec<f64> = samples(&r, a, b).iter().map(|s| s.1).collect();
-    let (avg, max) = (mean(&q), q.iter().cloned().fold(0.0, f64::max));
+    let q = queue_in(&r, a..b);
+    let (avg, max) = (mean(&q), max_of(&q));
     eprintln!("queue over 8-11 ms: avg {avg:.0} B, max {max:.0} B");
     assert!((5_000.0..30_000.0).contains(&avg), "avg queue {avg}");
     assert!(max < 60_000.0, "max queue {max}");
@@ -172,13 +108,13 @@ fn four_staggered_flows_converge_near_fair() {
     // Flows join every 100 us at line rate; each newcomer first takes a large
     // share (its receive rate), the increase law then evens the rates out.
     let r = dumbbell_run(4, 100 * US, 150_000_000);
-    let fair = GOODPUT / 4.0;
+    let fair = GOODPUT_100G / 4.0;
     let (a, b) = (30 * MS, 40 * MS);
     let rates: Vec<f64> = (0..4).map(|i| tput(&r, i, a, b)).collect();
     let j = jain(&rates);
     let conv = convergence_time(&r, 4, MS, 40 * MS, 0.10);
-    let q: Vec<f64> = samples(&r, a, b).iter().map(|s| s.1).collect();
-    let (avg, max) = (mean(&q), q.iter().cloned().fold(0.0, f64::max));
+    let q = queue_in(&r, a..b);
+    let (avg, max) = (mean(&q), max_of(&q));
     eprintln!(
         "4 flows, goodput over 30-40 ms (Gbps): {:.2?}, Jain {j:.5}; all within 10% of fair (1 ms windows) from {:?} us; queue avg {avg:.0} B max {max:.0} B",
         rates.iter().map(|x| x / 1e9).collect::<Vec<_>>(),
@@ -195,7 +131,7 @@ fn four_staggered_flows_converge_near_fair() {
         conv.is_some_and(|t| t <= 35 * MS),
         "converged (10%) by 35 ms: {conv:?}"
     );
-    assert!(rates.iter().sum::<f64>() > 0.97 * GOODPUT);
+    assert!(rates.iter().sum::<f64>() > 0.97 * GOODPUT_100G);
     assert!((5_000.0..60_000.0).contains(&avg), "avg queue {avg}");
     assert!(max < 150_000.0, "max queue {max}");
 }
@@ -430,16 +366,7 @@ fn np_ecn_leaves_a_pause_built_queue_unmarked_and_marks_a_congested_one() {
 /// all starting at 0; 4 MB shared buffer.
 fn incast(scheme: &dyn Scheme, n: u32, size: u64) -> RunResult {
     let topo = star(n + 1, Tier::new(G100, US)).unwrap();
-    let flows: Vec<FlowSpec> = (0..n)
-        .map(|i| FlowSpec {
-            id: i,
-            src: i,
-            dst: n,
-            size,
-            start: 0,
-            prio: 0,
-        })
-        .collect();
+    let flows = incast_flows(n, size);
     let net = NetConfig {
         buffer: Bytes(4_000_000),
         ..Default::default()
@@ -449,11 +376,7 @@ fn incast(scheme: &dyn Scheme, n: u32, size: u64) -> RunResult {
 
 #[test]
 fn incast_pcn_sends_fewer_pause_frames_than_dcqcn() {
-    let dcqcn = ccsim_cc::make(
-        "dcqcn",
-        Some(&toml::Value::Table("preset = \"hpcc\"".parse().unwrap())),
-    )
-    .unwrap();
+    let dcqcn = make_scheme("dcqcn", "preset = \"hpcc\"");
     let pcn = ccsim_cc::make("pcn", None).unwrap();
     let (n, size) = (16, 1_000_000);
     let p = incast(pcn.as_ref(), n, size);

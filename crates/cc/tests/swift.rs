@@ -8,93 +8,27 @@
 //!
 //! Run with `--nocapture` to see the measured numbers.
 
+mod support;
+
 use ccsim_cc::swift::SwiftConfig;
 use ccsim_cc::SchemeConfig;
-use ccsim_core::results::{jain, FlowTrace, Series};
-use ccsim_core::sim::{run, SimOptions, TraceConfig};
+use ccsim_core::results::jain;
+use ccsim_core::run;
 use ccsim_core::time::{ser_time, Time, MS, US};
-use ccsim_core::{FlowSpec, NetConfig, PortRef, RunResult, Topology};
-use ccsim_workload::topo::{dumbbell, star, Tier};
+use ccsim_core::{NetConfig, RunResult};
+use ccsim_workload::topo::{star, Tier};
+use support::*;
 
-const G100: u64 = 100_000_000_000;
-const G10: u64 = 10_000_000_000;
 /// Wire bytes of a full data packet and of an ACK (NetConfig defaults).
 const PKT: u64 = 1048;
 const ACK: u64 = 60;
-/// Largest goodput of one flow on a 100 Gbps path: payload share of the wire.
-const MAX_GOODPUT_100G: f64 = 100e9 * 1000.0 / 1048.0;
-
-fn run_traced(topo: &Topology, flows: &[FlowSpec], port: PortRef, cfg: SwiftConfig) -> RunResult {
-    let opts = SimOptions {
-        trace: TraceConfig {
-            interval: 10 * US,
-            queue_ports: vec![port],
-            util_ports: vec![port],
-            flows: (0..flows.len() as u32).collect(),
-        },
-        ..Default::default()
-    };
-    let scheme = cfg.into_scheme();
-    run(
-        topo,
-        &NetConfig::default(),
-        flows,
-        scheme.as_ref(),
-        &opts,
-        None,
-    )
-    .unwrap()
-}
 
 /// Flow i from host i to host n + i on a 100 Gbps dumbbell (1 us links),
-/// flow i starting at i x `stagger`. Bottleneck: switch 2n -> 2n + 1.
+/// flow i starting at i x `stagger`, traced every 10 us. Bottleneck: switch
+/// 2n -> 2n + 1.
 fn dumbbell_run(cfg: SwiftConfig, n: u32, stagger: Time, size: u64) -> RunResult {
-    let tier = Tier::new(G100, US);
-    let topo = dumbbell(n, tier, tier, 2).unwrap();
-    let flows: Vec<FlowSpec> = (0..n)
-        .map(|i| FlowSpec {
-            id: i,
-            src: i,
-            dst: n + i,
-            size,
-            start: i as u64 * stagger,
-            prio: 0,
-        })
-        .collect();
-    run_traced(
-        &topo,
-        &flows,
-        PortRef {
-            node: 2 * n,
-            peer: 2 * n + 1,
-        },
-        cfg,
-    )
-}
-
-/// Goodput (bits/s of acknowledged payload) of a traced flow over [t0, t1].
-fn goodput(tr: &FlowTrace, t0: Time, t1: Time) -> f64 {
-    let at = |t: Time| {
-        let i = tr.t.partition_point(|&x| x <= t);
-        assert!(i > 0, "no sample at {t}");
-        tr.acked[i - 1]
-    };
-    (at(t1) - at(t0)) * 8.0 / ((t1 - t0) as f64 / 1e12)
-}
-
-/// Mean and max of the samples of `s` within [t0, t1].
-fn window_stats(s: &Series, t0: Time, t1: Time) -> (f64, f64) {
-    let v: Vec<f64> =
-        s.t.iter()
-            .zip(&s.v)
-            .filter(|(t, _)| **t >= t0 && **t <= t1)
-            .map(|(_, v)| *v)
-            .collect();
-    assert!(!v.is_empty(), "no samples in the window");
-    (
-        v.iter().sum::<f64>() / v.len() as f64,
-        v.iter().cloned().fold(0.0, f64::max),
-    )
+    let scheme = cfg.into_scheme();
+    Dumbbell::new(G100, 10 * US).run(scheme.as_ref(), &staggered(n, size, stagger))
 }
 
 /// Per sample time within [t0, t1]: the mean over flows of the probe (cwnd in packets).
@@ -106,23 +40,6 @@ fn mean_cwnds(res: &RunResult, t0: Time, t1: Time) -> Vec<f64> {
             res.flow_traces.iter().map(|tr| tr.probe[i]).sum::<f64>() / res.flow_traces.len() as f64
         })
         .collect()
-}
-
-fn first_done(res: &RunResult) -> Time {
-    res.flows
-        .iter()
-        .map(|f| f.start + f.fct.unwrap())
-        .min()
-        .unwrap()
-}
-
-fn check_clean(res: &RunResult) {
-    assert!(!res.truncated);
-    assert!(
-        res.flows.iter().all(|f| f.fct.is_some()),
-        "every flow finishes"
-    );
-    assert_eq!(res.drops, 0, "lossless fabric");
 }
 
 /// Swift's target delay (us) for `hops` switches at a window of `cwnd` packets,
@@ -145,17 +62,13 @@ fn zero_queue_rtt_us(links: u64, rate: u64) -> f64 {
 /// within `tol` of the fair share, Jain >= `min_jain`), the queue within 10% of
 /// the target-implied queue, and a busy link.
 fn check_steady(res: &RunResult, cfg: &SwiftConfig, t0: Time, t1: Time, tol: f64, min_jain: f64) {
-    let g: Vec<f64> = res
-        .flow_traces
-        .iter()
-        .map(|tr| goodput(tr, t0, t1))
-        .collect();
-    let fair = g.iter().sum::<f64>() / g.len() as f64;
-    let j = jain(&g);
-    let (q_mean, q_max) = window_stats(&res.queues[0], t0, t1);
-    let (util, _) = window_stats(&res.utilization[0], t0 + 1, t1);
-    let cw = mean_cwnds(res, t0, t1);
-    let cwnd = cw.iter().sum::<f64>() / cw.len() as f64;
+    let s = Steady::measure(res, t0, t1, t0 + 1);
+    let g = &s.goodputs;
+    let fair = mean(g);
+    let j = s.jain;
+    let (q_mean, q_max) = (s.queue.mean, s.queue.max);
+    let util = s.util.mean;
+    let cwnd = mean(&mean_cwnds(res, t0, t1));
     // Dumbbell: 2 switches, 3 links.
     let target = target_us(cfg, 2, cwnd);
     let expect = (target - zero_queue_rtt_us(3, G100)) * 1e-6 * G100 as f64 / 8.0;
@@ -163,15 +76,10 @@ fn check_steady(res: &RunResult, cfg: &SwiftConfig, t0: Time, t1: Time, tol: f64
         "steady [{:.1}, {:.1}] ms: goodput {:?} Gbps, Jain {j:.4}; mean cwnd {cwnd:.1} pkts, target {target:.2} us; queue mean {q_mean:.0} B (target-implied {expect:.0} B, ratio {:.3}), max {q_max:.0} B; utilization {util:.4}",
         t0 as f64 / 1e9,
         t1 as f64 / 1e9,
-        g.iter().map(|x| (x / 1e8).round() / 10.0).collect::<Vec<_>>(),
+        gbps(g),
         q_mean / expect
     );
-    for (i, x) in g.iter().enumerate() {
-        assert!(
-            (x / fair - 1.0).abs() <= tol,
-            "flow {i}: {x:.3e} vs fair {fair:.3e}"
-        );
-    }
+    assert_near_fair("steady", g, fair, tol);
     assert!(j >= min_jain, "Jain {j}");
     assert!(
         (q_mean / expect - 1.0).abs() <= 0.10,
@@ -193,19 +101,10 @@ fn four_flows_converge_and_hold_the_target_delay() {
     check_clean(&res);
     assert!(first_done(&res) > 6500 * US);
     // Convergence: Jain over 250 us windows after the last start (1.5 ms).
-    let mut t = 1500 * US;
-    let conv = loop {
-        let g: Vec<f64> = res
-            .flow_traces
-            .iter()
-            .map(|tr| goodput(tr, t, t + 250 * US))
-            .collect();
-        if jain(&g) >= 0.99 {
-            break t;
-        }
-        t += 50 * US;
-        assert!(t < 6 * MS, "no convergence");
-    };
+    let conv = first_time(1500 * US, 6 * MS, 50 * US, |t| {
+        jain(&goodputs(&res, t, t + 250 * US, Sample::AtOrBefore)) >= 0.99
+    })
+    .expect("no convergence");
     println!(
         "4 flows: Jain >= 0.99 (250 us windows) {:.2} ms after the last start",
         (conv - 1500 * US) as f64 / 1e9
@@ -247,11 +146,7 @@ fn two_flows_above_fs_max_cwnd_converge_slowly() {
     check_clean(&res);
     assert!(first_done(&res) > 6 * MS);
     let gap = |t0: Time, t1: Time| {
-        let g: Vec<f64> = res
-            .flow_traces
-            .iter()
-            .map(|tr| goodput(tr, t0, t1))
-            .collect();
+        let g = goodputs(&res, t0, t1, Sample::AtOrBefore);
         (g[0] - g[1]).abs()
     };
     let (early, late) = (gap(1500 * US, 2 * MS), gap(5500 * US, 6 * MS));
@@ -277,17 +172,13 @@ fn lone_flow_ramps_to_line_rate() {
     let res = dumbbell_run(cfg, 1, 0, 30_000_000);
     check_clean(&res);
     let tr = &res.flow_traces[0];
-    let mut t = 0;
-    let reached = loop {
-        if goodput(tr, t, t + 50 * US) >= 0.99 * MAX_GOODPUT_100G {
-            break t;
-        }
-        t += 10 * US;
-        assert!(t < 2 * MS, "never reached line rate");
-    };
+    let reached = first_time(0, 2 * MS, 10 * US, |t| {
+        goodput(tr, t, t + 50 * US, Sample::AtOrBefore) >= 0.99 * GOODPUT_100G
+    })
+    .expect("never reached line rate");
     let end = first_done(&res) - 20 * US;
-    let g = goodput(tr, reached, end);
-    let (_, q_max) = window_stats(&res.queues[0], 0, end);
+    let g = goodput(tr, reached, end, Sample::AtOrBefore);
+    let q_max = Stat::in_window(&res.queues[0], 0..=end).max;
     let cwnd_max = tr.probe.iter().cloned().fold(0.0, f64::max);
     let cap = 100e9 * 27e-6 / 8.0 / PKT as f64;
     println!(
@@ -296,7 +187,7 @@ fn lone_flow_ramps_to_line_rate() {
         g / 1e9
     );
     assert!(reached <= MS);
-    assert!(g >= 0.99 * MAX_GOODPUT_100G);
+    assert!(g >= 0.99 * GOODPUT_100G);
     assert!(q_max <= PKT as f64, "a lone flow builds no queue");
     assert!(cwnd_max <= cap + 1e-9);
 }
@@ -308,25 +199,16 @@ fn lone_flow_ramps_to_line_rate() {
 fn incast(cfg: SwiftConfig) -> RunResult {
     let n = 200u32;
     let topo = star(n + 1, Tier::new(G10, US)).unwrap();
-    let flows: Vec<FlowSpec> = (0..n)
-        .map(|i| FlowSpec {
-            id: i,
-            src: i,
-            dst: n,
-            size: 80_000,
-            start: 0,
-            prio: 0,
-        })
-        .collect();
-    run_traced(
+    let scheme = cfg.into_scheme();
+    run(
         &topo,
-        &flows,
-        PortRef {
-            node: n + 1,
-            peer: n,
-        },
-        cfg,
+        &NetConfig::default(),
+        &incast_flows(n, 80_000),
+        scheme.as_ref(),
+        &traced(10 * US, &[incast_port(n)], n),
+        None,
     )
+    .unwrap()
 }
 
 /// Expected over [3, 8] ms (after the line-rate start has drained): the mean
@@ -355,31 +237,26 @@ fn incast_drives_cwnd_below_one_packet_and_pacing_bounds_the_queue() {
     );
     assert!(first_done(&res) > t1);
     let cw = mean_cwnds(&res, t0, t1);
-    let cwnd = cw.iter().sum::<f64>() / cw.len() as f64;
+    let cwnd = mean(&cw);
     let below = cw.iter().filter(|&&c| c < 1.0).count() as f64 / cw.len() as f64;
-    let (q_mean, q_max) = window_stats(&res.queues[0], t0, t1);
-    let (util, _) = window_stats(&res.utilization[0], t0 + 1, t1);
+    let q = Stat::in_window(&res.queues[0], t0..=t1);
+    let (q_mean, q_max) = (q.mean, q.max);
+    let util = Stat::in_window(&res.utilization[0], (t0 + 1)..=t1).mean;
     // Star: 1 switch, 2 links. The windows differ between flows, so the
     // target is averaged over flows and samples (it is convex in cwnd).
-    let targets: Vec<f64> = res
-        .flow_traces
+    let targets: Vec<f64> = probes_in(&res, t0..=t1)
         .iter()
-        .flat_map(|tr| {
-            tr.t.iter()
-                .zip(&tr.probe)
-                .filter(|(t, _)| **t >= t0 && **t <= t1)
-                .map(|(_, c)| target_us(&cfg, 1, *c))
-        })
+        .map(|&c| target_us(&cfg, 1, c))
         .collect();
-    let target = targets.iter().sum::<f64>() / targets.len() as f64;
+    let target = mean(&targets);
     let expect = (target - zero_queue_rtt_us(2, G10)) * 1e-6 * G10 as f64 / 8.0;
     let floor = incast(SwiftConfig {
         min_cwnd: 1.0,
         ..cfg
     });
     check_clean(&floor);
-    let (q_floor, _) = window_stats(&floor.queues[0], t0, t1);
-    let (_, q_start) = window_stats(&res.queues[0], 0, MS);
+    let q_floor = Stat::in_window(&floor.queues[0], t0..=t1).mean;
+    let q_start = Stat::in_window(&res.queues[0], 0..=MS).max;
     println!(
         "incast 200:1 at 10G: initial queue peak {q_start:.0} B; steady mean cwnd {cwnd:.3} pkts ({:.0}% of samples < 1), target {target:.1} us; queue mean {q_mean:.0} B (target-implied {expect:.0} B, ratio {:.2}), max {q_max:.0} B; with min_cwnd = 1: queue mean {q_floor:.0} B; utilization {util:.4}",
         below * 100.0,

@@ -23,6 +23,7 @@ use ccsim_cc::SchemeConfig;
 use ccsim_core::cc::{FlowView, Scheme, SenderCc};
 use ccsim_core::results::jain;
 use ccsim_core::time::{Time, MS, US};
+use timely_family::support::{all_finished, assert_near_fair, max_of, probes_in};
 use timely_family::*;
 
 /// TIMELY from a synchronized line-rate start, observed over [w0, w1).
@@ -41,23 +42,14 @@ fn bounded_and_busy(n: u32, w0: Time, w1: Time) {
     let g = goodputs(&r, w0, w1);
     let j = jain(&g);
     let (q, qmax) = (mean_queue(&r, w0, w1), max_queue(&r, w0, w1));
-    let rtt_max = r
-        .flow_traces
-        .iter()
-        .flat_map(|f| {
-            f.t.iter()
-                .zip(&f.probe)
-                .filter(|(t, _)| **t >= w0 && **t < w1)
-                .map(|(_, p)| *p)
-        })
-        .fold(0.0, f64::max);
+    let rtt_max = max_of(&probes_in(&r, w0..w1));
     println!(
         "timely n={n}: first 10 ms util {start_util:.3}; over [{}, {}) ms: util {util:.3}, goodput {:?} Gbps \
          (fair {:.3}), Jain {j:.4}, queue mean {q:.0} B ({:.1} us) max {qmax:.0} B ({:.1} us), \
          max RTT sample {rtt_max:.1} us",
         w0 / MS,
         w1 / MS,
-        g.iter().map(|x| (x / 1e6).round() / 1e3).collect::<Vec<_>>(),
+        gbps_3dp(&g),
         fair_goodput(n) / 1e9,
         queue_us(q),
         queue_us(qmax),
@@ -145,13 +137,13 @@ fn an_unequal_split_persists_under_timely_and_is_corrected_by_patched_timely() {
     println!(
         "80/20 start, goodput Gbps in [0, 5) ms -> [80, 100) ms: timely {:?} -> {:?} (Jain {:.3} -> {:.3}, \
          util {:.3}); patched {:?} -> {:?} (Jain {:.3} -> {:.4})",
-        a.iter().map(|x| (x / 1e6).round() / 1e3).collect::<Vec<_>>(),
-        b.iter().map(|x| (x / 1e6).round() / 1e3).collect::<Vec<_>>(),
+        gbps_3dp(&a),
+        gbps_3dp(&b),
         jain(&a),
         jain(&b),
         mean_util(&timely, w0, w1),
-        c.iter().map(|x| (x / 1e6).round() / 1e3).collect::<Vec<_>>(),
-        d.iter().map(|x| (x / 1e6).round() / 1e3).collect::<Vec<_>>(),
+        gbps_3dp(&c),
+        gbps_3dp(&d),
         jain(&c),
         jain(&d),
     );
@@ -161,12 +153,7 @@ fn an_unequal_split_persists_under_timely_and_is_corrected_by_patched_timely() {
     assert!(b[0] > 3.0 * b[1], "TIMELY: {b:?}");
     assert!(mean_util(&timely, w0, w1) >= 0.85);
     // Patched TIMELY converges to the fair share.
-    for x in &d {
-        assert!(
-            (x / fair - 1.0).abs() <= 0.05,
-            "patched: {d:?} vs fair {fair}"
-        );
-    }
+    assert_near_fair("patched", &d, fair, 0.05);
 }
 
 #[test]
@@ -174,5 +161,5 @@ fn timely_flows_finish_without_drops() {
     let scheme = TimelyConfig::default().into_scheme();
     let r = run_dumbbell(scheme.as_ref(), &[0, 0, 0, 0], 2_000_000, None);
     assert_eq!(r.drops, 0);
-    assert!(r.flows.iter().all(|f| f.fct.is_some()), "all flows finish");
+    assert!(all_finished(&r), "all flows finish");
 }
