@@ -123,7 +123,10 @@ pub struct NetConfig {
     /// interval. Default 500us (HPCC simulator).
     pub nack_interval: Dur,
     /// Retransmission timeout: go back to the last acknowledged byte when no ACK
-    /// advances for this long. Default: off in a lossless fabric, 1ms in a lossy one.
+    /// advances for this long. Default: off in a lossless fabric with in-order
+    /// routing; 1ms in a lossy one and under per-packet spraying (reordered
+    /// packets are dropped by go-back-N, and once a flow has sent its last byte no
+    /// further arrival would trigger the NACK that recovers them).
     pub rto: Option<Dur>,
     /// Extra fixed processing delay per switch on top of store-and-forward. Default 0.
     pub switch_delay: Dur,

@@ -538,7 +538,10 @@ impl Simulator {
         let rto = match net.rto {
             Some(d) if d.0 > 0 => Some(d.0),
             Some(_) => None,
-            None if net.pfc.enabled => None,
+            // lossless and in order: nothing is ever lost, so no timer is needed
+            None if net.pfc.enabled && net.routing != RoutingMode::Spray => None,
+            // lossy, or sprayed (reordering + go-back-N + NACK suppression can
+            // leave a flow's tail waiting for a NACK that no arrival triggers)
             None => Some(1000 * US),
         };
         Ok(Simulator {
