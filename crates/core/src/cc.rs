@@ -66,6 +66,11 @@ pub struct SenderCx<'a> {
 }
 
 impl<'a> SenderCx<'a> {
+    /// A context with no timer requests.
+    pub fn new(now: Time, flow: &'a FlowView, snd_nxt: u64, snd_una: u64, rate: f64, window: u64) -> Self {
+        SenderCx { now, flow, snd_nxt, snd_una, rate, window, timers: [None; TIMER_SLOTS] }
+    }
+
     /// Arm timer `slot` to fire `delay` from now, replacing any pending one.
     pub fn set_timer(&mut self, slot: usize, delay: Time) {
         self.timers[slot] = Some(Some(self.now + delay));

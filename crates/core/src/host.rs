@@ -36,15 +36,7 @@ impl Simulator {
     pub(crate) fn cc_call(&mut self, f: u32, op: CcOp) {
         let now = self.now;
         let fl = &mut self.flows[f as usize];
-        let mut cx = SenderCx {
-            now,
-            flow: &fl.view,
-            snd_nxt: fl.snd_nxt,
-            snd_una: fl.snd_una,
-            rate: fl.rate as f64,
-            window: fl.window,
-            timers: [None; TIMER_SLOTS],
-        };
+        let mut cx = SenderCx::new(now, &fl.view, fl.snd_nxt, fl.snd_una, fl.rate as f64, fl.window);
         match op {
             CcOp::Start => fl.cc.on_start(&mut cx),
             CcOp::Ack(h) => fl.cc.on_ack(&mut cx, self.pool.get(h)),
@@ -176,15 +168,7 @@ impl Simulator {
         if fl.snd_nxt < fl.max_sent {
             fl.retransmits += 1;
         }
-        let mut cx = SenderCx {
-            now,
-            flow: &fl.view,
-            snd_nxt: fl.snd_nxt,
-            snd_una: fl.snd_una,
-            rate: fl.rate as f64,
-            window: fl.window,
-            timers: [None; TIMER_SLOTS],
-        };
+        let mut cx = SenderCx::new(now, &fl.view, fl.snd_nxt, fl.snd_una, fl.rate as f64, fl.window);
         fl.cc.on_send(&mut cx, &mut pkt);
         let (rate, window, timers) = (cx.rate, cx.window, cx.timers);
         self.apply_sender(f, rate, window, timers);
