@@ -13,6 +13,7 @@
 pub mod dcqcn;
 pub mod hpcc;
 pub mod none;
+pub mod oscar;
 pub mod registry;
 
 #[cfg(test)]

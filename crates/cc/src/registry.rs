@@ -90,6 +90,7 @@ const SCHEMES: &[Entry] = &[
     Entry::of::<crate::none::NoneConfig>(),
     Entry::of::<crate::dcqcn::DcqcnConfig>(),
     Entry::of::<crate::hpcc::HpccConfig>(),
+    Entry::of::<crate::oscar::OscarConfig>(),
 ];
 
 /// Names of all registered schemes.
@@ -234,10 +235,10 @@ mod tests {
 
     #[test]
     fn names_and_unknown_scheme() {
-        assert_eq!(names(), vec!["none", "dcqcn", "hpcc"]);
+        assert_eq!(names(), vec!["none", "dcqcn", "hpcc", "oscar"]);
         let e = make("cubic", None).err().unwrap();
         assert!(e.contains("'cubic'"), "{e}");
-        assert!(e.contains("none, dcqcn, hpcc"), "{e}");
+        assert!(e.contains("none, dcqcn, hpcc, oscar"), "{e}");
         for n in names() {
             assert_eq!(make(n, None).unwrap().name(), n);
         }
