@@ -28,12 +28,22 @@ fn main() {
     let mut jobs = 2usize;
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--schemes" => labels = Some(args.next().expect("--schemes a,b").split(';').flat_map(split_labels).collect()),
+            "--schemes" => {
+                labels = Some(
+                    args.next()
+                        .expect("--schemes a,b")
+                        .split(';')
+                        .flat_map(split_labels)
+                        .collect(),
+                )
+            }
             "--jobs" => jobs = args.next().and_then(|v| v.parse().ok()).expect("--jobs N"),
             _ => path = Some(std::path::PathBuf::from(a)),
         }
     }
-    let path = path.unwrap_or_else(|| support::scenarios_dir().join("oscar-fat320-cachefollower-80-short.toml"));
+    let path = path.unwrap_or_else(|| {
+        support::scenarios_dir().join("oscar-fat320-cachefollower-80-short.toml")
+    });
     let scn = Scn::load(&path).unwrap_or_else(|e| panic!("{e}"));
     let known = ccsim_cc::names();
     let labels: Vec<String> = labels.unwrap_or_else(|| {
@@ -56,7 +66,11 @@ fn main() {
     );
     println!(
         "scale: {}",
-        if scn.name.contains("short") { "SHORT (reduced arrival window; the slides' runs use 10 ms)" } else { "FULL (as the slides' runs)" }
+        if scn.name.contains("short") {
+            "SHORT (reduced arrival window; the slides' runs use 10 ms)"
+        } else {
+            "FULL (as the slides' runs)"
+        }
     );
     // Run `jobs` at a time.
     let next = Mutex::new(0usize);
@@ -74,18 +88,46 @@ fn main() {
                     break;
                 }
                 let wall = std::time::Instant::now();
-                let (r, _) = scn.run(&labels[i], &[], TraceConfig::default()).unwrap_or_else(|e| panic!("{}: {e}", labels[i]));
+                let (r, _) = scn
+                    .run(&labels[i], &[], TraceConfig::default())
+                    .unwrap_or_else(|e| panic!("{}: {e}", labels[i]));
                 let secs = wall.elapsed().as_secs_f64();
-                eprintln!("  {} done: {:.0} s, sim end {:.2} ms", labels[i], secs, r.engine.sim_end as f64 / 1e9);
+                eprintln!(
+                    "  {} done: {:.0} s, sim end {:.2} ms",
+                    labels[i],
+                    secs,
+                    r.engine.sim_end as f64 / 1e9
+                );
                 results.lock().unwrap()[i] = Some((r, secs));
             });
         }
     });
-    let results: Vec<(RunResult, f64)> = results.into_inner().unwrap().into_iter().map(|x| x.unwrap()).collect();
-    let name = |l: &str| if l == "hpcc:eta=1.5" { "hpcc*".to_string() } else { l.to_string() };
+    let results: Vec<(RunResult, f64)> = results
+        .into_inner()
+        .unwrap()
+        .into_iter()
+        .map(|x| x.unwrap())
+        .collect();
+    let name = |l: &str| {
+        if l == "hpcc:eta=1.5" {
+            "hpcc*".to_string()
+        } else {
+            l.to_string()
+        }
+    };
     println!(
         "\n{:<14} {:>9} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>7} {:>7} {:>8}",
-        "FCT slowdown", "finished", "all avg", "all p99", "small avg", "small p99", "large avg", "large p99", "drops", "PAUSE", "retx"
+        "FCT slowdown",
+        "finished",
+        "all avg",
+        "all p99",
+        "small avg",
+        "small p99",
+        "large avg",
+        "large p99",
+        "drops",
+        "PAUSE",
+        "retx"
     );
     let mut rows = Vec::new();
     for (l, (r, _)) in labels.iter().zip(&results) {
@@ -131,7 +173,14 @@ fn main() {
     let sims: Vec<String> = labels
         .iter()
         .zip(&results)
-        .map(|(l, (r, s))| format!("{} {:.0} s ({:.2} ms simulated)", name(l), s, r.engine.sim_end as f64 / US as f64 / 1000.0))
+        .map(|(l, (r, s))| {
+            format!(
+                "{} {:.0} s ({:.2} ms simulated)",
+                name(l),
+                s,
+                r.engine.sim_end as f64 / US as f64 / 1000.0
+            )
+        })
         .collect();
     println!("wall time: {}", sims.join(", "));
 }

@@ -15,11 +15,11 @@
 mod support;
 
 use ccsim_core::time::US;
+use ccsim_core::Time;
 use ccsim_core::TraceConfig;
 use std::io::Write;
 use std::path::PathBuf;
 use support::{converge, first_reach, Convergence, FlowLog, Scn};
-use ccsim_core::Time;
 
 const SCHEMES: [&str; 5] = ["oscar", "hpcc", "dcqcn", "swift", "timely"];
 
@@ -30,20 +30,42 @@ fn main() {
     let mut csv: Option<PathBuf> = None;
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--tol" => tol = args.next().and_then(|v| v.parse().ok()).expect("--tol NUMBER"),
+            "--tol" => {
+                tol = args
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .expect("--tol NUMBER")
+            }
             "--csv" => csv = Some(args.next().expect("--csv FILE").into()),
             _ => path = a.into(),
         }
     }
     let scn = Scn::load(&path).unwrap_or_else(|e| panic!("{e}"));
     let known = ccsim_cc::names();
-    let schemes: Vec<&str> = SCHEMES.iter().copied().filter(|s| known.contains(s)).collect();
-    let missing: Vec<&str> = SCHEMES.iter().copied().filter(|s| !known.contains(s)).collect();
+    let schemes: Vec<&str> = SCHEMES
+        .iter()
+        .copied()
+        .filter(|s| known.contains(s))
+        .collect();
+    let missing: Vec<&str> = SCHEMES
+        .iter()
+        .copied()
+        .filter(|s| !known.contains(s))
+        .collect();
     let results: Vec<_> = std::thread::scope(|sc| {
-        let hs: Vec<_> = schemes.iter().map(|s| sc.spawn(|| scn.run(s, &[0], TraceConfig::default()))).collect();
-        hs.into_iter().map(|h| h.join().unwrap().unwrap_or_else(|e| panic!("{e}"))).collect()
+        let hs: Vec<_> = schemes
+            .iter()
+            .map(|s| sc.spawn(|| scn.run(s, &[0], TraceConfig::default())))
+            .collect();
+        hs.into_iter()
+            .map(|h| h.join().unwrap().unwrap_or_else(|e| panic!("{e}")))
+            .collect()
     });
-    println!("{}: long flow 0, band = new fair share +-{:.0}%", scn.name, tol * 100.0);
+    println!(
+        "{}: long flow 0, band = new fair share +-{:.0}%",
+        scn.name,
+        tol * 100.0
+    );
     println!("steps = rate/window changes of the sender; time in us and in base RTTs; '-' = never");
     println!(
         "{:<8} | {:^34} | {:^34}",
@@ -53,7 +75,9 @@ fn main() {
         "{:<8} | {:>16} {:>17} | {:>16} {:>17}",
         "scheme", "reach", "settle", "reach", "settle"
     );
-    let mut out = csv.as_ref().map(|p| std::fs::File::create(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())));
+    let mut out = csv
+        .as_ref()
+        .map(|p| std::fs::File::create(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())));
     if let Some(f) = out.as_mut() {
         writeln!(f, "scheme,t_us,rate_norm").unwrap();
     }
@@ -62,15 +86,31 @@ fn main() {
         let c = log.line_rate;
         let burst: Vec<_> = r.flows.iter().filter(|f| f.id != 0).collect();
         let start = burst.iter().map(|f| f.start).min().unwrap();
-        let ends: Vec<_> = burst.iter().filter_map(|f| f.fct.map(|x| f.start + x)).collect();
+        let ends: Vec<_> = burst
+            .iter()
+            .filter_map(|f| f.fct.map(|x| f.start + x))
+            .collect();
         let first_end = ends.iter().copied().min().unwrap_or(r.engine.sim_end);
-        let last_end = if ends.len() == burst.len() { ends.iter().copied().max() } else { None };
+        let last_end = if ends.len() == burst.len() {
+            ends.iter().copied().max()
+        } else {
+            None
+        };
         let phase = |from: Time, until: Time, fair: f64| -> String {
             let fmt = |cv: Option<Convergence>| match cv {
-                Some(cv) => format!("{}/{:.1}/{:.1}", cv.steps, cv.time as f64 / US as f64, cv.time as f64 / log.base_rtt as f64),
+                Some(cv) => format!(
+                    "{}/{:.1}/{:.1}",
+                    cv.steps,
+                    cv.time as f64 / US as f64,
+                    cv.time as f64 / log.base_rtt as f64
+                ),
                 None => "-".to_string(),
             };
-            format!("{:>16} {:>17}", fmt(first_reach(log, from, until, fair, tol)), fmt(converge(log, from, until, fair, tol)))
+            format!(
+                "{:>16} {:>17}",
+                fmt(first_reach(log, from, until, fair, tol)),
+                fmt(converge(log, from, until, fair, tol))
+            )
         };
         let a = phase(start, first_end, c / 10.0);
         let b = match last_end {
@@ -89,14 +129,26 @@ fn main() {
             .iter()
             .zip(&results)
             .map(|(s, (r, _))| {
-                let e = r.flows.iter().filter(|f| f.id != 0).filter_map(|f| f.fct.map(|x| f.start + x)).max();
-                format!("{s} {}", e.map(|t| format!("{:.0} us", t as f64 / US as f64)).unwrap_or("-".into()))
+                let e = r
+                    .flows
+                    .iter()
+                    .filter(|f| f.id != 0)
+                    .filter_map(|f| f.fct.map(|x| f.start + x))
+                    .max();
+                format!(
+                    "{s} {}",
+                    e.map(|t| format!("{:.0} us", t as f64 / US as f64))
+                        .unwrap_or("-".into())
+                )
             })
             .collect::<Vec<_>>()
             .join(", ")
     );
     if !missing.is_empty() {
-        println!("not registered in this build (skipped): {}", missing.join(", "));
+        println!(
+            "not registered in this build (skipped): {}",
+            missing.join(", ")
+        );
     }
     println!("HPCC changes its rate on every ACK (fast react): its step count is per ACK, its RTT count is the fairer one.");
 }

@@ -10,7 +10,9 @@
 //!   within a band around a fair share), FCT-slowdown splits, estimator errors.
 #![allow(dead_code)]
 
-use ccsim_core::cc::{FlowView, PortStat, ReceiverCc, Requirements, Scheme, SenderCc, SenderCx, SwitchCc};
+use ccsim_core::cc::{
+    FlowView, PortStat, ReceiverCc, Requirements, Scheme, SenderCc, SenderCx, SwitchCc,
+};
 use ccsim_core::packet::Packet;
 use ccsim_core::results::{RunResult, Series, Stats};
 use ccsim_core::sim::{run, SimOptions, TraceConfig};
@@ -77,13 +79,29 @@ impl Scn {
         let flows = generate_all(&f.workload, &topo, base, seed)?;
         let mut trace_queues = Vec::new();
         for q in f.trace.as_ref().map(|t| t.queues.as_slice()).unwrap_or(&[]) {
-            let (a, b) = q.split_once(':').ok_or_else(|| format!("trace queue {q}: expected node:peer"))?;
-            let p = |x: &str| x.trim().parse::<u32>().map_err(|e| format!("trace queue {q}: {e}"));
-            trace_queues.push(PortRef { node: p(a)?, peer: p(b)? });
+            let (a, b) = q
+                .split_once(':')
+                .ok_or_else(|| format!("trace queue {q}: expected node:peer"))?;
+            let p = |x: &str| {
+                x.trim()
+                    .parse::<u32>()
+                    .map_err(|e| format!("trace queue {q}: {e}"))
+            };
+            trace_queues.push(PortRef {
+                node: p(a)?,
+                peer: p(b)?,
+            });
         }
-        let trace_interval = f.trace.as_ref().and_then(|t| t.interval).map(|d| d.0).unwrap_or(0);
+        let trace_interval = f
+            .trace
+            .as_ref()
+            .and_then(|t| t.interval)
+            .map(|d| d.0)
+            .unwrap_or(0);
         Ok(Scn {
-            name: f.name.unwrap_or_else(|| path.file_stem().unwrap().to_string_lossy().into_owned()),
+            name: f
+                .name
+                .unwrap_or_else(|| path.file_stem().unwrap().to_string_lossy().into_owned()),
             seed,
             schemes: f.schemes.unwrap_or_else(|| vec!["hpcc".into()]),
             stop: f.stop.map(|d| d.0),
@@ -112,9 +130,18 @@ impl Scn {
     }
 
     /// Runs `label` (see [`Scn::make`]), recording `watch` flows.
-    pub fn run(&self, label: &str, watch: &[u32], trace: TraceConfig) -> Result<(RunResult, Logs), String> {
+    pub fn run(
+        &self,
+        label: &str,
+        watch: &[u32],
+        trace: TraceConfig,
+    ) -> Result<(RunResult, Logs), String> {
         let rec = Recorder::new(self.make(label)?, watch);
-        let opts = SimOptions { seed: self.seed, stop_at: self.stop, trace };
+        let opts = SimOptions {
+            seed: self.seed,
+            stop_at: self.stop,
+            trace,
+        };
         let r = run(&self.topo, &self.net, &self.flows, &rec, &opts, None)?;
         Ok((r, rec.logs()))
     }
@@ -143,7 +170,11 @@ pub struct Recorder {
 
 impl Recorder {
     pub fn new(inner: Box<dyn Scheme>, watch: &[u32]) -> Recorder {
-        Recorder { inner, watch: watch.to_vec(), logs: Arc::default() }
+        Recorder {
+            inner,
+            watch: watch.to_vec(),
+            logs: Arc::default(),
+        }
     }
     /// The logs (complete once the run has returned).
     pub fn logs(&self) -> Logs {
@@ -166,7 +197,11 @@ impl Scheme for Recorder {
         Box::new(RecSender {
             inner,
             id: flow.id,
-            log: FlowLog { base_rtt: flow.base_rtt, line_rate: flow.line_rate as f64, ..Default::default() },
+            log: FlowLog {
+                base_rtt: flow.base_rtt,
+                line_rate: flow.line_rate as f64,
+                ..Default::default()
+            },
             sink: self.logs.clone(),
         })
     }
@@ -199,7 +234,10 @@ impl RecSender {
 
 impl Drop for RecSender {
     fn drop(&mut self) {
-        self.sink.lock().unwrap().insert(self.id, std::mem::take(&mut self.log));
+        self.sink
+            .lock()
+            .unwrap()
+            .insert(self.id, std::mem::take(&mut self.log));
     }
 }
 
@@ -260,10 +298,20 @@ pub fn rate_at(log: &FlowLog, t: Time) -> f64 {
 /// Earliest time in [from, until) from which the rate stays within
 /// `fair` x (1 +- tol) until `until`, with the number of rate changes in
 /// (from, that time]; None if the rate is outside the band at `until`.
-pub fn converge(log: &FlowLog, from: Time, until: Time, fair: f64, tol: f64) -> Option<Convergence> {
+pub fn converge(
+    log: &FlowLog,
+    from: Time,
+    until: Time,
+    fair: f64,
+    tol: f64,
+) -> Option<Convergence> {
     let inside = |r: f64| (r - fair).abs() <= tol * fair;
     // Rate changes strictly inside (from, until).
-    let changes: Vec<&(Time, f64, u64)> = log.rates.iter().filter(|r| r.0 > from && r.0 < until).collect();
+    let changes: Vec<&(Time, f64, u64)> = log
+        .rates
+        .iter()
+        .filter(|r| r.0 > from && r.0 < until)
+        .collect();
     let mut entered = from;
     let mut ok = inside(rate_at(log, from));
     for c in &changes {
@@ -277,12 +325,21 @@ pub fn converge(log: &FlowLog, from: Time, until: Time, fair: f64, tol: f64) -> 
         return None;
     }
     let steps = changes.iter().filter(|c| c.0 <= entered).count();
-    Some(Convergence { steps, time: entered - from })
+    Some(Convergence {
+        steps,
+        time: entered - from,
+    })
 }
 
 /// First time in [from, until) the rate is within `fair` x (1 +- tol), with
 /// the number of rate changes in (from, that time]; None if it never is.
-pub fn first_reach(log: &FlowLog, from: Time, until: Time, fair: f64, tol: f64) -> Option<Convergence> {
+pub fn first_reach(
+    log: &FlowLog,
+    from: Time,
+    until: Time,
+    fair: f64,
+    tol: f64,
+) -> Option<Convergence> {
     let inside = |r: f64| (r - fair).abs() <= tol * fair;
     if inside(rate_at(log, from)) {
         return Some(Convergence { steps: 0, time: 0 });
@@ -290,7 +347,10 @@ pub fn first_reach(log: &FlowLog, from: Time, until: Time, fair: f64, tol: f64) 
     let changes = log.rates.iter().filter(|r| r.0 > from && r.0 < until);
     for (k, c) in changes.enumerate() {
         if inside(c.1) {
-            return Some(Convergence { steps: k + 1, time: c.0 - from });
+            return Some(Convergence {
+                steps: k + 1,
+                time: c.0 - from,
+            });
         }
     }
     None
@@ -298,7 +358,12 @@ pub fn first_reach(log: &FlowLog, from: Time, until: Time, fair: f64, tol: f64) 
 
 /// Slowdown stats of finished flows whose size is in [lo, hi].
 pub fn slowdown(r: &RunResult, lo: u64, hi: u64) -> Stats {
-    let v: Vec<f64> = r.flows.iter().filter(|f| f.size >= lo && f.size <= hi).filter_map(|f| f.slowdown).collect();
+    let v: Vec<f64> = r
+        .flows
+        .iter()
+        .filter(|f| f.size >= lo && f.size <= hi)
+        .filter_map(|f| f.slowdown)
+        .collect();
     Stats::of(&v)
 }
 
@@ -333,7 +398,15 @@ pub struct GradientErrors {
 /// sampled finely) at a port of rate `c` bits/s over the batch's send span,
 /// shifted by `offset` (send -> arrival at that queue):
 /// g_true = (q(last + offset) - q(first + offset)) x 8 / (c x (last - first)).
-pub fn gradient_errors(acks: &[(Time, Time)], q: &Series, c: f64, offset: Time, tau: Time, w: f64, from: Time) -> GradientErrors {
+pub fn gradient_errors(
+    acks: &[(Time, Time)],
+    q: &Series,
+    c: f64,
+    offset: Time,
+    tau: Time,
+    w: f64,
+    from: Time,
+) -> GradientErrors {
     use ccsim_cc::oscar::{Bls, DivideEwma};
     let mut bls = Bls::new(tau, 3, 3.0);
     let mut ewma = DivideEwma::new(w);
