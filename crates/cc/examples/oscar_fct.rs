@@ -33,7 +33,7 @@ fn main() {
                     args.next()
                         .expect("--schemes a,b")
                         .split(';')
-                        .flat_map(split_labels)
+                        .flat_map(support::split_labels)
                         .collect(),
                 )
             }
@@ -183,20 +183,4 @@ fn main() {
         })
         .collect();
     println!("wall time: {}", sims.join(", "));
-}
-
-/// "a,b:x=1,y=2,c" -> ["a", "b:x=1,y=2", "c"]: a comma starts a new scheme
-/// unless what follows is a key=value of the current one.
-fn split_labels(s: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for part in s.split(',') {
-        match out.last_mut() {
-            Some(last) if last.contains(':') && part.contains('=') => {
-                last.push(',');
-                last.push_str(part);
-            }
-            _ => out.push(part.to_string()),
-        }
-    }
-    out
 }

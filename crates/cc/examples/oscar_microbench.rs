@@ -6,8 +6,10 @@
 //! (fair share C, from the last burst flow's end to the end of the run). Every
 //! registered scheme among oscar, hpcc, dcqcn, swift and timely is run.
 //!
-//!   cargo run --release -p ccsim-cc --example oscar_microbench [-- SCENARIO [--tol 0.05] [--csv FILE]]
+//!   cargo run --release -p ccsim-cc --example oscar_microbench [-- SCENARIO [--tol 0.05] [--csv FILE] [--schemes a,b,...]]
 //!
+//! `--schemes` picks the schemes; each may carry overrides as
+//! `name:key=value,...`, e.g. `--schemes oscar,oscar:linear_start=0.25,hpcc`.
 //! `--csv FILE` writes flow 0's rate normalized to the line rate at every
 //! change (scheme,t_us,rate_norm) for plotting.
 
@@ -28,8 +30,12 @@ fn main() {
     let mut path = support::scenarios_dir().join("oscar-microbench.toml");
     let mut tol = 0.05;
     let mut csv: Option<PathBuf> = None;
+    let mut chosen: Option<Vec<String>> = None;
     while let Some(a) = args.next() {
         match a.as_str() {
+            "--schemes" => {
+                chosen = Some(support::split_labels(&args.next().expect("--schemes a,b")))
+            }
             "--tol" => {
                 tol = args
                     .next()
@@ -42,15 +48,18 @@ fn main() {
     }
     let scn = Scn::load(&path).unwrap_or_else(|e| panic!("{e}"));
     let known = ccsim_cc::names();
-    let schemes: Vec<&str> = SCHEMES
+    let wanted: Vec<String> =
+        chosen.unwrap_or_else(|| SCHEMES.iter().map(|s| s.to_string()).collect());
+    let base = |l: &str| l.split(':').next().unwrap().to_string();
+    let schemes: Vec<&str> = wanted
         .iter()
-        .copied()
-        .filter(|s| known.contains(s))
+        .map(|s| s.as_str())
+        .filter(|s| known.contains(&base(s).as_str()))
         .collect();
-    let missing: Vec<&str> = SCHEMES
+    let missing: Vec<&str> = wanted
         .iter()
-        .copied()
-        .filter(|s| !known.contains(s))
+        .map(|s| s.as_str())
+        .filter(|s| !known.contains(&base(s).as_str()))
         .collect();
     let results: Vec<_> = std::thread::scope(|sc| {
         let hs: Vec<_> = schemes
@@ -68,11 +77,11 @@ fn main() {
     );
     println!("steps = rate/window changes of the sender; time in us and in base RTTs; '-' = never");
     println!(
-        "{:<8} | {:^34} | {:^34}",
+        "{:<24} | {:^34} | {:^34}",
         "", "burst starts: fair share 0.1 C", "burst ends: fair share 1.0 C"
     );
     println!(
-        "{:<8} | {:>16} {:>17} | {:>16} {:>17}",
+        "{:<24} | {:>16} {:>17} | {:>16} {:>17}",
         "scheme", "reach", "settle", "reach", "settle"
     );
     let mut out = csv
@@ -117,7 +126,7 @@ fn main() {
             Some(t) => phase(t, r.engine.sim_end, c),
             None => format!("{:>34}", "(burst did not end)"),
         };
-        println!("{s:<8} | {a} | {b}");
+        println!("{s:<24} | {a} | {b}");
         if let Some(f) = out.as_mut() {
             write_rates(f, s, log, c);
         }

@@ -433,3 +433,23 @@ pub fn gradient_errors(
     e.mean_abs_true /= n;
     e
 }
+
+/// "a,b:x=1,y=2,c,b:z=3" -> ["a", "b:x=1,y=2", "c", "b:z=3"]: a part
+/// continues the previous scheme's overrides when it is a bare key=value.
+pub fn split_labels(s: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for part in s.split(',') {
+        let bare_kv = part
+            .split('=')
+            .next()
+            .is_some_and(|k| part.contains('=') && !k.contains(':'));
+        match out.last_mut() {
+            Some(last) if last.contains(':') && bare_kv => {
+                last.push(',');
+                last.push_str(part);
+            }
+            _ => out.push(part.to_string()),
+        }
+    }
+    out
+}
