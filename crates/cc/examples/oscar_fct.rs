@@ -5,8 +5,11 @@
 //! baseline beside the slides' numbers. The output names the scale run (the
 //! scenario, its arrival window and flow count).
 //!
-//!   cargo run --release -p ccsim-cc --example oscar_fct -- SCENARIO [--schemes a,b,...] [--jobs N]
+//!   cargo run --release -p ccsim-cc --example oscar_fct -- SCENARIO [--schemes a,b,...] [--jobs N] [--stop DUR]
 //!
+//! `--stop DUR` (e.g. `20ms`) ends each run at that simulated time; flows
+//! unfinished by then are counted in `finished` and left out of the slowdowns
+//! (under spraying the go-back-N receiver can make a scheme crawl).
 //! Default schemes: oscar, hpcc, hpcc* (= hpcc with eta 1.5, OSCAR's
 //! "same target" HPCC), dcqcn, and swift when registered. A scheme may carry
 //! parameter overrides as `name:key=value,...` (e.g. `oscar:signal="owd"`).
@@ -26,6 +29,7 @@ fn main() {
     let mut path = None;
     let mut labels: Option<Vec<String>> = None;
     let mut jobs = 2usize;
+    let mut stop = None;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--schemes" => {
@@ -38,13 +42,20 @@ fn main() {
                 )
             }
             "--jobs" => jobs = args.next().and_then(|v| v.parse().ok()).expect("--jobs N"),
+            "--stop" => {
+                let v = args.next().expect("--stop DUR");
+                stop = Some(ccsim_core::units::parse_dur(&v).unwrap_or_else(|e| panic!("--stop {v}: {e}")));
+            }
             _ => path = Some(std::path::PathBuf::from(a)),
         }
     }
     let path = path.unwrap_or_else(|| {
         support::scenarios_dir().join("oscar-fat320-cachefollower-80-short.toml")
     });
-    let scn = Scn::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let mut scn = Scn::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    if stop.is_some() {
+        scn.stop = stop;
+    }
     let known = ccsim_cc::names();
     let labels: Vec<String> = labels.unwrap_or_else(|| {
         ["oscar", "hpcc", "hpcc:eta=1.5", "dcqcn", "swift"]
@@ -65,12 +76,13 @@ fn main() {
         scn.net.routing
     );
     println!(
-        "scale: {}",
+        "scale: {}{}",
         if scn.name.contains("short") {
             "SHORT (reduced arrival window; the slides' runs use 10 ms)"
         } else {
             "FULL (as the slides' runs)"
-        }
+        },
+        scn.stop.map(|t| format!("; runs stopped at {:.1} ms", t as f64 / 1e9)).unwrap_or_default()
     );
     // Run `jobs` at a time.
     let next = Mutex::new(0usize);
@@ -92,11 +104,16 @@ fn main() {
                     .run(&labels[i], &[], TraceConfig::default())
                     .unwrap_or_else(|e| panic!("{}: {e}", labels[i]));
                 let secs = wall.elapsed().as_secs_f64();
+                let all = slowdown(&r, 0, u64::MAX);
                 eprintln!(
-                    "  {} done: {:.0} s, sim end {:.2} ms",
+                    "  {} done: {:.0} s, sim end {:.2} ms, {} of {} finished, slowdown avg {:.2} p99 {:.2}",
                     labels[i],
                     secs,
-                    r.engine.sim_end as f64 / 1e9
+                    r.engine.sim_end as f64 / 1e9,
+                    r.flows.iter().filter(|f| f.fct.is_some()).count(),
+                    r.flows.len(),
+                    all.avg,
+                    all.p99
                 );
                 results.lock().unwrap()[i] = Some((r, secs));
             });
