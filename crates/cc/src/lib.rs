@@ -16,6 +16,7 @@ pub mod dctcp;
 pub mod fncc;
 pub mod hpcc;
 pub mod none;
+pub mod oscar;
 pub mod patched_timely;
 pub mod pcn;
 pub mod powertcp;

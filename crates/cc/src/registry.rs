@@ -101,6 +101,7 @@ const SCHEMES: &[Entry] = &[
     Entry::of::<crate::fncc::FnccConfig>(),
     Entry::of::<crate::sqcc::SqccConfig>(),
     Entry::of::<crate::srcc::SrccConfig>(),
+    Entry::of::<crate::oscar::OscarConfig>(),
 ];
 
 /// Names of all registered schemes.
