@@ -218,8 +218,10 @@ impl Simulator {
         pkt.aux[0] = c as u64;
         let h = self.pool.alloc(pkt);
         let port = &mut self.ports[p as usize];
-        port.queues[0].push_front(h);
-        port.qbytes[0] += size;
+        // PFC frames go out before any other packet, in the order they were
+        // decided: a RESUME must never overtake the PAUSE before it (or the
+        // upstream would end paused when we think it runs, or the reverse)
+        port.pfc.push_back(h);
         self.stats[p as usize].qlen += size;
         if kind == PktKind::Pause {
             port.pause_sent += 1;
@@ -273,6 +275,13 @@ impl Simulator {
 
     /// Idle switch port: dequeue by strict priority, mark ECN, stamp INT, transmit.
     pub(crate) fn switch_send(&mut self, port: u32) {
+        if let Some(h) = self.ports[port as usize].pfc.pop_front() {
+            let size = self.pool.get(h).size as u64;
+            self.stats[port as usize].qlen -= size;
+            let more = !self.ports[port as usize].pfc.is_empty() || self.pick_class(port).is_some();
+            self.transmit(port, h, more);
+            return;
+        }
         let Some(c) = self.pick_class(port) else { return };
         let now = self.now;
         let h = self.ports[port as usize].queues[c].pop_front().unwrap();
@@ -335,7 +344,7 @@ impl Simulator {
                 self.ports[port as usize].ecn_marked += 1;
             }
         }
-        let more = self.pick_class(port).is_some();
+        let more = !self.ports[port as usize].pfc.is_empty() || self.pick_class(port).is_some();
         self.transmit(port, h, more);
         self.flush_emitted(si);
     }

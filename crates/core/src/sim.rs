@@ -84,6 +84,8 @@ pub(crate) struct Port {
     pub paused_since: [Time; NC],
     pub queues: [VecDeque<u32>; NC],
     pub qbytes: [u64; NC],
+    /// PFC PAUSE/RESUME frames waiting to go out, in decision order, ahead of every class.
+    pub pfc: VecDeque<u32>,
     /// Packets on the wire towards the peer: (arrival time, packet), in order.
     /// Only the head has an `Arrive` event in the queue (a link is a FIFO).
     pub wire: VecDeque<(Time, u32)>,
@@ -313,6 +315,7 @@ impl Simulator {
                 paused_since: [0; NC],
                 queues: Default::default(),
                 qbytes: [0; NC],
+                pfc: VecDeque::new(),
                 wire: VecDeque::new(),
                 ing_bytes: [0; NC],
                 hdrm_bytes: [0; NC],

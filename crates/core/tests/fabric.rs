@@ -255,3 +255,25 @@ fn sprayed_flows_always_finish_despite_reordering() {
     assert!(r.flows.iter().map(|f| f.retransmits).sum::<u64>() > 0, "the delays should have caused reordering");
     assert_eq!(r.drops, 0);
 }
+
+#[test]
+fn sprayed_line_rate_flows_into_a_small_buffer_stay_lossless() {
+    // Many line-rate flows sprayed over a small-buffer leaf-spine keep PFC busy
+    // in both directions of every link; headroom must absorb what is in flight
+    // after each PAUSE. (The PAUSE/RESUME ordering regression itself is
+    // reproduced by crates/cc/tests/pfc_order.rs, which needs DCQCN.)
+    let topo = leaf_spine(8, 4, G100, US);
+    let mut net = NetConfig::default();
+    net.routing = ccsim_core::config::Routing::Spray;
+    net.buffer = Bytes(1_000_000);
+    let mut flows = Vec::new();
+    for i in 0..64u32 {
+        let src = i % 16;
+        let dst = (src + 8 + (i / 16) % 8) % 16;
+        flows.push(flow(i, src, dst, 150_000 + (i as u64 % 7) * 40_000, (i as u64 % 5) * 3 * US));
+    }
+    let r = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap();
+    assert!(r.pause_frames > 100, "the scenario must exercise PFC: {} PAUSE frames", r.pause_frames);
+    assert_eq!(r.drops, 0, "lossless fabric dropped packets");
+    assert!(r.flows.iter().all(|f| f.fct.is_some()));
+}
