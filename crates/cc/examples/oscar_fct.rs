@@ -44,7 +44,9 @@ fn main() {
             "--jobs" => jobs = args.next().and_then(|v| v.parse().ok()).expect("--jobs N"),
             "--stop" => {
                 let v = args.next().expect("--stop DUR");
-                stop = Some(ccsim_core::units::parse_dur(&v).unwrap_or_else(|e| panic!("--stop {v}: {e}")));
+                stop = Some(
+                    ccsim_core::units::parse_dur(&v).unwrap_or_else(|e| panic!("--stop {v}: {e}")),
+                );
             }
             _ => path = Some(std::path::PathBuf::from(a)),
         }
@@ -82,7 +84,9 @@ fn main() {
         } else {
             "FULL (as the slides' runs)"
         },
-        scn.stop.map(|t| format!("; runs stopped at {:.1} ms", t as f64 / 1e9)).unwrap_or_default()
+        scn.stop
+            .map(|t| format!("; runs stopped at {:.1} ms", t as f64 / 1e9))
+            .unwrap_or_default()
     );
     // Run `jobs` at a time.
     let next = Mutex::new(0usize);
@@ -104,16 +108,20 @@ fn main() {
                     .run(&labels[i], &[], TraceConfig::default())
                     .unwrap_or_else(|e| panic!("{}: {e}", labels[i]));
                 let secs = wall.elapsed().as_secs_f64();
-                let all = slowdown(&r, 0, u64::MAX);
+                let (all, sm, lg) = (slowdown(&r, 0, u64::MAX), slowdown(&r, 0, SMALL), slowdown(&r, SMALL + 1, u64::MAX));
                 eprintln!(
-                    "  {} done: {:.0} s, sim end {:.2} ms, {} of {} finished, slowdown avg {:.2} p99 {:.2}",
+                    "  {} done: {:.0} s, sim end {:.2} ms, {} of {} finished; slowdown avg/p99 all {:.2}/{:.2} small {:.2}/{:.2} large {:.2}/{:.2}",
                     labels[i],
                     secs,
                     r.engine.sim_end as f64 / 1e9,
                     r.flows.iter().filter(|f| f.fct.is_some()).count(),
                     r.flows.len(),
                     all.avg,
-                    all.p99
+                    all.p99,
+                    sm.avg,
+                    sm.p99,
+                    lg.avg,
+                    lg.p99
                 );
                 results.lock().unwrap()[i] = Some((r, secs));
             });
