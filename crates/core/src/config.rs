@@ -17,6 +17,24 @@ pub enum Routing {
     Spray,
 }
 
+/// How a receiver treats data that arrives out of order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Receiver {
+    /// RDMA RC go-back-N (default): an out-of-order packet is dropped and
+    /// answered by a NACK for the next expected byte; the sender resends from it.
+    GoBackN,
+    /// Accept any order: a packet above the next expected byte is kept (the
+    /// receiver tracks received ranges) and ACKed like an in-order one (the ACK
+    /// carries the cumulative point); no NACK is ever sent. Nothing is resent
+    /// except by the retransmission timeout (from the cumulative point, so
+    /// kept data is sent again and re-ACKed as duplicates). For lossless
+    /// fabrics with per-packet spraying, where reordering is not loss: OSCAR's
+    /// reference spraying runs use RetxMode None (NASA-NJU/OSCAR,
+    /// config/oscar-nsdi26/experiments/fig12 *-spray).
+    Reorder,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EcnMode {
@@ -130,6 +148,8 @@ pub struct NetConfig {
     pub rto: Option<Dur>,
     /// Extra fixed processing delay per switch on top of store-and-forward. Default 0.
     pub switch_delay: Dur,
+    /// Receiver behaviour on reordering: "go-back-n" (default) or "reorder".
+    pub receiver: Receiver,
 }
 
 impl Default for NetConfig {
@@ -151,6 +171,7 @@ impl Default for NetConfig {
             nack_interval: Dur(500 * crate::time::US),
             rto: None,
             switch_delay: Dur(0),
+            receiver: Receiver::GoBackN,
         }
     }
 }

@@ -6,7 +6,7 @@
 //! timeout. Scheme hooks are called here.
 
 use crate::cc::{ReceiverCx, SenderCx, TIMER_SLOTS};
-use crate::config::Routing as RoutingMode;
+use crate::config::{Receiver, Routing as RoutingMode};
 use crate::event::Ev;
 use crate::packet::{Packet, PktKind};
 use crate::sim::{CcOp, Simulator};
@@ -232,8 +232,28 @@ impl Simulator {
         let payload = pkt.payload as u64;
         let ce = pkt.ce;
         let mut reply = None;
-        if seq == fl.rcv_nxt {
+        let reorder = self.net.receiver == Receiver::Reorder;
+        // Reorder mode: a new packet above the next expected byte is kept and
+        // counts as received (ACKed like an in-order one).
+        let kept = reorder && seq > fl.rcv_nxt && keep_range(&mut fl.ooo, seq, seq + payload);
+        if kept {
+            fl.ack_count += 1;
+            if fl.ack_count.is_multiple_of(self.net.ack_every) || ce {
+                reply = Some(PktKind::Ack);
+            }
+        } else if reorder && seq > fl.rcv_nxt {
+            // already kept: a duplicate
+            reply = Some(PktKind::Ack);
+        } else if seq == fl.rcv_nxt {
             fl.rcv_nxt += payload;
+            // kept ranges now contiguous with the cumulative point
+            while let Some(&(a, b)) = fl.ooo.first() {
+                if a > fl.rcv_nxt {
+                    break;
+                }
+                fl.rcv_nxt = fl.rcv_nxt.max(b);
+                fl.ooo.remove(0);
+            }
             fl.ack_count += 1;
             let last = fl.rcv_nxt >= fl.view.size;
             if last && !fl.rx_done {
@@ -294,7 +314,28 @@ impl Simulator {
             }
         }
     }
+}
 
+/// Adds [a, b) to the sorted, disjoint ranges `r` (merging neighbours);
+/// false if every byte of it was already there.
+fn keep_range(r: &mut Vec<(u64, u64)>, a: u64, b: u64) -> bool {
+    let i = r.partition_point(|x| x.1 < a);
+    if i < r.len() && r[i].0 <= a && b <= r[i].1 {
+        return false;
+    }
+    // ranges i.. that touch or overlap [a, b) merge into one
+    let mut j = i;
+    let (mut lo, mut hi) = (a, b);
+    while j < r.len() && r[j].0 <= hi {
+        lo = lo.min(r[j].0);
+        hi = hi.max(r[j].1);
+        j += 1;
+    }
+    r.splice(i..j, std::iter::once((lo, hi)));
+    true
+}
+
+impl Simulator {
     fn queue_ctrl(&mut self, port: u32, h: u32) {
         let size = self.pool.get(h).size as u64;
         let p = &mut self.ports[port as usize];
@@ -368,5 +409,27 @@ impl Simulator {
         }
         let next = self.flows[f as usize].last_progress + rto;
         self.events.push(next.max(now + 1), Ev::Rto { flow: f });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::keep_range;
+
+    #[test]
+    fn kept_ranges_merge_and_detect_duplicates() {
+        let mut r = Vec::new();
+        assert!(keep_range(&mut r, 3000, 4000));
+        assert!(keep_range(&mut r, 5000, 6000));
+        assert_eq!(r, vec![(3000, 4000), (5000, 6000)]);
+        assert!(!keep_range(&mut r, 3000, 4000), "duplicate");
+        assert!(keep_range(&mut r, 4000, 5000), "fills the gap");
+        assert_eq!(r, vec![(3000, 6000)]);
+        assert!(keep_range(&mut r, 1000, 2000));
+        assert!(keep_range(&mut r, 8000, 9000));
+        assert_eq!(r, vec![(1000, 2000), (3000, 6000), (8000, 9000)]);
+        assert!(!keep_range(&mut r, 5000, 6000));
+        assert!(keep_range(&mut r, 2000, 3000));
+        assert_eq!(r, vec![(1000, 6000), (8000, 9000)]);
     }
 }

@@ -160,6 +160,9 @@ pub(crate) struct Flow {
     pub ack_count: u32,
     pub last_nack_seq: u64,
     pub last_nack_time: Option<Time>,
+    /// `Receiver::Reorder`: received byte ranges [start, end) above `rcv_nxt`,
+    /// sorted and disjoint.
+    pub ooo: Vec<(u64, u64)>,
     /// Symmetric routing: ingress port of the data at each switch on its path.
     pub path: [u32; 8],
     pub path_len: u8,
@@ -495,6 +498,7 @@ impl Simulator {
                 ack_count: 0,
                 last_nack_seq: 0,
                 last_nack_time: None,
+                ooo: Vec::new(),
                 path: [0; 8],
                 path_len: 0,
             });
