@@ -69,13 +69,14 @@ fn main() {
     let last_start = scn.flows.iter().map(|f| f.start).max().unwrap_or(0);
     let small = scn.flows.iter().filter(|f| f.size <= SMALL).count();
     println!(
-        "scenario {} ({}): {} flows ({} small <= 150 KB) arriving over {:.2} ms, routing {:?}",
+        "scenario {} ({}): {} flows ({} small <= 150 KB) arriving over {:.2} ms, routing {:?}, receiver {:?}",
         scn.name,
         path.display(),
         scn.flows.len(),
         small,
         last_start as f64 / 1e9,
-        scn.net.routing
+        scn.net.routing,
+        scn.net.receiver
     );
     println!(
         "scale: {}{}",

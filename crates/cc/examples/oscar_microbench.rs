@@ -8,10 +8,19 @@
 //!
 //!   cargo run --release -p ccsim-cc --example oscar_microbench [-- SCENARIO [--tol 0.05] [--csv FILE] [--schemes a,b,...]]
 //!
+//! Two signals are analysed: the pacing rate the controller sets (the slides'
+//! y-axis for rate-based schemes) and the flow's throughput over the last 4
+//! base RTTs (acked bytes, headers included), which is what window-based
+//! schemes such as Swift deliver (their pacing rate stays at line rate). A
+//! last table gives the long flow's throughput during the burst against its
+//! fair share 0.1 C. The throughput "reach" in the burst phase is mostly the
+//! averaging window sliding down through the band; its "settle" column and the
+//! last table are the informative ones.
+//!
 //! `--schemes` picks the schemes; each may carry overrides as
 //! `name:key=value,...`, e.g. `--schemes oscar,oscar:linear_start=0.25,hpcc`.
-//! `--csv FILE` writes flow 0's rate normalized to the line rate at every
-//! change (scheme,t_us,rate_norm) for plotting.
+//! `--csv FILE` writes flow 0's rate and throughput normalized to the line
+//! rate at every change (scheme,signal,t_us,rate_norm) for plotting.
 
 #[path = "oscar_support/mod.rs"]
 mod support;
@@ -21,7 +30,7 @@ use ccsim_core::Time;
 use ccsim_core::TraceConfig;
 use std::io::Write;
 use std::path::PathBuf;
-use support::{converge, first_reach, Convergence, FlowLog, Scn};
+use support::{converge_on, first_reach_on, Convergence, FlowLog, Scn, Signal};
 
 const SCHEMES: [&str; 5] = ["oscar", "hpcc", "dcqcn", "swift", "timely"];
 
@@ -70,68 +79,68 @@ fn main() {
             .map(|h| h.join().unwrap().unwrap_or_else(|e| panic!("{e}")))
             .collect()
     });
-    println!(
-        "{}: long flow 0, band = new fair share +-{:.0}%",
-        scn.name,
-        tol * 100.0
-    );
-    println!("steps = rate/window changes of the sender; time in us and in base RTTs; '-' = never");
-    println!(
-        "{:<24} | {:^34} | {:^34}",
-        "", "burst starts: fair share 0.1 C", "burst ends: fair share 1.0 C"
-    );
-    println!(
-        "{:<24} | {:>16} {:>17} | {:>16} {:>17}",
-        "scheme", "reach", "settle", "reach", "settle"
-    );
     let mut out = csv
         .as_ref()
         .map(|p| std::fs::File::create(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())));
     if let Some(f) = out.as_mut() {
-        writeln!(f, "scheme,t_us,rate_norm").unwrap();
+        writeln!(f, "scheme,signal,t_us,rate_norm").unwrap();
     }
-    for (s, (r, logs)) in schemes.iter().zip(&results) {
-        let log = &logs[&0];
-        let c = log.line_rate;
-        let burst: Vec<_> = r.flows.iter().filter(|f| f.id != 0).collect();
-        let start = burst.iter().map(|f| f.start).min().unwrap();
-        let ends: Vec<_> = burst
-            .iter()
-            .filter_map(|f| f.fct.map(|x| f.start + x))
-            .collect();
-        let first_end = ends.iter().copied().min().unwrap_or(r.engine.sim_end);
-        let last_end = if ends.len() == burst.len() {
-            ends.iter().copied().max()
-        } else {
-            None
-        };
-        let phase = |from: Time, until: Time, fair: f64| -> String {
-            let fmt = |cv: Option<Convergence>| match cv {
-                Some(cv) => format!(
-                    "{}/{:.1}/{:.1}",
-                    cv.steps,
-                    cv.time as f64 / US as f64,
-                    cv.time as f64 / log.base_rtt as f64
-                ),
-                None => "-".to_string(),
-            };
-            format!(
-                "{:>16} {:>17}",
-                fmt(first_reach(log, from, until, fair, tol)),
-                fmt(converge(log, from, until, fair, tol))
-            )
-        };
-        let a = phase(start, first_end, c / 10.0);
-        let b = match last_end {
-            Some(t) => phase(t, r.engine.sim_end, c),
-            None => format!("{:>34}", "(burst did not end)"),
-        };
-        println!("{s:<24} | {a} | {b}");
-        if let Some(f) = out.as_mut() {
-            write_rates(f, s, log, c);
+    for sig in [Signal::Rate, Signal::Throughput] {
+        println!(
+            "\n{}: long flow 0, band = new fair share +-{:.0}%, signal: {}",
+            scn.name,
+            tol * 100.0,
+            match sig {
+                Signal::Rate => "pacing rate set by the controller",
+                Signal::Throughput => "throughput (acked bytes incl. headers) over the last 4 base RTTs; what window-based schemes get",
+            }
+        );
+        println!("steps = rate/window changes of the sender; time in us and in base RTTs; '-' = never");
+        println!(
+            "{:<24} | {:^34} | {:^34}",
+            "", "burst starts: fair share 0.1 C", "burst ends: fair share 1.0 C"
+        );
+        println!(
+            "{:<24} | {:>16} {:>17} | {:>16} {:>17}",
+            "scheme", "reach", "settle", "reach", "settle"
+        );
+        for (s, (r, logs)) in schemes.iter().zip(&results) {
+            let log = &logs[&0];
+            println!("{s:<24} | {}", phases(r, log, sig, tol));
+            if let Some(f) = out.as_mut() {
+                write_rates(f, s, log, sig);
+            }
         }
     }
     println!("(cells: steps/us/RTTs)");
+    println!(
+        "\nlong flow's throughput (4-RTT windows) from 0.5 ms after the burst starts to the first burst flow's end, / C (fair 0.100):"
+    );
+    println!("{:<24} | {:>7} {:>7} {:>7}", "scheme", "mean", "min", "max");
+    for (s, (r, logs)) in schemes.iter().zip(&results) {
+        let log = &logs[&0];
+        let burst: Vec<_> = r.flows.iter().filter(|f| f.id != 0).collect();
+        let from = burst.iter().map(|f| f.start).min().unwrap() + 500 * US;
+        let until = burst
+            .iter()
+            .filter_map(|f| f.fct.map(|x| f.start + x))
+            .min()
+            .unwrap_or(r.engine.sim_end);
+        let v: Vec<f64> = log
+            .series(Signal::Throughput)
+            .into_iter()
+            .filter(|p| p.0 >= from && p.0 < until)
+            .map(|p| p.1 / log.line_rate)
+            .collect();
+        if v.is_empty() {
+            println!("{s:<24} | {:>7}", "-");
+            continue;
+        }
+        let mean = v.iter().sum::<f64>() / v.len() as f64;
+        let min = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = v.iter().copied().fold(0.0, f64::max);
+        println!("{s:<24} | {mean:>7.3} {min:>7.3} {max:>7.3}");
+    }
     println!(
         "burst flows end (last) at: {}",
         schemes
@@ -162,8 +171,57 @@ fn main() {
     println!("HPCC changes its rate on every ACK (fast react): its step count is per ACK, its RTT count is the fairer one.");
 }
 
-fn write_rates(f: &mut std::fs::File, scheme: &str, log: &FlowLog, c: f64) {
-    for &(t, rate, _) in &log.rates {
-        writeln!(f, "{scheme},{:.3},{:.5}", t as f64 / US as f64, rate / c).unwrap();
+/// The long flow's reach/settle cells for both phases of the burst.
+fn phases(r: &ccsim_core::results::RunResult, log: &FlowLog, sig: Signal, tol: f64) -> String {
+    let c = log.line_rate;
+    let burst: Vec<_> = r.flows.iter().filter(|f| f.id != 0).collect();
+    let start = burst.iter().map(|f| f.start).min().unwrap();
+    let ends: Vec<_> = burst
+        .iter()
+        .filter_map(|f| f.fct.map(|x| f.start + x))
+        .collect();
+    let first_end = ends.iter().copied().min().unwrap_or(r.engine.sim_end);
+    let last_end = if ends.len() == burst.len() {
+        ends.iter().copied().max()
+    } else {
+        None
+    };
+    let phase = |from: Time, until: Time, fair: f64| -> String {
+        let fmt = |cv: Option<Convergence>| match cv {
+            Some(cv) => format!(
+                "{}/{:.1}/{:.1}",
+                cv.steps,
+                cv.time as f64 / US as f64,
+                cv.time as f64 / log.base_rtt as f64
+            ),
+            None => "-".to_string(),
+        };
+        format!(
+            "{:>16} {:>17}",
+            fmt(first_reach_on(log, sig, from, until, fair, tol)),
+            fmt(converge_on(log, sig, from, until, fair, tol))
+        )
+    };
+    let a = phase(start, first_end, c / 10.0);
+    let b = match last_end {
+        Some(t) => phase(t, r.engine.sim_end, c),
+        None => format!("{:>34}", "(burst did not end)"),
+    };
+    format!("{a} | {b}")
+}
+
+fn write_rates(f: &mut std::fs::File, scheme: &str, log: &FlowLog, sig: Signal) {
+    let name = match sig {
+        Signal::Rate => "rate",
+        Signal::Throughput => "throughput",
+    };
+    for (t, rate) in log.series(sig) {
+        writeln!(
+            f,
+            "{scheme},{name},{:.3},{:.5}",
+            t as f64 / US as f64,
+            rate / log.line_rate
+        )
+        .unwrap();
     }
 }

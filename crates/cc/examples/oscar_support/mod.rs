@@ -154,9 +154,13 @@ pub struct FlowLog {
     pub rates: Vec<(Time, f64, u64)>,
     /// (send time echoed by the ACK, ACK arrival time) of every ACK.
     pub acks: Vec<(Time, Time)>,
+    /// (ACK arrival time, bytes acknowledged so far) of every ACK.
+    pub acked: Vec<(Time, u64)>,
     /// Base RTT and line rate of the flow.
     pub base_rtt: Time,
     pub line_rate: f64,
+    /// Wire bytes per payload byte of a full packet (headers included).
+    pub wire_per_payload: f64,
 }
 
 pub type Logs = HashMap<u32, FlowLog>;
@@ -200,6 +204,7 @@ impl Scheme for Recorder {
             log: FlowLog {
                 base_rtt: flow.base_rtt,
                 line_rate: flow.line_rate as f64,
+                wire_per_payload: flow.packet_size as f64 / flow.mtu.max(1) as f64,
                 ..Default::default()
             },
             sink: self.logs.clone(),
@@ -248,6 +253,7 @@ impl SenderCc for RecSender {
     }
     fn on_ack(&mut self, cx: &mut SenderCx, ack: &Packet) {
         self.log.acks.push((ack.ts, cx.now));
+        self.log.acked.push((cx.now, cx.snd_una));
         self.inner.on_ack(cx, ack);
         self.note(cx);
     }
@@ -285,6 +291,51 @@ pub struct Convergence {
     pub time: Time,
 }
 
+/// Which rate of a sender the convergence analysis follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Signal {
+    /// The pacing rate the controller sets (rate-based schemes).
+    Rate,
+    /// The flow's throughput: bytes newly acknowledged over the last
+    /// `THROUGHPUT_RTTS` base RTTs, at every ACK, counted as wire bytes
+    /// (payload x full packet / MTU) so that line rate is 1.0 C. What a window-based scheme
+    /// (Swift keeps its pacing rate at line rate and controls a window)
+    /// actually gets; it includes the network's transients, so it lags the
+    /// controller by up to that window.
+    Throughput,
+}
+
+/// Averaging window of [`Signal::Throughput`], in base RTTs.
+pub const THROUGHPUT_RTTS: u64 = 4;
+
+impl FlowLog {
+    /// The chosen signal as (time, bits/s) at every change.
+    pub fn series(&self, sig: Signal) -> Vec<(Time, f64)> {
+        match sig {
+            Signal::Rate => self.rates.iter().map(|r| (r.0, r.1)).collect(),
+            Signal::Throughput => {
+                let w = THROUGHPUT_RTTS * self.base_rtt.max(1);
+                let mut out: Vec<(Time, f64)> = Vec::with_capacity(self.acked.len());
+                let mut lo = 0;
+                for &(t, una) in &self.acked {
+                    // Oldest ACK inside (t - w, t]; before the first, 0 bytes.
+                    while lo < self.acked.len() && self.acked[lo].0 + w <= t {
+                        lo += 1;
+                    }
+                    let base = if lo == 0 { 0 } else { self.acked[lo - 1].1 };
+                    let v = 8.0 * una.saturating_sub(base) as f64 * self.wire_per_payload * 1e12
+                        / w as f64;
+                    match out.last_mut() {
+                        Some(last) if last.0 == t => last.1 = v,
+                        _ => out.push((t, v)),
+                    }
+                }
+                out
+            }
+        }
+    }
+}
+
 /// The log's rate (bits/s) at time `t`.
 pub fn rate_at(log: &FlowLog, t: Time) -> f64 {
     let i = log.rates.partition_point(|r| r.0 <= t);
@@ -305,30 +356,7 @@ pub fn converge(
     fair: f64,
     tol: f64,
 ) -> Option<Convergence> {
-    let inside = |r: f64| (r - fair).abs() <= tol * fair;
-    // Rate changes strictly inside (from, until).
-    let changes: Vec<&(Time, f64, u64)> = log
-        .rates
-        .iter()
-        .filter(|r| r.0 > from && r.0 < until)
-        .collect();
-    let mut entered = from;
-    let mut ok = inside(rate_at(log, from));
-    for c in &changes {
-        let now_in = inside(c.1);
-        if now_in && !ok {
-            entered = c.0;
-        }
-        ok = now_in;
-    }
-    if !ok {
-        return None;
-    }
-    let steps = changes.iter().filter(|c| c.0 <= entered).count();
-    Some(Convergence {
-        steps,
-        time: entered - from,
-    })
+    converge_on(log, Signal::Rate, from, until, fair, tol)
 }
 
 /// First time in [from, until) the rate is within `fair` x (1 +- tol), with
@@ -340,20 +368,74 @@ pub fn first_reach(
     fair: f64,
     tol: f64,
 ) -> Option<Convergence> {
+    first_reach_on(log, Signal::Rate, from, until, fair, tol)
+}
+
+/// Value of a (time, value) step series at `t` (0 before its start).
+fn value_at(s: &[(Time, f64)], t: Time) -> f64 {
+    let i = s.partition_point(|r| r.0 <= t);
+    if i == 0 {
+        0.0
+    } else {
+        s[i - 1].1
+    }
+}
+
+/// Control steps (rate or window changes) in (from, to].
+fn steps_between(log: &FlowLog, from: Time, to: Time) -> usize {
+    log.rates.iter().filter(|r| r.0 > from && r.0 <= to).count()
+}
+
+/// [`converge`] on a chosen signal; steps are still the controller's changes.
+pub fn converge_on(
+    log: &FlowLog,
+    sig: Signal,
+    from: Time,
+    until: Time,
+    fair: f64,
+    tol: f64,
+) -> Option<Convergence> {
     let inside = |r: f64| (r - fair).abs() <= tol * fair;
-    if inside(rate_at(log, from)) {
+    let s = log.series(sig);
+    let mut entered = from;
+    let mut ok = inside(value_at(&s, from));
+    for c in s.iter().filter(|r| r.0 > from && r.0 < until) {
+        let now_in = inside(c.1);
+        if now_in && !ok {
+            entered = c.0;
+        }
+        ok = now_in;
+    }
+    if !ok {
+        return None;
+    }
+    Some(Convergence {
+        steps: steps_between(log, from, entered),
+        time: entered - from,
+    })
+}
+
+/// [`first_reach`] on a chosen signal; steps are still the controller's changes.
+pub fn first_reach_on(
+    log: &FlowLog,
+    sig: Signal,
+    from: Time,
+    until: Time,
+    fair: f64,
+    tol: f64,
+) -> Option<Convergence> {
+    let inside = |r: f64| (r - fair).abs() <= tol * fair;
+    let s = log.series(sig);
+    if inside(value_at(&s, from)) {
         return Some(Convergence { steps: 0, time: 0 });
     }
-    let changes = log.rates.iter().filter(|r| r.0 > from && r.0 < until);
-    for (k, c) in changes.enumerate() {
-        if inside(c.1) {
-            return Some(Convergence {
-                steps: k + 1,
-                time: c.0 - from,
-            });
-        }
-    }
-    None
+    s.iter()
+        .filter(|r| r.0 > from && r.0 < until)
+        .find(|c| inside(c.1))
+        .map(|c| Convergence {
+            steps: steps_between(log, from, c.0),
+            time: c.0 - from,
+        })
 }
 
 /// Slowdown stats of finished flows whose size is in [lo, hi].
