@@ -132,6 +132,26 @@ pub fn rate_chart(runs: &[(String, &RunResult)]) -> Chart {
     )
 }
 
+/// Sending rate as a fraction of each flow's NIC line rate (the OSCAR
+/// slides' "rate normalized to link capacity").
+pub fn rate_norm_chart(runs: &[(String, &RunResult)]) -> Chart {
+    time_chart(
+        runs,
+        "Flow sending rate / line rate",
+        "rate / line rate",
+        |r| {
+            r.flow_traces
+                .iter()
+                .map(|f| {
+                    let c = if f.line_rate_bps > 0.0 { f.line_rate_bps } else { 1.0 };
+                    (format!("flow {}", f.flow), f.t.clone(), f.rate_bps.iter().map(|v| v / c).collect())
+                })
+                .collect()
+        },
+        1.0,
+    )
+}
+
 /// Per-flow throughput (acked payload per sampling interval), the
 /// convergence plot for window-based schemes whose pacing rate says little.
 pub fn throughput(tr: &ccsim_core::results::FlowTrace) -> (Vec<Time>, Vec<f64>) {
@@ -166,7 +186,7 @@ pub fn throughput_chart(runs: &[(String, &RunResult)]) -> Chart {
 }
 
 /// Writes slowdown.svg, and queues.svg / utilization.svg / rates.svg /
-/// throughput.svg when any run traced them.
+/// rates_norm.svg / throughput.svg when any run traced them.
 pub fn write_all(dir: &Path, runs: &[(String, &RunResult)]) -> io::Result<()> {
     std::fs::write(dir.join("slowdown.svg"), slowdown_chart(runs).render())?;
     if runs.iter().any(|(_, r)| !r.queues.is_empty()) {
@@ -177,6 +197,7 @@ pub fn write_all(dir: &Path, runs: &[(String, &RunResult)]) -> io::Result<()> {
     }
     if runs.iter().any(|(_, r)| !r.flow_traces.is_empty()) {
         std::fs::write(dir.join("rates.svg"), rate_chart(runs).render())?;
+        std::fs::write(dir.join("rates_norm.svg"), rate_norm_chart(runs).render())?;
         std::fs::write(dir.join("throughput.svg"), throughput_chart(runs).render())?;
     }
     Ok(())
@@ -212,6 +233,7 @@ pub(crate) mod tests {
             }],
             flow_traces: vec![FlowTrace {
                 flow: 0,
+                line_rate_bps: 100e9,
                 t: vec![0, 10 * US],
                 rate_bps: vec![100e9, 50e9],
                 window: vec![f64::MAX, 1e5],
@@ -255,6 +277,14 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn normalized_rates_divide_by_the_line_rate() {
+        let r = sample_result(0.0);
+        let c = rate_norm_chart(&[("x".into(), &r)]);
+        let ys: Vec<f64> = c.series[0].points.iter().map(|p| p.1).collect();
+        assert_eq!(ys, vec![1.0, 0.5]);
+    }
+
+    #[test]
     fn time_charts_scale_values_and_write_files() {
         let a = sample_result(1.0);
         let q = queue_chart(&[("hpcc".into(), &a)]);
@@ -264,7 +294,7 @@ pub(crate) mod tests {
         assert_eq!(r.series[0].points[1], (10.0, 50.0));
         let t = crate::testutil::TempDir::new("plots");
         write_all(t.path(), &[("hpcc".into(), &a)]).unwrap();
-        for f in ["slowdown.svg", "queues.svg", "rates.svg", "throughput.svg"] {
+        for f in ["slowdown.svg", "queues.svg", "rates.svg", "rates_norm.svg", "throughput.svg"] {
             let text = std::fs::read_to_string(t.path().join(f)).unwrap();
             check_well_formed(&text).unwrap();
         }

@@ -58,6 +58,8 @@ pub struct Series {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FlowTrace {
     pub flow: u32,
+    /// The sender NIC's line rate (bits/s), to normalize `rate_bps`.
+    pub line_rate_bps: f64,
     pub t: Vec<Time>,
     pub rate_bps: Vec<f64>,
     /// Window in bytes (u64::MAX as f64 when unlimited).

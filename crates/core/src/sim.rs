@@ -537,7 +537,11 @@ impl Simulator {
                 flows: t.flows.clone(),
                 queues,
                 utilization,
-                flow_traces: t.flows.iter().map(|&f| FlowTrace { flow: f, ..Default::default() }).collect(),
+                flow_traces: t
+                    .flows
+                    .iter()
+                    .map(|&f| FlowTrace { flow: f, line_rate_bps: fl[f as usize].view.line_rate as f64, ..Default::default() })
+                    .collect(),
             })
         } else {
             None
