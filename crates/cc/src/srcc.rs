@@ -146,6 +146,11 @@ pub struct SrccConfig {
     /// Wire size of a CNM. Default 64B (a QCN CNM is a minimum Ethernet frame;
     /// the paper's fields: 2 MACs, 8-bit flow id, 32-bit rate).
     pub cnm_size: Bytes,
+    /// true (default): a CNM sets the rate to its target, up or down (§III-E:
+    /// "SRCC resets the target sending rate once receiving CNM ... instead of
+    /// the slow evolution-based rate adjustment"; §V-C2 credits this reset with
+    /// keeping the incast link busy). false: a CNM only lowers the rate.
+    pub cnm_raises: bool,
 }
 
 impl Default for SrccConfig {
@@ -165,6 +170,7 @@ impl Default for SrccConfig {
             target_scale: 0.9,
             literal_window: false,
             cnm_size: Bytes(64),
+            cnm_raises: true,
         }
     }
 }
@@ -191,6 +197,7 @@ impl SchemeConfig for SrccConfig {
         ("target_scale", "target rate = target_scale x C / (flows at the egress)"),
         ("literal_window", "true: culprit when NO uncongested traffic used the ingress within T (the text's literal comparison)"),
         ("cnm_size", "wire size of a CNM"),
+        ("cnm_raises", "true: a CNM sets the rate to its target, also upwards; false: it only lowers the rate"),
     ];
 
     fn validate(&self) -> Result<(), (&'static str, String)> {
@@ -273,7 +280,7 @@ impl Scheme for Srcc {
             BaseCfg::Dcqcn(c) => BaseSender::Dcqcn(DcqcnSender::new(c, flow)),
             BaseCfg::Hpcc(c) => BaseSender::Hpcc(HpccSender::new(c, flow)),
         };
-        Box::new(SrccSender::new(base, self.cfg.rtt_or(self.cfg.sender_window)))
+        Box::new(SrccSender::new(base, self.cfg.rtt_or(self.cfg.sender_window), self.cfg.cnm_raises))
     }
     fn receiver(&self, flow: &FlowView) -> Box<dyn ReceiverCc> {
         self.base_scheme.receiver(flow)
@@ -309,14 +316,16 @@ impl BaseSender {
 pub struct SrccSender {
     base: BaseSender,
     window: Time,
+    /// A CNM may raise the rate ([`SrccConfig::cnm_raises`]).
+    raises: bool,
     /// Target of the last CNM applied and when.
     last: Option<(Time, f64)>,
     cnms: u64,
 }
 
 impl SrccSender {
-    pub fn new(base: BaseSender, window: Time) -> Self {
-        SrccSender { base, window, last: None, cnms: 0 }
+    pub fn new(base: BaseSender, window: Time, raises: bool) -> Self {
+        SrccSender { base, window, raises, last: None, cnms: 0 }
     }
     /// CNMs applied so far.
     pub fn cnms_applied(&self) -> u64 {
@@ -332,8 +341,7 @@ impl SrccSender {
             }
         }
         self.last = Some((cx.now, target));
-        if target >= cx.rate {
-            // already at or below the target: the CNM asks for no reduction
+        if target == cx.rate || (!self.raises && target > cx.rate) {
             return;
         }
         self.cnms += 1;
@@ -691,7 +699,7 @@ mod tests {
     #[test]
     fn sender_sets_target_at_once_min_within_window_then_base_runs() {
         let flow = testutil::flow();
-        let mut s = SrccSender::new(BaseSender::Dcqcn(DcqcnSender::new(&DcqcnConfig::default(), &flow)), 35 * US);
+        let mut s = SrccSender::new(BaseSender::Dcqcn(DcqcnSender::new(&DcqcnConfig::default(), &flow)), 35 * US, false);
         let mut h = Harness::new(flow);
         h.start(&mut s);
         assert_eq!(h.rate, G100 as f64);
@@ -711,7 +719,8 @@ mod tests {
         assert!(h.timers.iter().any(|t| t.is_some()), "increase timer armed");
         h.run_until(&mut s, 20 * US + 56 * US);
         assert_eq!(h.rate, 15e9);
-        // after the window: a target above the current rate changes nothing,
+        // after the window: a target above the current rate changes nothing
+        // (cnm_raises = false),
         h.now = 200 * US;
         h.control(&mut s, &cnm(30_000_000_000));
         assert_eq!(h.rate, 15e9);
@@ -725,11 +734,37 @@ mod tests {
         assert!(h.rate < 12e9);
     }
 
+    /// cnm_raises (default): the rate is set to the target also upwards, and
+    /// DCQCN's recovery then aims at no less than the target.
+    #[test]
+    fn cnm_sets_rate_up_when_raising() {
+        let flow = testutil::flow();
+        let mut s = SrccSender::new(BaseSender::Dcqcn(DcqcnSender::new(&DcqcnConfig::default(), &flow)), 35 * US, true);
+        let mut h = Harness::new(flow);
+        h.start(&mut s);
+        h.now = 10 * US;
+        h.control(&mut s, &cnm(5_000_000_000));
+        assert_eq!(h.rate, 5e9);
+        // DCQCN cuts it further
+        h.now = 100 * US;
+        h.control(&mut s, &testutil::cnp());
+        let cut = h.rate;
+        assert!(cut < 5e9);
+        // a later CNM (outside the window) with the fair share raises it back
+        h.now = 200 * US;
+        h.control(&mut s, &cnm(8_000_000_000));
+        assert_eq!(h.rate, 8e9);
+        assert_eq!(s.cnms_applied(), 2);
+        // and the next recovery step does not pull it down
+        h.run_until(&mut s, 200 * US + 56 * US);
+        assert!(h.rate >= 8e9, "{}", h.rate);
+    }
+
     #[test]
     fn hpcc_base_gets_rate_and_window() {
         let flow = testutil::flow();
         let cfg = HpccConfig::default();
-        let mut s = SrccSender::new(BaseSender::Hpcc(HpccSender::new(&cfg, &flow)), 35 * US);
+        let mut s = SrccSender::new(BaseSender::Hpcc(HpccSender::new(&cfg, &flow)), 35 * US, true);
         let mut h = Harness::new(flow.clone());
         h.start(&mut s);
         h.control(&mut s, &cnm(25_000_000_000));
