@@ -151,6 +151,13 @@ pub struct SrccConfig {
     /// the slow evolution-based rate adjustment"; §V-C2 credits this reset with
     /// keeping the incast link busy). false: a CNM only lowers the rate.
     pub cnm_raises: bool,
+    /// The target's flow count n (target = `target_scale` x C / n) counts the
+    /// flows that sent to the egress within this many RTTs. 0 (default) = T,
+    /// the window of eq. (6)'s m. The paper's n is "the congested flows at the
+    /// congested egress port"; a window longer than an RTT also counts short
+    /// flows that have already ended and so lowers the target below the share
+    /// the remaining flows can use.
+    pub target_window_rtts: f64,
 }
 
 impl Default for SrccConfig {
@@ -171,6 +178,7 @@ impl Default for SrccConfig {
             literal_window: false,
             cnm_size: Bytes(64),
             cnm_raises: true,
+            target_window_rtts: 0.0,
         }
     }
 }
@@ -198,6 +206,7 @@ impl SchemeConfig for SrccConfig {
         ("literal_window", "true: culprit when NO uncongested traffic used the ingress within T (the text's literal comparison)"),
         ("cnm_size", "wire size of a CNM"),
         ("cnm_raises", "true: a CNM sets the rate to its target, also upwards; false: it only lowers the rate"),
+        ("target_window_rtts", "flows counted in the target C/n: those seen at the egress within this many RTTs (0 = T)"),
     ];
 
     fn validate(&self) -> Result<(), (&'static str, String)> {
@@ -221,6 +230,9 @@ impl SchemeConfig for SrccConfig {
         }
         if !(self.target_scale > 0.0 && self.target_scale <= 1.0) {
             return Err(("target_scale", "must be in (0, 1]".into()));
+        }
+        if !(self.target_window_rtts >= 0.0 && self.target_window_rtts.is_finite()) {
+            return Err(("target_window_rtts", "must be >= 0".into()));
         }
         if self.cnm_size.0 == 0 {
             return Err(("cnm_size", "must be > 0".into()));
@@ -535,7 +547,13 @@ impl SwitchCc for SrccSwitch {
             let keep = self.cnm_interval;
             self.cnm_sent.retain(|_, t| now.saturating_sub(*t) < keep);
         }
-        let target = self.cfg.target_scale * cx.ports[e].rate_bps as f64 / m as f64;
+        let n = if self.cfg.target_window_rtts > 0.0 {
+            let w = (self.cfg.rtt.0 as f64 * self.cfg.target_window_rtts) as Time;
+            self.egress[e].flows.values().filter(|&&t| now.saturating_sub(t) < w).count().max(1) as u32
+        } else {
+            m
+        };
+        let target = self.cfg.target_scale * cx.ports[e].rate_bps as f64 / n as f64;
         let mut cnm = Packet {
             kind: PktKind::Ctrl,
             sub: CNM_SUB,
@@ -687,6 +705,25 @@ mod tests {
             feed(&mut sw, &mut ps, 10 * US, 0, 2, 0, data(2, 22, 1));
             let out = feed(&mut sw, &mut ps, 10 * US + gap, 0, 1, 2_000_000, data(1, 11, 1));
             assert_eq!(out.len(), expect, "gap {gap}, literal {}", cfg.literal_window);
+        }
+    }
+
+    /// The target's n: flows seen at the egress within T (default) or within
+    /// `target_window_rtts`.
+    #[test]
+    fn target_counts_flows_within_its_window() {
+        let big = 2_000_000;
+        for (tw, expect) in [(0.0, 30_000_000_000u64), (1.0, 45_000_000_000)] {
+            let cfg = SrccConfig { q_pfc: Bytes(1_000_000), q_floor: Bytes(50_000), target_window_rtts: tw, ..Default::default() };
+            let mut ps = ports(4, US);
+            let mut sw = SrccSwitch::new(&cfg, &ps, None);
+            // flow 3 sent to egress 1 two RTTs ago (within T = 3 RTT, not within 1 RTT)
+            feed(&mut sw, &mut ps, 10 * US, 3, 1, 0, data(3, 33, 2));
+            let now = 10 * US + 2 * cfg.rtt.0;
+            feed(&mut sw, &mut ps, now, 0, 2, 0, data(2, 22, 2));
+            feed(&mut sw, &mut ps, now, 3, 1, 0, data(4, 44, 2));
+            let out = feed(&mut sw, &mut ps, now + US, 0, 1, big, data(1, 11, 2));
+            assert_eq!(out[0].aux[0], expect, "target_window_rtts {tw}");
         }
     }
 
