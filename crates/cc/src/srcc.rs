@@ -25,6 +25,18 @@
 //!     §III-B describe: recent uncongested traffic on the ingress = a flow that a
 //!     PAUSE of that ingress would block. A congested flow alone on its ingress
 //!     is left to the end-to-end scheme (Fig. 4(a)).
+//!     In a pure incast no ingress carries uncongested traffic, so this reading
+//!     sends no CNM there and SRCC is its base scheme. That is what §III-B
+//!     says outright: "although PFC is triggered at the ingress port that only
+//!     holds the congested flows, there are no victim flows blocked ... In this
+//!     case, there is no need to quickly reduce the sending rate of the
+//!     congested flow", and §III-A(4) adjusts only "congested flows sharing the
+//!     ingress port with uncongested flows". §V-C2 nevertheless explains its
+//!     ~100 Gbps incast goodput by CNMs ("SRCC directly feedbacks congestion
+//!     messages ... and reset[s] the target sending rate for congested flows");
+//!     that matches only the comparison as printed (`literal_window = true`),
+//!     which notifies every congested flow where no uncongested packet came
+//!     within T. Both are measured below.
 //!   - For a culprit, at most once per `cnm_interval` per flow, the switch emits a
 //!     CNM: a control packet (`Ctrl`, `sub` = [`CNM_SUB`], control class) to the
 //!     flow's sender, routed from the switch like any packet, carrying the flow id
@@ -32,11 +44,13 @@
 //!     and the Q_cth used (`aux[2]`). Target = `target_scale` x C / m: the
 //!     average rate of the congested flows at `e` normalized to the bottleneck
 //!     capacity (their rates scaled so that they sum to C), times a margin.
-//! * Sender: on a CNM whose target is below the current rate, the rate is set
-//!   to the target at once, through the base scheme's own rate state (DCQCN:
-//!   Rt = the previous Rc as in a DCQCN cut, Rc = target, recovery restarts;
-//!   HPCC: Rc = W/T = target) so the base scheme runs on from there. A CNM
-//!   never raises the rate (it signals congestion). CNMs from several switches
+//! * Sender: on a CNM the rate is set to the target at once, through the base
+//!   scheme's own rate state (DCQCN: Rc = target, Rt = the previous Rc if that
+//!   was higher else the target, recovery restarts; HPCC: Rc = W/T = target)
+//!   so the base scheme runs on from there. The target also applies when it is
+//!   above the current rate (§III-E: "SRCC resets the target sending rate once
+//!   receiving CNM ... instead of the slow evolution-based rate adjustment");
+//!   `cnm_raises = false` only lowers. CNMs from several switches
 //!   within `sender_window`: the minimum target wins (a higher target inside the
 //!   window is ignored). Everything else (ACKs, CNPs, timers) goes to the base.
 //! * Receiver and network requirements are the base scheme's (DCQCN's CNPs,
@@ -51,16 +65,35 @@
 //! * CNMs reach the culprit's sender in 2.0 us (2 links of 1 us back) against a
 //!   6.2 us base RTT; victims never get one.
 //! * Two culprits + one victim through one 400G ingress, 1.4 MB buffers: the
-//!   culprits' queue stays at 194-289 KB around Q_cth ~253 KB, the culprits
-//!   share equally (FCTs within 0.02%), the victim finishes at ideal speed and
-//!   is never HoL-blocked; 11 PAUSE frames (after the victim leaves) vs 204 for
-//!   plain DCQCN.
+//!   culprits' queue stays around Q_cth, the culprits share equally, the
+//!   victim finishes at ideal speed and is never HoL-blocked.
 //! * A single synchronized wave of 100 KB flows cannot be slowed: each flow is
 //!   sent (8 us at 100G) before a CNM can reach it (>= 12 us back on the
-//!   paper's 4 us links). SRCC acts on the longer flows that share ingress
-//!   ports with victims; in a pure incast (no uncongested traffic) it does
-//!   nothing under the protective reading (`literal_window = true` notifies
-//!   there instead).
+//!   paper's 4 us links).
+//! * Incast (leaf-spine 8x16, 24 hosts/leaf, 22 MB; 50 MB from N servers;
+//!   goodput Gbps, line rate minus headers 95.4): N=20: srcc 51.3 (= DCQCN:
+//!   no CNM), srcc literal 92.4, DCQCN 51.3 (mlx preset 81.2), Swift 93.5, HPCC
+//!   85.0, PCN 87.3; N=80 and 160: every scheme 94.7 except HPCC 88.7 at 80.
+//!   DCQCN's 51 Gbps at N=20 is DCQCN (paper parameters) itself: the first
+//!   line-rate RTT builds MBs of queue held upstream by PFC; the marks last
+//!   ~1.9 ms and cut every flow to `min_rate` 0.1 Gbps; the queue then empties
+//!   and recovery is additive only (40 Mbps per 55 us per flow: hyper increase
+//!   needs the 10 MB byte counter past F, which a 2.5 MB flow never reaches),
+//!   so the link idles for ~4 ms. At N >= 80 the whole 50 MB leaves the
+//!   senders at line rate within the first RTT and is held by PFC in the
+//!   fabric's buffers: no scheme acts, and the bottleneck never idles. The
+//!   paper's loss for the baselines at 160 (DCQCN ~70 Gbps) needs some
+//!   mechanism that idles the bottleneck (smaller buffers holding data at the
+//!   senders, or PAUSE bubbles) that the paper does not describe; not
+//!   reproduced.
+//! * Workloads on the same fabric (1 ms of arrivals): see
+//!   `scenarios/srcc-workloads.toml`. SRCC removes PFC (0 PAUSEs where DCQCN
+//!   has 2383 at web server 0.8) and helps flows under 100 KB, but its CNM
+//!   target C/m with m counted over T also counts short flows that have
+//!   ended and slows 100 KB-1 MB flows: web server 0.8 avg FCT 151 us vs 167
+//!   (DCQCN), p99 1638 vs 852 us. `target_window_rtts = 1` gives 129 us avg
+//!   (-23/-18/-20/-20% vs DCQCN/Swift/HPCC/PCN; paper -61/-52/-40/-24%), p99
+//!   1126 us (+32% vs DCQCN, -10% vs HPCC).
 //!
 //! Not modelled: the per-switch MAC flow table of §III-D (the core routes the
 //! CNM to the sender host by shortest path from the switch, ECMP-hashed on the
