@@ -659,6 +659,10 @@ impl Simulator {
                 }
             }
         }
+        #[cfg(debug_assertions)]
+        if let Err(e) = self.check_buffer_accounting() {
+            panic!("buffer accounting broken at {} ps: {e}", self.now);
+        }
         let wall_secs = wall.elapsed().as_secs_f64();
         self.events_run = events;
         self.results(truncated, wall_secs)
