@@ -7,7 +7,8 @@
 //! `--schemes` picks the schemes compared in Fig. 10/11 and Table 2 (any registered
 //! names, each with its default parameters; default bolt,hpcc: Swift lives on
 //! another branch); `--full` runs Table 2 at the paper's 5000 flows (default: 500,
-//! 50 senders x 10 flows, a few seconds).
+//! 50 senders x 10 flows, a few seconds); `--only fig10,fig11,fig12,table1,table2`
+//! runs a subset; `--bolt "k = v; ..."` adds Bolt parameters to every Bolt run.
 //!
 //! The same setups are in scenarios/bolt-*.toml for `ccsim compare`.
 //!
@@ -27,10 +28,16 @@
 //!    and the last completion (as seen at the bottleneck: the last byte of a flow
 //!    leaving it) with PRU and SM on/off. Paper: PRU off/SM off 90.46,
 //!    PRU off/SM on 92.41, PRU on/SM off 97.38, both on 98.54 %.
-//! 4. Fig. 12, reroute: ccsim has no reroute; emulated as the flow completion of
-//!    (2) with PRU off (a rerouted flow leaves without LAST hints, so only SM
-//!    reacts), SM on vs off: time to full utilization as in (2). Paper: 23 us with
-//!    SM; > 33 RTTs (> 264 us) without.
+//! 4. Fig. 12, reroute: the two flows of (2), both long, on a fabric where
+//!    flow 1 enters the bottleneck switch from another switch D
+//!    (scenarios/topologies/bolt-reroute.txt); at 200 us D's link to the
+//!    bottleneck switch fails and D's link to E, which reaches the receivers'
+//!    switch without the bottleneck, comes up (core link events). Flow 1 leaves
+//!    without LAST hints, so PRU cannot react; SM on vs off. Measured: the time
+//!    after which every 4-us average utilization of the bottleneck is >= 95%,
+//!    and the time until flow 0's cwnd reaches a lone flow's BDP (100G x 8.05 us,
+//!    in payload bytes: 95 KB). Paper: cwnd back in 23 us with SM; > 33 RTTs
+//!    (> 264 us) without.
 //! 5. Table 2: star of 51 hosts, 50 senders x 100 flows (100 KB each, our choice:
 //!    the paper gives no size) to host 50 at t = 0. p99 bottleneck queue over the
 //!    incast (sampled every 1 us), p99 FCT slowdown, SRC bandwidth over the
@@ -46,7 +53,8 @@
 //! | Fig. 10 lowest 1-us utilization | 84.6% | 33.5% | no dip / ~75% |
 //! | Fig. 11 time to full utilization (4-us avg) | 36.5 us | 62.5 us | ~1 us / ~20 us / > 370 us |
 //! | Fig. 11 capacity lost | 16.5 us | 45.6 us | |
-//! | Fig. 12 (emulated) with SM / without SM | 38 us / 184.5 us | | 23 us / > 264 us |
+//! | Fig. 12 reroute, SM on / off: link full (4-us avg >= 95%) after | 36 us / 392 us | | |
+//! | Fig. 12 reroute, SM on / off: cwnd back to BDP after | 42 us / 405.5 us | | 23 us / > 264 us (33 RTTs) |
 //! | Table 1 PRU off/SM off, SM on, PRU on, both | 80.7 / 87.1 / 91.4 / 92.0 % | | 90.46 / 92.41 / 97.38 / 98.54 % |
 //! | Table 2 p99 queue (--full) | 13.27 ms | 25.15 ms | 13.72 / 23.07 / 23.54 ms |
 //! | Table 2 p99 FCT / line-rate time (--full) | 5000 | 4943 | 5000 / 5037 / 7017 |
@@ -149,6 +157,20 @@ fn refill(r: &RunResult, tc: Time) -> (f64, f64) {
     (span, lost)
 }
 
+/// Time from `tc` to the end of the last 4-us window (of 0.5-us samples) in
+/// [tc, tc + 500 us] whose average utilization is under 95%: from then on the
+/// link stays full.
+fn settle(r: &RunResult, tc: Time) -> f64 {
+    let u = &r.utilization[0];
+    let w = in_window(&u.t, &u.v, tc, tc + 500 * US);
+    let dt = if u.t.len() > 1 { u.t[1] - u.t[0] } else { 1 };
+    let k = ((4 * US) / dt).max(1) as usize;
+    w.windows(k)
+        .filter(|c| c.iter().map(|x| x.1).sum::<f64>() / (k as f64) < 0.95)
+        .map(|c| us(c[c.len() - 1].0 - tc))
+        .fold(0.0, f64::max)
+}
+
 fn completion_run(scheme: &dyn ccsim_core::Scheme) -> (RunResult, Time) {
     let flows = [flow(0, 0, 2, 100_000_000, 0), flow(1, 1, 3, 1_250_000, 0)];
     let r = two_flow_dumbbell(scheme, &flows, 800 * US, US / 2);
@@ -157,7 +179,7 @@ fn completion_run(scheme: &dyn ccsim_core::Scheme) -> (RunResult, Time) {
     (r, tc)
 }
 
-/// Fig. 11 and Fig. 12 (emulated).
+/// Fig. 11.
 fn flow_completion(schemes: &[String]) {
     println!("\n== Fig. 11: flow completion (flow 1 of 1.25 MB ends at ~200 us; flow 0 stays)");
     println!("{:<22} {:>8} {:>22} {:>14} {:>18}", "scheme", "t_c us", "time to full util us", "lost us@100G", "cwnd@t_c+10us KB");
@@ -172,10 +194,84 @@ fn flow_completion(schemes: &[String]) {
         row(s, make(s, "").as_ref());
     }
     println!("paper:   Bolt ~1 us, HPCC ~20 us, Swift > 370 us to full utilization");
-    println!("\n== Fig. 12 (emulated reroute = completion with PRU off): SM on vs off");
-    row("bolt pru=off sm=on", make("bolt", "pru = false").as_ref());
-    row("bolt pru=off sm=off", make("bolt", "pru = false\nsm = false").as_ref());
-    println!("paper:   with SM 23 us; without SM > 33 RTTs (> 264 us)");
+}
+
+/// The Fig. 12 fabric (also scenarios/topologies/bolt-reroute.txt): senders 0
+/// (on switch A = 4) and 1 (on switch D = 6), receivers 2 and 3 on switch B = 5;
+/// bottleneck A -> B. Flow 1 enters A from D; its alternative D - E (7) - B
+/// starts down. One-way delay 3.9 us on every host-to-host path (8 us base RTT
+/// as in the dumbbell): 1.3 us links, and 0.65 us for 1 - D, D - A and D - E.
+fn reroute_topology() -> ccsim_core::Topology {
+    use ccsim_core::{LinkSpec, NodeKind};
+    let mut nodes = vec![NodeKind::Host; 4];
+    nodes.extend([NodeKind::Switch; 4]);
+    let l = |a, b, d| LinkSpec { a, b, rate_bps: G100, delay: d };
+    let (long, short) = (1300 * NS, 650 * NS);
+    let links = vec![
+        l(0, 4, long),
+        l(1, 6, short),
+        l(2, 5, long),
+        l(3, 5, long),
+        l(4, 5, long),
+        l(6, 4, short),
+        l(6, 7, short),
+        l(7, 5, long),
+    ];
+    ccsim_core::Topology { nodes, links, name: "bolt reroute".into() }
+}
+
+/// Fig. 12: flow 1 shares A -> B with flow 0 until 200 us, when D - A fails and
+/// D - E comes up: flow 1 leaves the bottleneck without a LAST hint.
+fn reroute() {
+    use ccsim_core::config::{LinkAction, LinkEvent};
+    use ccsim_core::units::Dur;
+    println!("\n== Fig. 12: reroute (flow 1 leaves the bottleneck at 200 us: link D-A down, D-E up)");
+    println!(
+        "{:<16} {:>22} {:>14} {:>22} {:>14} {:>10}",
+        "scheme", "util >= 95% from us", "lost us@100G", "cwnd back to BDP us", "cwnd@200us KB", "drops"
+    );
+    let topo = reroute_topology();
+    let mut net = NetConfig::default();
+    let e = |at: Time, a, b, action| LinkEvent { at: Dur(at), a, b, action };
+    net.link_events = vec![
+        e(0, 6, 7, LinkAction::Down),
+        e(200 * US, 6, 4, LinkAction::Down),
+        e(200 * US, 6, 7, LinkAction::Up),
+    ];
+    let flows = [flow(0, 0, 2, 100_000_000, 0), flow(1, 1, 3, 100_000_000, 0)];
+    let bott = PortRef { node: 4, peer: 5 };
+    let tc = 200 * US;
+    for (label, params) in [("bolt sm=on", "sm = true"), ("bolt sm=off", "sm = false")] {
+        let sch = make("bolt", params);
+        let opts = SimOptions {
+            seed: 1,
+            stop_at: Some(800 * US),
+            trace: TraceConfig { interval: US / 2, queue_ports: vec![bott], util_ports: vec![bott], flows: vec![0, 1] },
+        };
+        let r = run(&topo, &net, &flows, sch.as_ref(), &opts, None).unwrap();
+        if std::env::var("DUMP").is_ok() {
+            dump(&r, 180 * US, 420 * US);
+        }
+        let (_, lost) = refill(&r, tc);
+        let full = settle(&r, tc);
+        let tr = &r.flow_traces[0];
+        // the cwnd at which a lone flow fills the link: 100 Gbps x flow 0's base
+        // RTT (2 x 3.9 us + one 1048-byte packet time per link, as FlowView::bdp)
+        // in payload bytes (1000 of every 1057 wire bytes)
+        let bdp = G100 as f64 / 8.0 * (2.0 * 3.9e-6 + 3.0 * 1048.0 * 8.0 / G100 as f64) * 1000.0 / MTU;
+        let at = |t: Time| tr.window[tr.t.partition_point(|&x| x < t).min(tr.t.len() - 1)];
+        let back = tr.t.iter().zip(&tr.window).find(|(&t, &w)| t >= tc && w >= bdp).map(|(&t, _)| us(t - tc));
+        println!(
+            "{:<16} {:>22.1} {:>14.2} {:>22} {:>14.1} {:>10}",
+            label,
+            full,
+            lost,
+            back.map_or("never".into(), |b| format!("{b:.1}")),
+            at(tc) / 1000.0,
+            r.drops
+        );
+    }
+    println!("paper:   with SM cwnd back in 23 us; without SM > 33 RTTs (> 264 us)");
 }
 
 /// Table 1.
@@ -269,6 +365,7 @@ fn main() {
     let mut full = false;
     let mut incast_on = true;
     let mut bolt = String::new();
+    let mut only: Option<Vec<String>> = None;
     let mut i = 1;
     while i < args.len() {
         match args[i].as_str() {
@@ -278,19 +375,49 @@ fn main() {
             }
             "--full" => full = true,
             "--no-incast" => incast_on = false,
+            "--only" => {
+                i += 1;
+                only = Some(args[i].split(',').map(String::from).collect::<Vec<_>>());
+            }
             "--bolt" => {
                 i += 1;
                 bolt = args[i].replace(';', "\n");
             }
-            other => panic!("unknown argument {other}; use --schemes a,b, --full, --no-incast, --bolt \"k = v; ...\""),
+            other => panic!(
+                "unknown argument {other}; use --schemes a,b, --full, --no-incast, --only fig10,fig11,fig12,table1,table2, --bolt \"k = v; ...\""
+            ),
         }
         i += 1;
     }
     BOLT_BASE.set(bolt).unwrap();
-    flow_arrival(&schemes);
-    flow_completion(&schemes);
-    pru_sm();
-    if incast_on {
+    let on = |name: &str| only.as_ref().is_none_or(|o| o.iter().any(|x| x == name));
+    if on("fig10") {
+        flow_arrival(&schemes);
+    }
+    if on("fig11") {
+        flow_completion(&schemes);
+    }
+    if on("fig12") {
+        reroute();
+    }
+    if on("table1") {
+        pru_sm();
+    }
+    if incast_on && on("table2") {
         incast(&schemes, if full { 100 } else { 10 });
+    }
+}
+
+/// With `DUMP=1` in the environment, Fig. 12 prints its bottleneck
+/// utilization, queue and both flows' cwnd every 2 us around the reroute.
+fn dump(r: &RunResult, t0: Time, t1: Time) {
+    let u = &r.utilization[0];
+    let q = &r.queues[0];
+    let tr = &r.flow_traces[0];
+    for i in 0..u.t.len() {
+        if u.t[i] >= t0 && u.t[i] <= t1 && i % 4 == 0 {
+            let j = tr.t.partition_point(|&x| x < u.t[i]).min(tr.t.len() - 1);
+            eprintln!("{:>7.1} util {:.2} q {:>7.0} cwnd0 {:>8.0} cwnd1 {:>8.0} acked1 {:>9.0}", us(u.t[i]), u.v[i], q.v[i + 1], tr.window[j], r.flow_traces[1].window[j], r.flow_traces[1].acked[j]);
+        }
     }
 }

@@ -224,3 +224,53 @@ fn two_congested_hops_parking_lot() {
     assert!((sh[1] - sh[2]).abs() / sh[1] < 0.1, "the 1-hop flows differ: {sh:?}");
     assert!(counter(&r, "bolt_src_packets") <= r.engine.data_packets);
 }
+
+#[test]
+fn supply_matching_refills_the_link_after_a_reroute() {
+    // Fig. 12 (scenarios/bolt-reroute-sm.toml): flow 1 shares the bottleneck
+    // A (4) -> B (5) with flow 0 until 200 us, when its link D (6) - A fails and
+    // D - E (7), which avoids the bottleneck, comes up. No LAST hint: only SM (or
+    // the per-RTT additive increase) refills the link for flow 0.
+    use ccsim_core::config::{LinkAction, LinkEvent};
+    use ccsim_core::sim::TraceConfig;
+    use ccsim_core::units::Dur;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/topologies/bolt-reroute.txt");
+    let topo = ccsim_workload::hpcc::read_topology(&path).unwrap();
+    let mut net = NetConfig::default();
+    let e = |at: Time, a, b, action| LinkEvent { at: Dur(at), a, b, action };
+    net.link_events =
+        vec![e(0, 6, 7, LinkAction::Down), e(200 * US, 6, 4, LinkAction::Down), e(200 * US, 6, 7, LinkAction::Up)];
+    let flows = [
+        FlowSpec { id: 0, src: 0, dst: 2, size: 100_000_000, start: 0, prio: 0 },
+        FlowSpec { id: 1, src: 1, dst: 3, size: 100_000_000, start: 0, prio: 0 },
+    ];
+    let bott = PortRef { node: 4, peer: 5 };
+    let run_with = |params: &str| {
+        let opts = SimOptions {
+            seed: 1,
+            stop_at: Some(500 * US),
+            trace: TraceConfig { interval: US / 2, util_ports: vec![bott], flows: vec![0, 1], ..Default::default() },
+        };
+        run(&topo, &net, &flows, make_scheme("bolt", params).as_ref(), &opts, None).unwrap()
+    };
+    // capacity lost on the bottleneck after the reroute, in us at line rate
+    let lost = |r: &RunResult| -> f64 { util_in(r, 200 * US..).iter().map(|&v| (1.0 - v).max(0.0) * 0.5).sum() };
+    let sm = run_with("");
+    let ai = run_with("sm = false");
+    // before the reroute both flows crossed the bottleneck, after it only flow 0
+    let sent_through = |r: &RunResult| r.ports.iter().find(|p| p.port == PortRef { node: 6, peer: 7 }).unwrap().tx_data_bytes;
+    assert!(sent_through(&sm) > 0, "flow 1 moved to D - E");
+    assert!(sm.drops > 0, "packets on the failed link are lost");
+    let (l_sm, l_ai) = (lost(&sm), lost(&ai));
+    println!("lost after the reroute: SM {l_sm:.1} us, AI only {l_ai:.1} us");
+    // measured: 13.1 us with SM, ~100 us without (within 300 us)
+    assert!(l_sm < 25.0, "SM lost {l_sm} us");
+    assert!(l_ai > 3.0 * l_sm, "without SM {l_ai} us vs {l_sm} us");
+    // flow 0's cwnd reaches a lone flow's BDP (95 KB of payload) within ~6 RTTs with SM, not without
+    let cwnd_at = |r: &RunResult, t: Time| {
+        let tr = &r.flow_traces[0];
+        tr.window[tr.t.partition_point(|&x| x < t)]
+    };
+    assert!(cwnd_at(&sm, 250 * US) > 95_000.0, "{}", cwnd_at(&sm, 250 * US));
+    assert!(cwnd_at(&ai, 250 * US) < 60_000.0, "{}", cwnd_at(&ai, 250 * US));
+}
