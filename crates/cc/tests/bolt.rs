@@ -75,8 +75,9 @@ fn two_flows_keep_the_queue_below_a_few_mtu_at_full_utilization() {
     println!("converged {} us after the join", (conv - 100 * US) / US);
     assert!(conv <= 300 * US, "converged at {} us", conv / US);
     assert!(mean(&uw) > 0.95, "utilization {}", mean(&uw));
-    assert!(mean(&qw) < 2.0 * MTU, "average queue {}", mean(&qw));
-    assert!(percentile_nearest_rank(&qw, 99.0) < 5.0 * MTU, "p99 queue {}", percentile_nearest_rank(&qw, 99.0));
+    // the queue hovers at CC_THRESH (3 MTU by default: BoltConfig::cc_thresh_mtus)
+    assert!(mean(&qw) < 4.0 * MTU, "average queue {}", mean(&qw));
+    assert!(percentile_nearest_rank(&qw, 99.0) < 7.0 * MTU, "p99 queue {}", percentile_nearest_rank(&qw, 99.0));
     assert!(jain(&sh) >= 0.98, "jain {}", jain(&sh));
     for x in &sh {
         assert!((x - fair).abs() / fair < 0.15, "share {x} vs fair {fair}");
@@ -111,7 +112,7 @@ fn non_bolt_switches_send_no_src_and_brownfield_controls_their_queue() {
     };
     let (src, q_bolt, _) = run_with("");
     assert!(src > 0);
-    assert!(q_bolt < 2.0 * MTU);
+    assert!(q_bolt < 4.0 * MTU, "queue {q_bolt} (CC_THRESH 3 MTU)");
     // legacy switches: no SRC, the additive increase pushes both windows to
     // their 1-BDP cap and a BDP (~78 KB) stands in the bottleneck queue
     let (src, q_legacy, u) = run_with("non_bolt_switches = [4, 5]");
@@ -170,7 +171,8 @@ fn pru_and_sm_refill_the_link_after_a_flow_completes() {
     let lost = |scheme: &str, params: &str| {
         let r = paper_dumbbell(scheme, params, &flows, 600 * US);
         assert!(r.flows[1].fct.is_some());
-        let l: f64 = util_in(&r, 150 * US..).iter().map(|&v| (1.0 - v).max(0.0) * 0.5).sum();
+        // net of packet quantization (a full link's 0.5-us samples read 0.85 or 1.01)
+        let l: f64 = util_in(&r, 150 * US..).iter().map(|&v| (1.0 - v) * 0.5).sum();
         println!("{scheme} {params:?}: lost {l:.1} us");
         l
     };
@@ -178,8 +180,9 @@ fn pru_and_sm_refill_the_link_after_a_flow_completes() {
     let sm_only = lost("bolt", "pru = false");
     let ai_only = lost("bolt", "pru = false\nsm = false");
     let hpcc = lost("hpcc", "");
-    // measured: 16.5, 17.1, 100.8 and 46.2 us
-    assert!(bolt < 0.5 * hpcc, "bolt {bolt} vs hpcc {hpcc}");
+    // measured: 1.2, 4.7, 89.9 and 40.6 us (paper: Bolt refills in ~1 us, HPCC ~20 us)
+    assert!(bolt < 3.0, "bolt lost {bolt} us");
+    assert!(bolt < 0.2 * hpcc, "bolt {bolt} vs hpcc {hpcc}");
     assert!(sm_only < 0.3 * ai_only, "SM {sm_only} vs AI only {ai_only}");
     assert!(bolt <= sm_only * 1.1, "PRU does not hurt: {bolt} vs {sm_only}");
 }
@@ -253,8 +256,9 @@ fn supply_matching_refills_the_link_after_a_reroute() {
         };
         run(&topo, &net, &flows, make_scheme("bolt", params).as_ref(), &opts, None).unwrap()
     };
-    // capacity lost on the bottleneck after the reroute, in us at line rate
-    let lost = |r: &RunResult| -> f64 { util_in(r, 200 * US..).iter().map(|&v| (1.0 - v).max(0.0) * 0.5).sum() };
+    // capacity lost on the bottleneck after the reroute, in us at line rate (net:
+    // a 0.5-us sample of a full link holds 5 or 6 packets, 0.85 or 1.01)
+    let lost = |r: &RunResult| -> f64 { util_in(r, 200 * US..).iter().map(|&v| (1.0 - v) * 0.5).sum() };
     let sm = run_with("");
     let ai = run_with("sm = false");
     // before the reroute both flows crossed the bottleneck, after it only flow 0
@@ -263,14 +267,14 @@ fn supply_matching_refills_the_link_after_a_reroute() {
     assert!(sm.drops > 0, "packets on the failed link are lost");
     let (l_sm, l_ai) = (lost(&sm), lost(&ai));
     println!("lost after the reroute: SM {l_sm:.1} us, AI only {l_ai:.1} us");
-    // measured: 13.1 us with SM, ~100 us without (within 300 us)
-    assert!(l_sm < 25.0, "SM lost {l_sm} us");
+    // measured: 6.6 us with SM, 76.2 us without (within 300 us)
+    assert!(l_sm < 15.0, "SM lost {l_sm} us");
     assert!(l_ai > 3.0 * l_sm, "without SM {l_ai} us vs {l_sm} us");
-    // flow 0's cwnd reaches a lone flow's BDP (95 KB of payload) within ~6 RTTs with SM, not without
+    // flow 0's cwnd reaches a lone flow's BDP (95 KB of payload) within ~8 RTTs with SM, not without
     let cwnd_at = |r: &RunResult, t: Time| {
         let tr = &r.flow_traces[0];
         tr.window[tr.t.partition_point(|&x| x < t)]
     };
-    assert!(cwnd_at(&sm, 250 * US) > 95_000.0, "{}", cwnd_at(&sm, 250 * US));
-    assert!(cwnd_at(&ai, 250 * US) < 60_000.0, "{}", cwnd_at(&ai, 250 * US));
+    assert!(cwnd_at(&sm, 270 * US) > 95_000.0, "{}", cwnd_at(&sm, 270 * US));
+    assert!(cwnd_at(&ai, 270 * US) < 70_000.0, "{}", cwnd_at(&ai, 270 * US));
 }
