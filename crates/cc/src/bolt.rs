@@ -52,6 +52,16 @@
 //! `RunResult::scheme_counters`. SRC bandwidth as a share of a link of rate C
 //! over a run of length T is `bolt_src_bytes x 8 / (C x T)` ([`src_overhead`]).
 //!
+//! Under a standing queue (an incast) nearly every data packet meets a
+//! congested egress and triggers one SRC (Algorithm 1: one per data packet not
+//! already DEC), so SRC bandwidth ~ C x p_src / p_data (Appendix A, eq. 3 with
+//! the congested fraction ~1): 100G x 79 / 1057 = 7.5 Gbps with the defaults.
+//! The paper's 0.77 Gbps (Table 2) comes from the ns-3 incast script
+//! (`scratch/bolt-star-topo-incast.cc`): 5000 B MTU and SRC counted as IPv4 +
+//! Bolt headers (45 B), i.e. ~5x fewer data packets per byte and 0.57x the SRC
+//! size; with those sizes ccsim measures 0.93 Gbps at 1.0 SRC per data packet
+//! (`bolt_experiments`, Table 2), within the rule's bound of 0.9 Gbps in ns-3.
+//!
 //! # Brownfield (§6)
 //!
 //! `brownfield = "NAME"` runs the sender of another registered scheme (Swift in
@@ -152,6 +162,7 @@ pub struct BoltConfig {
     pub header_bytes: u32,
     /// Wire size of an SRC packet. Default 79: a header-only RoCEv2 UD datagram as
     /// in §4.3 (Ethernet 14, IPv4 20, UDP 8, BTH 12, DETH 8, Bolt 9, ICRC 4, FCS 4).
+    /// The ns-3 simulations count 45 B (IPv4 20 + their 25 B Bolt header).
     pub src_bytes: u32,
     /// Initial cwnd in flow BDPs (line-rate start). Default 1.0 (ALGORITHMS.md A3;
     /// `bolt-l4-protocol.cc` starts m_cwnd at the BDP).

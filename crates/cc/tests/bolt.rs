@@ -278,3 +278,36 @@ fn supply_matching_refills_the_link_after_a_reroute() {
     assert!(cwnd_at(&sm, 270 * US) > 95_000.0, "{}", cwnd_at(&sm, 270 * US));
     assert!(cwnd_at(&ai, 270 * US) < 70_000.0, "{}", cwnd_at(&ai, 270 * US));
 }
+
+#[test]
+fn an_incast_sends_at_most_one_src_per_data_packet_and_src_bandwidth_scales_with_packet_sizes() {
+    // Table 2's SRC bandwidth: under a standing incast queue almost every data
+    // packet meets a congested egress and triggers exactly one SRC, so SRC
+    // bandwidth ~ C x p_src / p_data (Appendix A, eq. 3, congested fraction ~1):
+    // 100G x 79 / 1057 = 7.5 Gbps with ccsim's defaults, 100G x 45 / 5000 =
+    // 0.9 Gbps with the ns-3 incast script's sizes (paper: 0.77 Gbps).
+    let n = 20;
+    let topo = ccsim_workload::topo::star(n + 1, Tier::new(G100, 1200 * NS)).unwrap();
+    let flows: Vec<FlowSpec> = (0..3 * n)
+        .map(|i| FlowSpec { id: i, src: i % n, dst: n, size: 50_000, start: 0, prio: 0 })
+        .collect();
+    let base = NetConfig { buffer: ccsim_core::units::Bytes(100_000_000), ..Default::default() };
+    let big = NetConfig { mtu: ccsim_core::units::Bytes(4952), ..base.clone() };
+    let measure = |net: &NetConfig, params: &str| {
+        let r = run(&topo, net, &flows, make_scheme("bolt", params).as_ref(), &SimOptions::default(), None).unwrap();
+        assert!(r.flows.iter().all(|f| f.fct.is_some()));
+        let last = r.flows.iter().map(|f| f.start + f.fct.unwrap()).max().unwrap();
+        let src = counter(&r, "bolt_src_packets");
+        let ratio = src as f64 / r.engine.data_packets as f64;
+        let gbps = src_overhead(&r, G100 as f64, last) * 100.0;
+        println!("{params:?} mtu {}: {src} SRC / {} data = {ratio:.3}; {gbps:.2} Gbps", net.mtu, r.engine.data_packets);
+        (ratio, gbps)
+    };
+    let (ratio, gbps) = measure(&base, "");
+    assert!(ratio <= 1.0 && ratio > 0.9, "SRC per data packet {ratio}");
+    let eq3 = 100.0 * 79.0 / 1057.0;
+    assert!((gbps - eq3 * ratio).abs() < 0.1 * eq3, "{gbps} Gbps vs eq. 3 {eq3}");
+    let (ratio, gbps) = measure(&big, "src_bytes = 45");
+    assert!(ratio <= 1.0 && ratio > 0.8, "SRC per data packet {ratio}");
+    assert!(gbps < 1.0 && gbps > 0.6, "{gbps} Gbps with 5000 B packets and 45 B SRC");
+}
