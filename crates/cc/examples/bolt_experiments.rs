@@ -23,7 +23,8 @@
 //!    [t_c - 20 us, t_c + 500 us] ("time to full utilization") and the capacity
 //!    lost in that window (in us at line rate). Paper: Bolt ~1 us, HPCC ~20 us,
 //!    Swift > 370 us.
-//! 3. Table 1: star, 100G, 5 us base RTT (1.2 us links), 5 senders x 500 KB to one
+//! 3. Table 1: star, 100G, 5 us base RTT (1.2 us links; also with the ns-3 star
+//!    script's 5000 B MTU and 1048 ns links), 5 senders x 500 KB to one
 //!    receiver starting 15 us apart; mean bottleneck utilization between the first
 //!    and the last completion (as seen at the bottleneck: the last byte of a flow
 //!    leaving it) with PRU and SM on/off. Paper: PRU off/SM off 90.46,
@@ -51,14 +52,15 @@
 //! | experiment | Bolt | HPCC | paper (Bolt / HPCC / Swift) |
 //! |---|---|---|---|
 //! | Fig. 10 peak queue | 65.5 KB | 99.6 KB | < 1 BDP / ~1 BDP (100 KB) |
-//! | Fig. 10 drain time after the join | 24 us | 24.5 us | < 16 us / ~2 RTT |
+//! | Fig. 10 time from the join to a queue < 1 MTU / <= 3 MTU (CC_THRESH) | 24 / 17.5 us | 24.5 / 24 us | < 16 us / ~2 RTT |
 //! | Fig. 10 lowest 1-us utilization | 93.0% | 33.5% | no dip / ~75% |
 //! | Fig. 11 time to full utilization (4-us avg) | 8 us | 62.5 us | ~1 us / ~20 us / > 370 us |
 //! | Fig. 11 capacity lost | 1.2 us | 43.7 us | |
 //! | Fig. 12 reroute, SM on / off: link full (4-us avg >= 95%) after | 40 us / 330 us | | |
 //! | Fig. 12 reroute, SM on / off: capacity lost | 6.5 us / 77.7 us | | |
 //! | Fig. 12 reroute, SM on / off: cwnd back to BDP after | 51.5 us / 344.5 us | | 23 us / > 264 us (33 RTTs) |
-//! | Table 1 PRU off/SM off, SM on, PRU on, both | 83.9 / 90.0 / 90.5 / 92.0 % | | 90.46 / 92.41 / 97.38 / 98.54 % |
+//! | Table 1 PRU off/SM off, SM on, PRU on, both (1000 B payload) | 83.9 / 90.0 / 90.5 / 92.0 % | | 90.46 / 92.41 / 97.38 / 98.54 % |
+//! | Table 1, same, ns-3 star sizes (5000 B MTU, 1048 ns links) | 100 / 100 / 100 / 100 % | | 90.46 / 92.41 / 97.38 / 98.54 % |
 //! | Table 2 p99 queue (--full) | 13.27 ms | 25.15 ms | 13.72 / 23.07 / 23.54 ms |
 //! | Table 2 p99 FCT / line-rate time (--full) | 5000 | 4943 | 5000 / 5037 / 7017 |
 //! | Table 2 SRC bandwidth (--full) | 7.47 Gbps | | 0.77 Gbps |
@@ -118,24 +120,33 @@ fn in_window(t: &[Time], v: &[f64], t0: Time, t1: Time) -> Vec<(Time, f64)> {
 /// Fig. 10.
 fn flow_arrival(schemes: &[String]) {
     println!("\n== Fig. 10: flow arrival (100G dumbbell, 8 us RTT, 2nd flow joins at 100 us)");
-    println!("{:<8} {:>14} {:>16} {:>18} {:>10}", "scheme", "peak queue KB", "drain time us", "min util % (1us)", "SRC %");
+    println!(
+        "{:<8} {:>14} {:>18} {:>18} {:>18} {:>10}",
+        "scheme", "peak queue KB", "to < 1 MTU us", "to <= 3 MTU us", "min util % (1us)", "SRC %"
+    );
     for s in schemes {
         let sch = make(s, "");
         let flows = [flow(0, 0, 2, 100_000_000, 0), flow(1, 1, 3, 100_000_000, 100 * US)];
         let r = two_flow_dumbbell(sch.as_ref(), &flows, 400 * US, US / 2);
+        if std::env::var("DUMP").is_ok() {
+            dump(&r, 95 * US, 140 * US);
+        }
         let q = &r.queues[0];
         let w = in_window(&q.t, &q.v, 100 * US, 400 * US);
         let (tp, peak) = w.iter().cloned().fold((0, 0.0), |a, b| if b.1 > a.1 { b } else { a });
         let drained = w.iter().find(|(t, v)| *t > tp && *v < MTU).map(|(t, _)| *t);
+        // back at CC_THRESH (3 MTU by default), the queue Bolt keeps in steady state
+        let at_thresh = w.iter().find(|(t, v)| *t > tp && *v <= 3.0 * MTU).map(|(t, _)| *t);
         let u = &r.utilization[0];
         let uw: Vec<f64> = in_window(&u.t, &u.v, 101 * US, 400 * US).iter().map(|x| x.1).collect();
         // 1-us utilization from 0.5-us samples
         let min_u = uw.chunks(2).map(|c| c.iter().sum::<f64>() / c.len() as f64).fold(f64::INFINITY, f64::min);
         println!(
-            "{:<8} {:>14.1} {:>16} {:>18.1} {:>10.2}",
+            "{:<8} {:>14.1} {:>18} {:>18} {:>18.1} {:>10.2}",
             s,
             peak / 1000.0,
             drained.map_or("never".into(), |t| format!("{:.1}", us(t - 100 * US))),
+            at_thresh.map_or("never".into(), |t| format!("{:.1}", us(t - 100 * US))),
             100.0 * min_u,
             100.0 * src_overhead(&r, G100 as f64, 400 * US)
         );
@@ -286,32 +297,43 @@ fn reroute() {
     println!("paper:   with SM cwnd back in 23 us; without SM > 33 RTTs (> 264 us)");
 }
 
-/// Table 1.
+/// Table 1, on two versions of the star: the ns-3 star script's
+/// (`scratch/bolt-star-topo.cc`: 5000 B MTU, 1048 ns links, BDP 62420 B for
+/// its 5 us RTT; here 4952 B payload + 48 B header) and ccsim's default
+/// 1000 B payload with 1.2 us links (also a 5 us RTT).
 fn pru_sm() {
     println!("\n== Table 1: star 100G, 5 us RTT, 5 x 500 KB to one receiver, 15 us apart");
-    println!("{:<8} {:<8} {:>24} {:>10}", "PRU", "SM", "util first..last done %", "paper %");
-    let topo = star(6, Tier::new(G100, 1200 * NS)).unwrap();
+    println!("{:<8} {:<8} {:>30} {:>30} {:>10}", "PRU", "SM", "util % (5000 B MTU, ns-3 star)", "util % (1000 B payload)", "paper %");
     let bott = PortRef { node: 6, peer: 5 };
     let flows: Vec<FlowSpec> = (0..5).map(|i| flow(i, i, 5, 500_000, i as u64 * 15 * US)).collect();
-    for (pru, sm, paper) in [(false, false, 90.46), (false, true, 92.41), (true, false, 97.38), (true, true, 98.54)] {
+    let util = |pru: bool, sm: bool, mtu: u64, delay: Time| {
+        let topo = star(6, Tier::new(G100, delay)).unwrap();
+        let net = NetConfig { mtu: ccsim_core::units::Bytes(mtu), ..Default::default() };
         let sch = make("bolt", &format!("pru = {pru}\nsm = {sm}"));
         let opts = SimOptions {
             seed: 1,
             stop_at: None,
             trace: TraceConfig { interval: 100 * NS, queue_ports: vec![bott], util_ports: vec![bott], flows: vec![] },
         };
-        let r = run(&topo, &NetConfig::default(), &flows, sch.as_ref(), &opts, None).unwrap();
+        let r = run(&topo, &net, &flows, sch.as_ref(), &opts, None).unwrap();
         // Completions as seen at the bottleneck: the sender learns of one when the
         // ACK of the last packet arrives, which is the last hop's propagation plus
-        // the ACK's two hops (1.2 us + 69 B at 100G each) after the last byte
+        // the ACK's two hops (link delay + 69 B at 100G each) after the last byte
         // left the bottleneck.
-        let back = 1200 * NS + 2 * (1200 * NS + 5520);
+        let back = delay + 2 * (delay + 5520);
         let done: Vec<Time> = r.flows.iter().map(|f| f.start + f.fct.unwrap() - back).collect();
         let (a, b) = (*done.iter().min().unwrap(), *done.iter().max().unwrap());
         let u = &r.utilization[0];
         let w: Vec<f64> = in_window(&u.t, &u.v, a, b).iter().map(|x| x.1).collect();
-        let util = w.iter().sum::<f64>() / w.len() as f64;
-        println!("{:<8} {:<8} {:>24.2} {:>10.2}", pru, sm, 100.0 * util, paper);
+        if std::env::var("DUMP").is_ok() {
+            eprintln!("mtu {mtu}: completions at the bottleneck {:?} us", done.iter().map(|&t| us(t)).collect::<Vec<_>>());
+        }
+        100.0 * w.iter().sum::<f64>() / w.len() as f64
+    };
+    for (pru, sm, paper) in [(false, false, 90.46), (false, true, 92.41), (true, false, 97.38), (true, true, 98.54)] {
+        let big = util(pru, sm, 4952, 1048 * NS);
+        let small = util(pru, sm, 1000, 1200 * NS);
+        println!("{:<8} {:<8} {:>30.2} {:>30.2} {:>10.2}", pru, sm, big, small, paper);
     }
 }
 
