@@ -322,6 +322,10 @@ pub fn summary_json(scn: &Scenario, scheme: &str, r: &RunResult) -> Value {
             "events_per_sec": jnum(events_per_sec(r)),
             "sim_seconds_per_wall_second": jnum(if e.wall_secs > 0.0 { to_secs(e.sim_end) / e.wall_secs } else { f64::NAN }),
             "peak_packets_in_pool": e.peak_packets_in_pool,
+            "link_events": e.link_events,
+            "data_bytes_delivered": e.data_bytes_delivered,
+            "data_bytes_dropped": e.data_bytes_dropped,
+            "data_bytes_in_flight": e.data_bytes_in_flight,
         },
         "network": serde_json::to_value(&scn.net).unwrap_or(Value::Null),
     })

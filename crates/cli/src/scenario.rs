@@ -363,6 +363,7 @@ pub fn load_text(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
     // 4. Topology.
     let topo = file.topology.build(base_dir).map_err(|m| in_section(label, "topology", &topology_msg(&m)))?;
     topo.validate().map_err(|m| in_section(label, "topology", &m))?;
+    topo.check_link_events(&file.network.link_events, stop).map_err(|m| in_section(label, "network", &m))?;
 
     // 5. Schemes.
     let known = registry::scheme_names();
@@ -985,6 +986,24 @@ flows = [{ src = 0, dst = 1, size = "1MB" }, { src = 2, dst = 1, size = 5000, st
         let e = err_of(&BASE.replace("dst = 1, size = \"1MB\"", "dst = 4, size = \"1MB\""));
         assert!(e.contains("workload[0].flows[0].dst = 4"), "{e}");
         assert!(e.contains("switch"), "{e}");
+    }
+
+    #[test]
+    fn link_events_are_parsed_and_checked() {
+        let ok = format!(
+            "{BASE}\n[[network.link_events]]\nat = \"0us\"\na = 0\nb = 4\naction = \"down\"\n[[network.link_events]]\nat = \"20us\"\na = 4\nb = 0\naction = \"up\"\n"
+        );
+        let s = load_text("x.toml", &ok, Path::new("."), "x", &Overrides::default()).unwrap();
+        assert_eq!(s.net.link_events.len(), 2);
+        assert_eq!(s.net.link_events[1].at, Dur(20 * ccsim_core::time::US));
+        let e = err_of(&format!("{BASE}\n[[network.link_events]]\nat = \"5us\"\na = 0\nb = 1\naction = \"down\"\n"));
+        assert!(e.contains("network.link_events[0]") && e.contains("no link between node 0 and node 1"), "{e}");
+        let e = err_of(&format!("{BASE}\n[[network.link_events]]\nat = \"5us\"\na = 0\nb = 4\naction = \"off\"\n"));
+        assert!(e.contains("network.link_events") && e.contains("off"), "{e}");
+        let e = err_of(&format!("{BASE}\n[[network.link_events]]\nat = \"-5us\"\na = 0\nb = 4\naction = \"down\"\n"));
+        assert!(e.contains("network.link_events[0].at"), "{e}");
+        let e = err_of(&format!("stop = \"10us\"\n{BASE}\n[[network.link_events]]\nat = \"50us\"\na = 0\nb = 4\naction = \"down\"\n"));
+        assert!(e.contains("after the run's stop time"), "{e}");
     }
 
     #[test]

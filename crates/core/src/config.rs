@@ -106,6 +106,31 @@ impl Default for PfcConfig {
     }
 }
 
+/// What a [`LinkEvent`] does to its link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LinkAction {
+    /// Both directions stop: packets queued at either egress of the link and on
+    /// its wire are dropped (counted as drops), PFC state of the link is
+    /// cleared and routes are recomputed without it.
+    Down,
+    /// The link carries traffic again and routes are recomputed with it.
+    Up,
+}
+
+/// A timed change of one link (`[[network.link_events]]` in a scenario). An
+/// event at time 0 applies before anything runs, so `at = "0us"` with
+/// `action = "down"` is a link that starts down.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkEvent {
+    pub at: Dur,
+    /// The two node ids the link joins (either order).
+    pub a: u32,
+    pub b: u32,
+    pub action: LinkAction,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NetConfig {
@@ -142,14 +167,20 @@ pub struct NetConfig {
     pub nack_interval: Dur,
     /// Retransmission timeout: go back to the last acknowledged byte when no ACK
     /// advances for this long. Default: off in a lossless fabric with in-order
-    /// routing; 1ms in a lossy one and under per-packet spraying (reordered
-    /// packets are dropped by go-back-N, and once a flow has sent its last byte no
-    /// further arrival would trigger the NACK that recovers them).
+    /// routing and no link events; 1ms in a lossy one, under per-packet spraying
+    /// (reordered packets are dropped by go-back-N, and once a flow has sent its
+    /// last byte no further arrival would trigger the NACK that recovers them)
+    /// and when links fail (packets on a failing link are lost).
     pub rto: Option<Dur>,
     /// Extra fixed processing delay per switch on top of store-and-forward. Default 0.
     pub switch_delay: Dur,
     /// Receiver behaviour on reordering: "go-back-n" (default) or "reorder".
     pub receiver: Receiver,
+    /// Timed link failures and repairs, applied in time order (ties in list
+    /// order). Default none. Checked against the topology by
+    /// [`crate::topology::Topology::check_link_events`].
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub link_events: Vec<LinkEvent>,
 }
 
 impl Default for NetConfig {
@@ -172,6 +203,7 @@ impl Default for NetConfig {
             rto: None,
             switch_delay: Dur(0),
             receiver: Receiver::GoBackN,
+            link_events: Vec::new(),
         }
     }
 }

@@ -9,8 +9,10 @@ use std::collections::BinaryHeap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Ev {
-    /// The packet at the head of egress `port`'s wire reaches the peer (its last bit).
-    Arrive { port: u32 },
+    /// The packet at the head of egress `port`'s wire reaches the peer (its last
+    /// bit); stale if `gen` differs from the port's wire generation (the link
+    /// went down and its wire was emptied).
+    Arrive { port: u32, gen: u32 },
     /// Global port `port` finished a transmission and has more to send.
     TxDone { port: u32 },
     /// A host NIC may be able to send (a pacing gap ended).
@@ -22,6 +24,8 @@ pub(crate) enum Ev {
     Rto { flow: u32 },
     /// Periodic trace sampling.
     Sample,
+    /// The `idx`-th link event (in time order) applies.
+    Link { idx: u32 },
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -45,21 +45,43 @@ impl Simulator {
             let reverse = sym
                 && matches!(pkt.kind, PktKind::Ack | PktKind::Nack | PktKind::Cnp)
                 && self.flows[f].path_len >= pkt.hops
+                && self.flows[f].path_len as usize <= self.flows[f].path.len()
                 && pkt.dst == self.flows[f].view.src;
-            if reverse {
+            // the recorded ingress, if it is a live port of this switch (after a
+            // reroute the record can be half old path, half new, or on a dead link)
+            let retrace = if reverse {
                 let fl = &self.flows[f];
-                fl.path[(fl.path_len - pkt.hops) as usize]
+                let p = fl.path[(fl.path_len - pkt.hops) as usize];
+                let port = &self.ports[p as usize];
+                (port.node == node && !port.down).then_some(p)
             } else {
-                let group = self.routing.group(node, pkt.dst);
-                debug_assert!(!group.is_empty());
-                if group.len() == 1 {
-                    group[0]
-                } else {
-                    let x = mix64(pkt.hash ^ self.switches[si].salt);
-                    group[((x as u128 * group.len() as u128) >> 64) as usize]
+                None
+            };
+            match retrace {
+                Some(p) => p,
+                None => {
+                    let group = self.routing.group(node, pkt.dst);
+                    match group.len() {
+                        // no route (links down): the packet is lost
+                        0 => u32::MAX,
+                        1 => group[0],
+                        n => {
+                            let x = mix64(pkt.hash ^ self.switches[si].salt);
+                            group[((x as u128 * n as u128) >> 64) as usize]
+                        }
+                    }
                 }
             }
         };
+        if out == u32::MAX {
+            let pkt = self.pool.get(h);
+            if pkt.kind == PktKind::Data {
+                self.data_bytes_dropped += pkt.payload as u64;
+            }
+            self.drops += 1;
+            self.pool.free(h);
+            return;
+        }
         if self.pool.get(h).paused {
             // head-of-line accounting (RunResult::hol_pkts): the packet waited
             // behind a PAUSE upstream; it was a victim if its own egress here is short
@@ -72,9 +94,7 @@ impl Simulator {
         let class = self.pool.get(h).class as usize;
         let size = self.pool.get(h).size as u64;
         if class != 0 && !self.admit(si, in_port, class, size) {
-            self.ports[out as usize].drops += 1;
-            self.drops += 1;
-            self.pool.free(h);
+            self.drop_packet(out, h);
             return;
         }
         let sw = &mut self.switches[si];
@@ -99,6 +119,8 @@ impl Simulator {
     #[inline]
     fn enqueue(&mut self, out: u32, class: usize, h: u32, size: u64) {
         let p = &mut self.ports[out as usize];
+        // routes and path retracing never pick a port whose link is down
+        debug_assert!(!p.down, "packet queued at egress {}:{} whose link is down", p.node, p.peer);
         p.queues[class].push_back(h);
         p.qbytes[class] += size;
         let s = &mut self.stats[out as usize];
@@ -175,7 +197,7 @@ impl Simulator {
         true
     }
 
-    fn release(&mut self, si: usize, p: u32, c: usize, size: u64) {
+    pub(crate) fn release(&mut self, si: usize, p: u32, c: usize, size: u64) {
         let reserve = self.net.reserve.0;
         let port = &mut self.ports[p as usize];
         let from_hdrm = port.hdrm_bytes[c].min(size);
@@ -196,7 +218,7 @@ impl Simulator {
         }
     }
 
-    fn check_resume(&mut self, si: usize, p: u32, c: usize) {
+    pub(crate) fn check_resume(&mut self, si: usize, p: u32, c: usize) {
         let port = &self.ports[p as usize];
         if port.pause_out & (1 << c) == 0 || port.hdrm_bytes[c] > 0 {
             return;
@@ -211,6 +233,9 @@ impl Simulator {
     /// Queues a PAUSE/RESUME frame for class `c` at the head of port `p`'s
     /// control queue (it goes out as soon as the current packet ends).
     fn send_pfc(&mut self, p: u32, c: usize, kind: PktKind) {
+        if self.ports[p as usize].down {
+            return;
+        }
         let node = self.ports[p as usize].node;
         let peer = self.ports[p as usize].peer;
         let size = self.net.pause_size.0;

@@ -222,9 +222,9 @@ impl Simulator {
             fl.rx_started = true;
             self.hosts[hi].rx_active += 1;
         }
-        if fl.path_len == 0 {
-            fl.path_len = pkt.hops;
-        }
+        // the latest path (a reroute can change its length)
+        fl.path_len = pkt.hops;
+        self.data_bytes_delivered += pkt.payload as u64;
         let mut rcx = ReceiverCx { now, flow: &fl.view, host_active_flows: self.hosts[hi].rx_active, send_cnp: false };
         fl.rx.on_data(&mut rcx, pkt);
         let cnp = rcx.send_cnp;

@@ -21,6 +21,7 @@ pub mod units;
 mod event;
 mod fabric;
 mod host;
+mod links;
 mod routing;
 
 pub use cc::{FlowView, ReceiverCc, ReceiverCx, Requirements, Scheme, SenderCc, SenderCx, SwitchCc, SwitchCx};

@@ -40,7 +40,8 @@ pub struct PortResult {
     pub pause_sent: u64,
     /// Total time this egress was paused by the peer (any class).
     pub paused_time: Time,
-    /// Packets dropped at admission into this egress.
+    /// Packets dropped at admission into this egress, or dropped from its queue
+    /// and wire when its link went down.
     pub drops: u64,
     pub ecn_marked: u64,
     /// Largest egress queue seen, bytes.
@@ -80,6 +81,14 @@ pub struct EngineStats {
     pub sim_end: Time,
     pub wall_secs: f64,
     pub peak_packets_in_pool: u32,
+    /// Data payload bytes that reached their receiver host (duplicates included).
+    pub data_bytes_delivered: u64,
+    /// Data payload bytes dropped (admission, failed links, no route).
+    pub data_bytes_dropped: u64,
+    /// Data payload bytes still queued or on a wire when the run ended.
+    pub data_bytes_in_flight: u64,
+    /// Link events (`network.link_events`) applied during the run.
+    pub link_events: u32,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]

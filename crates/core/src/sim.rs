@@ -77,6 +77,11 @@ pub(crate) struct Port {
     pub rate: u64,
     pub delay: Time,
     pub busy_until: Time,
+    /// The link is down (`network.link_events`): nothing is sent or received.
+    pub down: bool,
+    /// Bumped when the wire is emptied by a link failure; `Arrive` events of
+    /// an older generation are stale.
+    pub wire_gen: u32,
     /// A `TxDone` event is scheduled.
     pub tx_pending: bool,
     /// Classes the peer has paused (bit c = class c).
@@ -203,6 +208,17 @@ pub struct Simulator {
     pub(crate) data_packets: u64,
     pub(crate) link_packets: u64,
     pub(crate) tracer: Option<Tracer>,
+    /// Node kinds and links, kept to recompute routes when a link changes.
+    pub(crate) topo: Topology,
+    /// Per node: (global port id, peer node), sorted by port id.
+    pub(crate) node_ports: Vec<Vec<(u32, u32)>>,
+    /// Per link: (port at `a`, port at `b`).
+    pub(crate) link_ports: Vec<(u32, u32)>,
+    /// Link events after time 0, in time order: (time, link, up?).
+    pub(crate) link_events: Vec<(Time, usize, bool)>,
+    pub(crate) link_events_run: u32,
+    pub(crate) data_bytes_delivered: u64,
+    pub(crate) data_bytes_dropped: u64,
     stop_at: Option<Time>,
     scheme_name: String,
     events_run: u64,
@@ -228,6 +244,7 @@ impl Simulator {
     ) -> Result<Simulator, String> {
         topo.validate()?;
         net.validate()?;
+        let link_events = topo.check_link_events(&net.link_events, opts.stop_at)?;
         let req = scheme.requirements();
         if req.symmetric_paths && net.routing != RoutingMode::Symmetric {
             return Err(format!(
@@ -313,6 +330,8 @@ impl Simulator {
                 rate: l.rate_bps,
                 delay: l.delay,
                 busy_until: 0,
+                down: false,
+                wire_gen: 0,
                 tx_pending: false,
                 paused: 0,
                 paused_since: [0; NC],
@@ -336,7 +355,16 @@ impl Simulator {
             });
             stats[p as usize] = PortStat { peer, rate_bps: l.rate_bps, delay: l.delay, ..Default::default() };
         }
-        let routing = Routing::build(topo, &node_ports);
+        // links down from the start: events at time 0 apply before the run
+        let n_initial = link_events.iter().take_while(|e| e.0 == 0).count();
+        for &(_, li, up) in &link_events[..n_initial] {
+            let (pa, pb) = link_ports[li];
+            ports[pa as usize].down = !up;
+            ports[pb as usize].down = !up;
+        }
+        let any_down = ports.iter().any(|p| p.down);
+        let routing = Routing::build(topo, &if any_down { up_ports(&node_ports, &ports) } else { node_ports.clone() });
+        let full_routing = any_down.then(|| Routing::build(topo, &node_ports));
         let mut rng = Rng::derive(opts.seed, 0xCC51);
         let mut node_index = vec![u32::MAX; n];
         let mut switches = Vec::new();
@@ -378,8 +406,28 @@ impl Simulator {
             }
         }
         // path properties per (src, dst) pair, computed on demand; the max base RTT over all pairs
+        // (on the routes at time 0; on all links for a pair that starts unreachable)
         let path_props = |src: u32, dst: u32| -> (Time, Time, u64, u8) {
             // returns (prop sum, ser sum, min rate, switches)
+            let reachable = {
+                let mut p = node_ports[src as usize][0].0;
+                let mut hops = 0;
+                loop {
+                    let port = &ports[p as usize];
+                    if port.down || hops > 64 {
+                        break false;
+                    }
+                    if port.peer == dst {
+                        break true;
+                    }
+                    match routing.group(port.peer, dst).first() {
+                        Some(&q) => p = q,
+                        None => break false,
+                    }
+                    hops += 1;
+                }
+            };
+            let routing = if reachable { &routing } else { full_routing.as_ref().unwrap_or(&routing) };
             let mut p = node_ports[src as usize][0].0;
             let (mut prop, mut ser, mut minr, mut sws) = (0, 0, u64::MAX, 0u8);
             loop {
@@ -509,6 +557,10 @@ impl Simulator {
         for (i, f) in flows.iter().enumerate() {
             events.push(f.start, Ev::FlowStart { flow: i as u32 });
         }
+        let link_events: Vec<(Time, usize, bool)> = link_events[n_initial..].to_vec();
+        for (i, e) in link_events.iter().enumerate() {
+            events.push(e.0, Ev::Link { idx: i as u32 });
+        }
         let tracer = if opts.trace.interval > 0 {
             let t = &opts.trace;
             let mut queue_ports = Vec::new();
@@ -550,9 +602,10 @@ impl Simulator {
             Some(d) if d.0 > 0 => Some(d.0),
             Some(_) => None,
             // lossless and in order: nothing is ever lost, so no timer is needed
-            None if net.pfc.enabled && net.routing != RoutingMode::Spray => None,
-            // lossy, or sprayed (reordering + go-back-N + NACK suppression can
-            // leave a flow's tail waiting for a NACK that no arrival triggers)
+            None if net.pfc.enabled && net.routing != RoutingMode::Spray && net.link_events.is_empty() => None,
+            // lossy, sprayed (reordering + go-back-N + NACK suppression can
+            // leave a flow's tail waiting for a NACK that no arrival triggers),
+            // or with failing links (a flow's tail can be lost on a dead link)
             None => Some(1000 * US),
         };
         Ok(Simulator {
@@ -577,6 +630,13 @@ impl Simulator {
             data_packets: 0,
             link_packets: 0,
             tracer,
+            topo: topo.clone(),
+            node_ports,
+            link_ports,
+            link_events,
+            link_events_run: 0,
+            data_bytes_delivered: 0,
+            data_bytes_dropped: 0,
             stop_at: opts.stop_at,
             scheme_name: scheme.name().to_string(),
             events_run: 0,
@@ -602,11 +662,15 @@ impl Simulator {
             debug_assert!(t >= self.now);
             self.now = t;
             match ev {
-                Ev::Arrive { port } => {
+                Ev::Arrive { port, gen } => {
                     let p = &mut self.ports[port as usize];
+                    if gen != p.wire_gen {
+                        // the link failed after this was scheduled: its packets are gone
+                        continue;
+                    }
                     let (_, h) = p.wire.pop_front().expect("arrival on an empty wire");
                     if let Some(&(next, _)) = p.wire.front() {
-                        self.events.push(next, Ev::Arrive { port });
+                        self.events.push(next, Ev::Arrive { port, gen });
                     }
                     let to = p.peer_port;
                     self.arrive(to, h);
@@ -632,6 +696,10 @@ impl Simulator {
                 }
                 Ev::Rto { flow } => self.rto_check(flow),
                 Ev::Sample => self.sample(),
+                Ev::Link { idx } => {
+                    let (_, li, up) = self.link_events[idx as usize];
+                    self.link_event(li, up);
+                }
             }
             events += 1;
             if events >= next_report {
@@ -669,6 +737,7 @@ impl Simulator {
     }
 
     fn results(self, truncated: bool, wall_secs: f64) -> RunResult {
+        let in_flight = self.data_in_flight();
         let mut counters: std::collections::BTreeMap<String, u64> = Default::default();
         for cc in self.switches.iter().filter_map(|s| s.cc.as_ref()) {
             for (name, v) in cc.counters() {
@@ -724,6 +793,10 @@ impl Simulator {
                 sim_end: self.now,
                 wall_secs,
                 peak_packets_in_pool: self.pool.peak(),
+                data_bytes_delivered: self.data_bytes_delivered,
+                data_bytes_dropped: self.data_bytes_dropped,
+                data_bytes_in_flight: in_flight,
+                link_events: self.link_events_run,
             },
             drops: self.drops,
             pause_frames: self.pause_frames,
@@ -778,6 +851,9 @@ impl Simulator {
     /// or makes sure a `TxDone` will look again when it becomes idle.
     pub(crate) fn try_send(&mut self, port: u32) {
         let p = &mut self.ports[port as usize];
+        if p.down {
+            return;
+        }
         if p.busy_until > self.now {
             if !p.tx_pending {
                 p.tx_pending = true;
@@ -815,13 +891,19 @@ impl Simulator {
         self.link_packets += 1;
         p.wire.push_back((arrive, h));
         if p.wire.len() == 1 {
-            self.events.push(arrive, Ev::Arrive { port });
+            let gen = p.wire_gen;
+            self.events.push(arrive, Ev::Arrive { port, gen });
         }
     }
 
     pub(crate) fn ecn_enabled(&self) -> bool {
         self.net.ecn.mode != EcnMode::Off
     }
+}
+
+/// `node_ports` without the ports of links that are down.
+pub(crate) fn up_ports(node_ports: &[Vec<(u32, u32)>], ports: &[Port]) -> Vec<Vec<(u32, u32)>> {
+    node_ports.iter().map(|v| v.iter().copied().filter(|&(p, _)| !ports[p as usize].down).collect()).collect()
 }
 
 /// Which sender hook to call.

@@ -2,6 +2,7 @@
 //! full-duplex links with a rate and a propagation delay. Builders and file
 //! importers (in `ccsim-workload`) produce this; the simulator consumes it.
 
+use crate::config::{LinkAction, LinkEvent};
 use crate::time::Time;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,5 +100,61 @@ impl Topology {
             return Err(format!("host {h} cannot reach host {}: the topology is not connected", hosts[0]));
         }
         Ok(())
+    }
+
+    /// Index of the link between nodes `a` and `b` (either order).
+    pub fn link_between(&self, a: u32, b: u32) -> Option<usize> {
+        self.links.iter().position(|l| (l.a == a && l.b == b) || (l.a == b && l.b == a))
+    }
+
+    /// Checks `network.link_events` against this topology: nodes exist, a link
+    /// joins them, no event is after `stop` (when the run has a stop time), and
+    /// in time order every `down` finds the link up and every `up` finds it
+    /// down. Returns (time, link index, up?) in the order they apply. Errors
+    /// name the event by its position in the list.
+    pub fn check_link_events(&self, events: &[LinkEvent], stop: Option<Time>) -> Result<Vec<(Time, usize, bool)>, String> {
+        let n = self.nodes.len() as u32;
+        let mut out = Vec::with_capacity(events.len());
+        for (i, e) in events.iter().enumerate() {
+            let name = format!("network.link_events[{i}] (at {}, {} - {})", e.at, e.a, e.b);
+            for x in [e.a, e.b] {
+                if x >= n {
+                    return Err(format!("{name}: node {x} does not exist (nodes are 0..{})", n.saturating_sub(1)));
+                }
+            }
+            let Some(li) = self.link_between(e.a, e.b) else {
+                return Err(format!("{name}: there is no link between node {} and node {}", e.a, e.b));
+            };
+            if let Some(s) = stop {
+                if e.at.0 > s {
+                    return Err(format!(
+                        "{name}: at = {} is after the run's stop time ({}); it would never happen",
+                        e.at,
+                        crate::units::Dur(s)
+                    ));
+                }
+            }
+            out.push((e.at.0, li, e.action == LinkAction::Up, i));
+        }
+        // stable by time: ties keep list order
+        out.sort_by_key(|x| (x.0, x.3));
+        let mut down = vec![false; self.links.len()];
+        for &(_, li, up, i) in &out {
+            let e = &events[i];
+            if up && !down[li] {
+                return Err(format!(
+                    "network.link_events[{i}] (at {}, {} - {}): action = \"up\" but the link is not down then",
+                    e.at, e.a, e.b
+                ));
+            }
+            if !up && down[li] {
+                return Err(format!(
+                    "network.link_events[{i}] (at {}, {} - {}): action = \"down\" but the link is already down then",
+                    e.at, e.a, e.b
+                ));
+            }
+            down[li] = !up;
+        }
+        Ok(out.into_iter().map(|(t, li, up, _)| (t, li, up)).collect())
     }
 }

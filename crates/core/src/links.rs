@@ -1,0 +1,113 @@
+//! Link failures and repairs (`network.link_events`). A failing link stops in
+//! both directions at once: what its two egress queues hold and what is on its
+//! two wires is dropped and counted (per egress port and in the run's drops),
+//! the ingress buffer accounting of dropped packets is released (so an
+//! upstream paused because of them is resumed), the PFC state of the link is
+//! cleared in both directions, and every switch's routes are recomputed on the
+//! links that are up. A repaired link is added back to the routes. The
+//! transport recovers the lost packets (NACK on the next gap, or the RTO,
+//! which is on by default when a scenario has link events).
+
+use crate::packet::PktKind;
+use crate::routing::Routing;
+use crate::sim::{up_ports, Simulator, NC};
+
+impl Simulator {
+    /// Applies a link event: `up` = repair, else failure. Link `li` is a topology link index.
+    pub(crate) fn link_event(&mut self, li: usize, up: bool) {
+        self.link_events_run += 1;
+        let (pa, pb) = self.link_ports[li];
+        if up {
+            self.ports[pa as usize].down = false;
+            self.ports[pb as usize].down = false;
+            self.reroute();
+            self.try_send(pa);
+            self.try_send(pb);
+            return;
+        }
+        let mut released = Vec::new();
+        self.port_down(pa, &mut released);
+        self.port_down(pb, &mut released);
+        self.reroute();
+        if self.net.pfc.enabled {
+            // an ingress that paused its upstream because of packets now gone may resume
+            released.sort_unstable();
+            released.dedup();
+            for (si, ip, c) in released {
+                self.check_resume(si, ip, c);
+            }
+        }
+    }
+
+    fn reroute(&mut self) {
+        self.routing = Routing::build(&self.topo, &up_ports(&self.node_ports, &self.ports));
+    }
+
+    /// Takes one direction of a failing link down; (switch, ingress port,
+    /// class) whose accounting was released are appended to `released`.
+    fn port_down(&mut self, p: u32, released: &mut Vec<(usize, u32, usize)>) {
+        let now = self.now;
+        let port = &mut self.ports[p as usize];
+        port.down = true;
+        port.wire_gen = port.wire_gen.wrapping_add(1);
+        // PFC: neither end can pause or resume the other any more
+        for c in 0..NC {
+            if port.paused & (1 << c) != 0 {
+                port.paused_time += now - port.paused_since[c];
+            }
+        }
+        port.paused = 0;
+        port.pause_out = 0;
+        self.stats[p as usize].paused = 0;
+        let wire: Vec<u32> = port.wire.drain(..).map(|(_, h)| h).collect();
+        let pfc: Vec<u32> = port.pfc.drain(..).collect();
+        for h in pfc {
+            self.stats[p as usize].qlen -= self.pool.get(h).size as u64;
+            self.pool.free(h);
+        }
+        for h in wire {
+            self.drop_packet(p, h);
+        }
+        let is_switch = !self.ports[p as usize].is_host;
+        let si = self.node_index[self.ports[p as usize].node as usize] as usize;
+        for c in 0..NC {
+            while let Some(h) = self.ports[p as usize].queues[c].pop_front() {
+                let size = self.pool.get(h).size as u64;
+                self.ports[p as usize].qbytes[c] -= size;
+                self.stats[p as usize].qlen -= size;
+                let ingress = self.pool.get(h).ingress;
+                if is_switch && c != 0 && ingress != u32::MAX {
+                    self.release(si, ingress, c, size);
+                    released.push((si, ingress, c));
+                }
+                self.drop_packet(p, h);
+            }
+        }
+    }
+
+    /// Frees a packet lost at egress `p`, counting it as a drop there.
+    pub(crate) fn drop_packet(&mut self, p: u32, h: u32) {
+        let pkt = self.pool.get(h);
+        if pkt.kind == PktKind::Data {
+            self.data_bytes_dropped += pkt.payload as u64;
+        }
+        self.ports[p as usize].drops += 1;
+        self.drops += 1;
+        self.pool.free(h);
+    }
+
+    /// Data payload bytes queued at an egress or on a wire now.
+    pub(crate) fn data_in_flight(&self) -> u64 {
+        let mut b = 0;
+        for port in &self.ports {
+            let queued = port.queues.iter().flat_map(|q| q.iter().copied());
+            for h in queued.chain(port.wire.iter().map(|&(_, h)| h)) {
+                let pkt = self.pool.get(h);
+                if pkt.kind == PktKind::Data {
+                    b += pkt.payload as u64;
+                }
+            }
+        }
+        b
+    }
+}
