@@ -215,7 +215,7 @@ fn workloads(full: bool) {
 fn incast(full: bool) {
     println!("== Incast: N senders -> 1 client, 50 MB total, 100G bottleneck (leaf-spine 8x16, 24 hosts/leaf, 4us) ==");
     println!("paper: SRCC ~100 Gbps at every N; at N=160 +42/34/25/20% vs DCQCN/Swift/HPCC/PCN");
-    println!("srcc = victim-protecting reading (default); srcc-lit = literal_window (the §III-B comparison as printed)");
+    println!("srcc = victim-protecting reading (default); srcc-lit = literal_window + cnm_raises (the §III-B comparison as printed, rates reset as §V-C2 says)");
     let ns: Vec<u32> = if full { (1..=8).map(|i| 20 * i).collect() } else { vec![20, 80, 160] };
     println!("{:<6} {:<10} {:>14} {:>8} {:>9}", "N", "scheme", "goodput Gbps", "PAUSEs", "HoL %");
     for n in ns {
@@ -232,7 +232,8 @@ fn incast(full: bool) {
         let hpcc_preset = vec![("preset", Value::String("hpcc".into()))];
         for (label, scheme, extra) in [
             ("srcc", "srcc", vec![]),
-            ("srcc-lit", "srcc", vec![("literal_window", Value::Boolean(true))]),
+            // the reading §V-C2 describes: every congested flow notified, its rate reset
+            ("srcc-lit", "srcc", vec![("literal_window", Value::Boolean(true)), ("cnm_raises", Value::Boolean(true))]),
             ("dcqcn", "dcqcn", vec![]),
             ("dcqcn-mlx", "dcqcn", hpcc_preset),
             ("swift", "swift", vec![]),
