@@ -238,9 +238,9 @@ fn strict_priority_data_classes() {
     assert!(e.contains("prio 1") && e.contains("data_classes"), "{e}");
 }
 
-#[test]
-fn sprayed_flows_always_finish_despite_reordering() {
-    // unequal spine link delays make spraying reorder packets heavily
+/// A leaf-spine whose spine links have unequal delays, so that sprayed
+/// packets are reordered heavily, and four flows across it.
+fn reordering_fabric() -> (ccsim_core::Topology, NetConfig, Vec<ccsim_core::FlowSpec>) {
     let mut topo = leaf_spine(4, 4, G100, US);
     for l in topo.links.iter_mut() {
         if l.b >= 10 {
@@ -250,6 +250,12 @@ fn sprayed_flows_always_finish_despite_reordering() {
     let mut net = NetConfig::default();
     net.routing = ccsim_core::config::Routing::Spray;
     let flows: Vec<_> = (0..4).map(|i| flow(i, i, 4 + i, 300_000, 0)).collect();
+    (topo, net, flows)
+}
+
+#[test]
+fn sprayed_flows_always_finish_despite_reordering() {
+    let (topo, net, flows) = reordering_fabric();
     let r = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap();
     assert!(r.flows.iter().all(|f| f.fct.is_some()), "a sprayed flow was stranded");
     assert!(r.flows.iter().map(|f| f.retransmits).sum::<u64>() > 0, "the delays should have caused reordering");
@@ -282,15 +288,7 @@ fn sprayed_line_rate_flows_into_a_small_buffer_stay_lossless() {
 fn reorder_receiver_keeps_sprayed_packets_without_retransmitting() {
     // The reordering case above, with a receiver that accepts any order: the
     // same flows finish with no retransmission and sooner than go-back-N.
-    let mut topo = leaf_spine(4, 4, G100, US);
-    for l in topo.links.iter_mut() {
-        if l.b >= 10 {
-            l.delay += (l.b as u64 - 10) * 700_000;
-        }
-    }
-    let mut net = NetConfig::default();
-    net.routing = ccsim_core::config::Routing::Spray;
-    let flows: Vec<_> = (0..4).map(|i| flow(i, i, 4 + i, 300_000, 0)).collect();
+    let (topo, mut net, flows) = reordering_fabric();
     let gbn = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap();
     net.receiver = ccsim_core::config::Receiver::Reorder;
     let r = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap();

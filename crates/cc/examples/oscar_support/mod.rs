@@ -338,11 +338,16 @@ impl FlowLog {
 
 /// The log's rate (bits/s) at time `t`.
 pub fn rate_at(log: &FlowLog, t: Time) -> f64 {
-    let i = log.rates.partition_point(|r| r.0 <= t);
+    step_at(&log.rates, |r| r.0, |r| r.1, t)
+}
+
+/// Value of a step series (sorted by time) at `t`; 0 before its start.
+fn step_at<T>(s: &[T], time: impl Fn(&T) -> Time, value: impl Fn(&T) -> f64, t: Time) -> f64 {
+    let i = s.partition_point(|r| time(r) <= t);
     if i == 0 {
         0.0
     } else {
-        log.rates[i - 1].1
+        value(&s[i - 1])
     }
 }
 
@@ -373,12 +378,7 @@ pub fn first_reach(
 
 /// Value of a (time, value) step series at `t` (0 before its start).
 fn value_at(s: &[(Time, f64)], t: Time) -> f64 {
-    let i = s.partition_point(|r| r.0 <= t);
-    if i == 0 {
-        0.0
-    } else {
-        s[i - 1].1
-    }
+    step_at(s, |r| r.0, |r| r.1, t)
 }
 
 /// Control steps (rate or window changes) in (from, to].
