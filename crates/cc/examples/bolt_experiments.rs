@@ -273,7 +273,7 @@ fn reroute() {
         };
         let r = run(&topo, &net, &flows, sch.as_ref(), &opts, None).unwrap();
         if std::env::var("DUMP").is_ok() {
-            dump(&r, 180 * US, 420 * US);
+            dump(&r, std::env::var("T0").ok().and_then(|x| x.parse().ok()).unwrap_or(180) * US, 420 * US);
         }
         let (_, lost) = refill(&r, tc);
         let full = settle(&r, tc);
@@ -313,7 +313,7 @@ fn pru_sm() {
         let opts = SimOptions {
             seed: 1,
             stop_at: None,
-            trace: TraceConfig { interval: 100 * NS, queue_ports: vec![bott], util_ports: vec![bott], flows: vec![] },
+            trace: TraceConfig { interval: 100 * NS, queue_ports: vec![bott], util_ports: vec![bott], flows: (0..5).collect() },
         };
         let r = run(&topo, &net, &flows, sch.as_ref(), &opts, None).unwrap();
         // Completions as seen at the bottleneck: the sender learns of one when the
@@ -326,7 +326,24 @@ fn pru_sm() {
         let u = &r.utilization[0];
         let w: Vec<f64> = in_window(&u.t, &u.v, a, b).iter().map(|x| x.1).collect();
         if std::env::var("DUMP").is_ok() {
-            eprintln!("mtu {mtu}: completions at the bottleneck {:?} us", done.iter().map(|&t| us(t)).collect::<Vec<_>>());
+            eprintln!("mtu {mtu} pru {pru} sm {sm}: completions at the bottleneck {:?} us", done.iter().map(|&t| us(t)).collect::<Vec<_>>());
+        }
+        if std::env::var("DUMP1").is_ok_and(|v| v == format!("{mtu}{}{}", pru as u8, sm as u8)) {
+            // 1-us rows: utilization, queue (KB) and the five cwnds (KB)
+            let q = &r.queues[0];
+            for k in 0..(u.t.len() / 10) {
+                let i = k * 10;
+                let uu: f64 = u.v[i..(i + 10).min(u.v.len())].iter().sum::<f64>() / 10.0;
+                let c: Vec<String> = r
+                    .flow_traces
+                    .iter()
+                    .map(|tr| {
+                        let j = tr.t.partition_point(|&x| x < u.t[i]).min(tr.t.len() - 1);
+                        format!("{:6.1}", tr.window[j].min(1e9) / 1000.0)
+                    })
+                    .collect();
+                eprintln!("{:>7.1} util {:.2} q {:6.1} cwnd {}", us(u.t[i]), uu, q.v[(i + 1).min(q.v.len() - 1)] / 1000.0, c.join(" "));
+            }
         }
         100.0 * w.iter().sum::<f64>() / w.len() as f64
     };
