@@ -148,6 +148,20 @@ pub struct BoltConfig {
     /// few tokens: Fig. 11 takes ~36 us instead of ~8 us to refill). The ns-3
     /// class default is 62 KB; its fat-tree script uses 10 KB at a 5000 B MTU.
     pub cc_thresh_mtus: f64,
+    /// MTUs subtracted from the egress queue before it is written into an SRC
+    /// (q_size, floored at 0). Default 0.0: the whole queue, as Algorithm 1
+    /// line 6 (switch.q_size). 1.0 reports what the ns-3 code reports:
+    /// `PfifoBoltQueueDisc::DoEnqueue` puts the drain time of the queue
+    /// disc's bytes (`GetNBytes()`) into the SRC, the same quantity it compares
+    /// with CC_THRESH, and that excludes the packet held by the 1-packet device
+    /// queue which ccsim's egress queue counts (see `cc_thresh_mtus`). Measured
+    /// (`bolt_experiments`): 1.0 lowers the decrement rate of Algorithm 2 at
+    /// the small queues Bolt keeps; Table 1 (1000 B) becomes 89.3 / 91.4 /
+    /// 89.3 / 91.8 % (PRU then never earns a token: the queue stays at
+    /// CC_THRESH when LAST packets arrive), Fig. 12 with SM 45.5 us, but in
+    /// Fig. 10 the queue no longer drains below 1 MTU and the link dips to
+    /// 84.6%; so the default stays with the paper.
+    pub src_q_offset_mtus: f64,
     /// Proactive ramp-up on/off. Default true (§3.2; Table 1 toggles it).
     pub pru: bool,
     /// Supply matching on/off. Default true (§3.3; Table 1, Fig. 12b toggle it).
@@ -155,8 +169,12 @@ pub struct BoltConfig {
     /// Most PRU tokens an egress keeps. Default 256 (`pfifo-bolt-queue-disc.cc`
     /// MaxNumPruTokens).
     pub max_pru_tokens: u32,
-    /// Cap of the supply token in MTUs. Default 1.0 (Algorithm 3 line 7; the ns-3
-    /// code caps at 30000 B, MaxInstAvailLoad).
+    /// Cap of the supply token in MTUs. Default 1.0 (Algorithm 3 line 7, §3.3;
+    /// `PfifoBoltQueueDisc` MaxInstAvailLoad, whose class default is 30000 B but
+    /// which every ns-3 script behind the paper sets to the MTU, e.g.
+    /// `bolt-pru-benchmarks.cc`, `bolt-star-topo.cc`). The cap limits SM when a
+    /// lone window-limited flow sends line-rate trains: each idle gap, however
+    /// long, earns one MTU (Fig. 12 with SM: 51.5 us at 1.0, 27 us at 2.0).
     pub sm_cap_mtus: f64,
     /// Bytes the Bolt header adds to each data packet and ACK. Default 9 (listing 1).
     pub header_bytes: u32,
@@ -190,6 +208,7 @@ impl Default for BoltConfig {
     fn default() -> Self {
         BoltConfig {
             cc_thresh_mtus: 3.0,
+            src_q_offset_mtus: 0.0,
             pru: true,
             sm: true,
             max_pru_tokens: 256,
@@ -239,6 +258,7 @@ impl SchemeConfig for BoltConfig {
         "Bolt (Arslan et al. NSDI'23): sub-RTT switch feedback (SRC), proactive ramp-up, supply matching";
     const PARAMS: &'static [(&'static str, &'static str)] = &[
         ("cc_thresh_mtus", "CC_THRESH: queue (in MTUs) at which switches send SRC"),
+        ("src_q_offset_mtus", "MTUs subtracted from the queue reported in an SRC (1 = ns-3's queue disc)"),
         ("pru", "proactive ramp-up (PRU tokens from LAST packets)"),
         ("sm", "supply matching (supply token per egress)"),
         ("max_pru_tokens", "most PRU tokens per egress"),
@@ -258,6 +278,9 @@ impl SchemeConfig for BoltConfig {
         let pos = |x: f64| x.is_finite() && x > 0.0;
         if !(self.cc_thresh_mtus.is_finite() && self.cc_thresh_mtus >= 0.0) {
             return Err(("cc_thresh_mtus", "must be a number >= 0".into()));
+        }
+        if !(self.src_q_offset_mtus.is_finite() && self.src_q_offset_mtus >= 0.0) {
+            return Err(("src_q_offset_mtus", "must be a number >= 0".into()));
         }
         if !pos(self.sm_cap_mtus) {
             return Err(("sm_cap_mtus", "must be a number > 0".into()));
@@ -350,6 +373,7 @@ pub struct PortState {
 /// Bolt logic of one switch (Algorithms 1 and 3), state per egress port.
 pub struct BoltSwitch {
     cc_thresh_mtus: f64,
+    src_q_offset_mtus: f64,
     pru: bool,
     sm: bool,
     max_pru_tokens: u32,
@@ -366,6 +390,7 @@ impl BoltSwitch {
     pub fn new(cfg: &BoltConfig, n_ports: usize) -> BoltSwitch {
         BoltSwitch {
             cc_thresh_mtus: cfg.cc_thresh_mtus,
+            src_q_offset_mtus: cfg.src_q_offset_mtus,
             pru: cfg.pru,
             sm: cfg.sm,
             max_pru_tokens: cfg.max_pru_tokens,
@@ -423,7 +448,8 @@ impl SwitchCc for BoltSwitch {
                     hash: pkt.hash.wrapping_add(1),
                     ..Default::default()
                 };
-                src.aux[AUX] = encode(flag::SRC | flag::DEC, stat.qlen, stat.rate_bps);
+                let offset = (self.src_q_offset_mtus * self.mtu as f64) as u64;
+                src.aux[AUX] = encode(flag::SRC | flag::DEC, stat.qlen.saturating_sub(offset), stat.rate_bps);
                 cx.emit.push(src);
                 self.src_packets += 1;
                 self.src_bytes_sent += self.src_bytes as u64;
@@ -806,6 +832,15 @@ mod tests {
         assert_eq!(flags(p.aux[AUX]), flag::DATA | flag::DEC);
         assert_eq!(sw.counters(), vec![("bolt_src_packets", 1), ("bolt_src_bytes", 79)]);
         assert_eq!(sw2.counters(), vec![("bolt_src_packets", 0), ("bolt_src_bytes", 0)]);
+        // ns-3's reading: the SRC carries the queue minus the device queue's packet
+        let ns3 = BoltConfig { cc_thresh_mtus: 1.0, src_q_offset_mtus: 1.0, ..Default::default() };
+        let mut sw3 = BoltSwitch::new(&ns3, 2);
+        enq(&mut sw3, 0, 0, &mut data(0));
+        let e = enq(&mut sw3, 100 * NS, 5 * 1057, &mut data(0));
+        assert_eq!(q_size(e[0].aux[AUX]), 4 * 1057);
+        let e = enq(&mut sw3, 200 * NS, 1057, &mut data(0));
+        assert_eq!(q_size(e[0].aux[AUX]), 0);
+        assert_eq!(BoltConfig { src_q_offset_mtus: -1.0, ..Default::default() }.validate().unwrap_err().0, "src_q_offset_mtus");
         // ACKs and other control packets pass untouched
         let mut a = ack(7);
         let e = enq(&mut sw, 400 * NS, 50_000, &mut a);
