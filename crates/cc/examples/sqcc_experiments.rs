@@ -19,14 +19,14 @@
 //! (1048 B wire size: 1000 B payload + 48 B header), oscillation range as
 //! max - min and p95 - p5 of the samples, and bottleneck utilization.
 
-use ccsim_core::results::percentile_sorted;
-use ccsim_core::time::{Time, MS, US};
-use ccsim_core::{run, FlowSpec, NetConfig, PortRef, RunResult, SimOptions, TraceConfig};
-use ccsim_workload::topo::{dumbbell, Tier};
+mod sqcc_support;
 
-const C: u64 = 10_000_000_000;
+use ccsim_core::results::percentile_sorted;
+use ccsim_core::time::{Time, MS};
+use ccsim_core::RunResult;
+use sqcc_support::C;
+
 const PKT: f64 = 1048.0;
-const TICK: Time = 10 * US;
 /// Steady window: the last half of the run.
 const STEADY: f64 = 0.5;
 
@@ -51,40 +51,7 @@ fn run_incast(scheme: &str, params: &str, n: u32, stop: Time) -> (RunResult, Sta
     };
     let p: toml::Value = toml::from_str(&params).expect("params");
     let s = ccsim_cc::make(scheme, Some(&p)).expect("scheme");
-    let topo = dumbbell(n, Tier::new(C, US), Tier::new(C, US), 2).unwrap();
-    let flows: Vec<FlowSpec> = (0..n)
-        .map(|i| FlowSpec {
-            id: i,
-            src: i,
-            dst: n,
-            size: 1 << 40,
-            start: 0,
-            prio: 0,
-        })
-        .collect();
-    let port = PortRef {
-        node: 2 * n,
-        peer: 2 * n + 1,
-    };
-    let opts = SimOptions {
-        stop_at: Some(stop),
-        trace: TraceConfig {
-            interval: TICK,
-            queue_ports: vec![port],
-            util_ports: vec![port],
-            flows: vec![],
-        },
-        ..Default::default()
-    };
-    let r = run(
-        &topo,
-        &NetConfig::default(),
-        &flows,
-        s.as_ref(),
-        &opts,
-        None,
-    )
-    .unwrap();
+    let r = sqcc_support::run_incast(s.as_ref(), &vec![0; n as usize], 1 << 40, stop, false);
     let t0 = (stop as f64 * (1.0 - STEADY)) as Time;
     let q = &r.queues[0];
     let mut v: Vec<f64> =

@@ -55,7 +55,7 @@
 //!
 //! `probe()` returns HPCC's U.
 
-use crate::hpcc::{BaseRtt, HpccConfig, HpccSender};
+use crate::hpcc::{hpcc_config, HpccSender};
 use crate::registry::SchemeConfig;
 use ccsim_core::cc::{
     FlowView, PortStat, ReceiverCc, ReceiverCx, Requirements, Scheme, SenderCc, SenderCx, SwitchCc,
@@ -63,7 +63,7 @@ use ccsim_core::cc::{
 };
 use ccsim_core::packet::{IntHop, Packet, PktKind};
 use ccsim_core::time::Time;
-use ccsim_core::units::{Dur, Rate};
+use ccsim_core::units::Dur;
 use serde::{Deserialize, Serialize};
 
 /// The ACK's `aux` slot that carries N (concurrent flows at the receiver).
@@ -81,79 +81,33 @@ pub enum IntTable {
     Live,
 }
 
-/// FNCC parameters. The HPCC part (eta .. fast_react) has HPCC's defaults.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FnccConfig {
-    /// Target utilization eta. Default 0.95 (FNCC paper §3.2.2 "e.g., 0.95";
-    /// HPCC's default).
-    pub eta: f64,
-    /// Additive-increase stages before a multiplicative update (maxStage).
-    /// Default 5 (HPCC paper; FNCC Algorithm 3 keeps maxStage, no value given).
-    pub max_stage: u32,
-    /// Additive increase W_AI as a rate (W_AI / T). Default 50Mbps (HPCC
-    /// simulator's value at 100G; the FNCC paper gives none).
-    pub rate_ai: Rate,
-    /// Lowest rate. Default 100Mbps (HPCC simulator `rdma-hw.cc` MinRate).
-    pub min_rate: Rate,
-    /// T: "global" (default, largest base RTT, as HPCC) or "path".
-    pub base_rtt: BaseRtt,
-    /// Limit bytes in flight to W = R x T. Default true (HPCC).
-    pub window: bool,
-    /// Per-ACK reaction with per-RTT commit. Default true (FNCC §3.2.2: "both
-    /// HPCC and FNCC integrate the per-ACK and per-RTT strategies").
-    pub fast_react: bool,
-    /// Last-hop congestion speedup on/off. Default true (FNCC §3.2.2; Fig. 13
-    /// also runs it off).
-    pub lhcs: bool,
-    /// LHCS fires when the last hop's u exceeds alpha. Default 1.05 (FNCC §3.2.2).
-    pub alpha: f64,
-    /// LHCS sets W_c = B x RTT x beta / N. Default 0.9 (FNCC §3.2.2).
-    pub beta: f64,
-    /// How switches keep the All_INT_Table: "on_departure" (default) or "live";
-    /// see [`IntTable`]. The paper says only "periodically" (§4.1).
-    pub int_table: IntTable,
-    /// With `int_table = "on_departure"`: refresh a port's entry at a departure
-    /// only if the entry is at least this old (the paper's table is updated
-    /// "periodically", §4.1, period not given). Default 0ns: every departure.
-    /// A trade-off on the Fig. 9 dumbbell (3 switches, 100G): 0 gives ~91%
-    /// utilization with a ~0.3 KB mean queue; 1us gives full utilization, equal
-    /// shares and a standing ~18 KB queue (fewer, longer rate samples).
-    pub table_period: Dur,
-}
-
-impl Default for FnccConfig {
-    fn default() -> Self {
-        let h = HpccConfig::default();
-        FnccConfig {
-            eta: h.eta,
-            max_stage: h.max_stage,
-            rate_ai: h.rate_ai,
-            min_rate: h.min_rate,
-            base_rtt: h.base_rtt,
-            window: h.window,
-            fast_react: h.fast_react,
-            lhcs: true,
-            alpha: 1.05,
-            beta: 0.9,
-            int_table: IntTable::OnDeparture,
-            table_period: Dur(0),
-        }
-    }
-}
-
-impl FnccConfig {
-    /// The HPCC configuration FNCC's sender runs.
-    pub fn hpcc(&self) -> HpccConfig {
-        HpccConfig {
-            eta: self.eta,
-            max_stage: self.max_stage,
-            rate_ai: self.rate_ai,
-            min_rate: self.min_rate,
-            base_rtt: self.base_rtt,
-            window: self.window,
-            fast_react: self.fast_react,
-        }
+hpcc_config! {
+    /// FNCC parameters: HPCC's (`eta` .. `fast_react`, declared with
+    /// [`HpccConfig`](crate::hpcc::HpccConfig), with HPCC's defaults; the sender
+    /// runs [`FnccConfig::hpcc`])
+    /// followed by FNCC's own. Sources of the HPCC part's defaults for FNCC: eta
+    /// 0.95 (FNCC paper §3.2.2 "e.g., 0.95"); max_stage 5 (FNCC Algorithm 3 keeps
+    /// maxStage, no value given); rate_ai 50Mbps and min_rate 100Mbps (the HPCC
+    /// simulator's; the FNCC paper gives none); fast_react true (FNCC §3.2.2:
+    /// "both HPCC and FNCC integrate the per-ACK and per-RTT strategies").
+    pub struct FnccConfig {
+        /// Last-hop congestion speedup on/off. Default true (FNCC §3.2.2; Fig. 13
+        /// also runs it off).
+        pub lhcs: bool = true,
+        /// LHCS fires when the last hop's u exceeds alpha. Default 1.05 (FNCC §3.2.2).
+        pub alpha: f64 = 1.05,
+        /// LHCS sets W_c = B x RTT x beta / N. Default 0.9 (FNCC §3.2.2).
+        pub beta: f64 = 0.9,
+        /// How switches keep the All_INT_Table: "on_departure" (default) or "live";
+        /// see [`IntTable`]. The paper says only "periodically" (§4.1).
+        pub int_table: IntTable = IntTable::OnDeparture,
+        /// With `int_table = "on_departure"`: refresh a port's entry at a departure
+        /// only if the entry is at least this old (the paper's table is updated
+        /// "periodically", §4.1, period not given). Default 0ns: every departure.
+        /// A trade-off on the Fig. 9 dumbbell (3 switches, 100G): 0 gives ~91%
+        /// utilization with a ~0.3 KB mean queue; 1us gives full utilization, equal
+        /// shares and a standing ~18 KB queue (fewer, longer rate samples).
+        pub table_period: Dur = Dur(0),
     }
 }
 
@@ -198,9 +152,7 @@ impl SchemeConfig for FnccConfig {
     ];
 
     fn validate(&self) -> Result<(), (&'static str, String)> {
-        if !(self.eta.is_finite() && self.eta > 0.0) {
-            return Err(("eta", "must be a number > 0".into()));
-        }
+        self.check_hpcc()?;
         if !(self.alpha.is_finite() && self.alpha > 0.0) {
             return Err(("alpha", "must be a number > 0".into()));
         }

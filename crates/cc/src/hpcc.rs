@@ -26,7 +26,6 @@ use crate::registry::SchemeConfig;
 use ccsim_core::cc::{FlowView, Requirements, Scheme, SenderCc, SenderCx};
 use ccsim_core::packet::{IntHop, Packet, MAX_INT_HOPS};
 use ccsim_core::time::{Time, SEC};
-use ccsim_core::units::Rate;
 use serde::{Deserialize, Serialize};
 
 /// Which base RTT is HPCC's T.
@@ -40,56 +39,104 @@ pub enum BaseRtt {
     Path,
 }
 
-/// HPCC parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HpccConfig {
-    /// Target utilization eta. Default 0.95 (HPCC paper; `rdma-hw.cc`
-    /// TargetUtil default; `run.py` --utgt 95). HPCC* = 1.5.
-    pub eta: f64,
-    /// Additive-increase stages before a multiplicative update (maxStage).
-    /// Default 5 (HPCC paper maxStage = 5; `rdma-hw.cc` MiThresh default 5).
-    /// The HPCC simulator's reference runs use 0 (`run.py` --mi default 0,
-    /// MI_THRESH 0 in bench/README.md): every update multiplicative.
-    pub max_stage: u32,
-    /// Additive increase W_AI, as a rate (W_AI / T). Default 50Mbps (the HPCC
-    /// simulator's README example at 100 Gbps, `run.py --cc hp --bw 100 --hpai 50`,
-    /// and the reference runs in bench/README.md; without --hpai, `run.py` uses
-    /// 10 Mb/s x bw/25G = 40 Mb/s at 100G).
-    /// W_AI is what pulls flows to equal shares. The HPCC paper sizes it by the
-    /// expected number N of concurrent flows on a link, W_AI = W_init (1 - eta) / N,
-    /// i.e. rate_ai = (1 - eta) x B / N: 1.25 Gbps for 4 flows at 100G; 50 Mbps is
-    /// that rule for N of about 100, and leaves 4 long flows at 100G unequal
-    /// (~29 vs ~20 Gbps for 100 ms): each flow reads the queue at its own packets,
-    /// which only other flows' packets queue behind, so a flow with a larger share
-    /// sees a smaller queue and a smaller U (tests/network.rs).
-    pub rate_ai: Rate,
-    /// Lowest rate. Default 100Mbps (`rdma-hw.cc` MinRate attribute default).
-    /// The HPCC simulator's reference runs set MIN_RATE 1000Mb/s (`run.py`).
-    pub min_rate: Rate,
-    /// T: "global" (default; `flow.max_base_rtt`, the HPCC simulator's GLOBAL_T 1)
-    /// or "path" (`flow.base_rtt`).
-    pub base_rtt: BaseRtt,
-    /// Limit bytes in flight to W = R x T (default true: `run.py --cc hp`
-    /// HAS_WIN 1, VAR_WIN 1); false = rate only, no window.
-    pub window: bool,
-    /// React to every ACK with the last committed Rc as the base (default true:
-    /// `run.py --cc hp` FAST_REACT 1); false = update once per RTT only.
-    pub fast_react: bool,
-}
-
-impl Default for HpccConfig {
-    fn default() -> Self {
-        HpccConfig {
-            eta: 0.95,
-            max_stage: 5,
-            rate_ai: Rate(50_000_000),
-            min_rate: Rate(100_000_000),
-            base_rtt: BaseRtt::Global,
-            window: true,
-            fast_react: true,
+/// Declares a configuration struct whose first fields are HPCC's parameters
+/// (`eta` .. `fast_react`, with HPCC's documentation and defaults), followed by
+/// the fields given as `pub name: Type = default,`; implements `Default` for it,
+/// `hpcc()` (the [`HpccConfig`] of those fields) and `check_hpcc()` (HPCC's
+/// range checks). [`HpccConfig`] is declared with it, and so is FNCC's
+/// configuration, which takes HPCC's keys at the top level of its
+/// `[scheme.fncc]` table: serde's `flatten` cannot be combined with
+/// `deny_unknown_fields`, so the keys are declared in each struct, from here.
+macro_rules! hpcc_config {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $( $(#[$fmeta:meta])* pub $field:ident : $ty:ty = $default:expr, )*
         }
-    }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            /// Target utilization eta. Default 0.95 (HPCC paper; `rdma-hw.cc`
+            /// TargetUtil default; `run.py` --utgt 95). HPCC* = 1.5.
+            pub eta: f64,
+            /// Additive-increase stages before a multiplicative update (maxStage).
+            /// Default 5 (HPCC paper maxStage = 5; `rdma-hw.cc` MiThresh default 5).
+            /// The HPCC simulator's reference runs use 0 (`run.py` --mi default 0,
+            /// MI_THRESH 0 in bench/README.md): every update multiplicative.
+            pub max_stage: u32,
+            /// Additive increase W_AI, as a rate (W_AI / T). Default 50Mbps (the HPCC
+            /// simulator's README example at 100 Gbps, `run.py --cc hp --bw 100 --hpai 50`,
+            /// and the reference runs in bench/README.md; without --hpai, `run.py` uses
+            /// 10 Mb/s x bw/25G = 40 Mb/s at 100G).
+            /// W_AI is what pulls flows to equal shares. The HPCC paper sizes it by the
+            /// expected number N of concurrent flows on a link, W_AI = W_init (1 - eta) / N,
+            /// i.e. rate_ai = (1 - eta) x B / N: 1.25 Gbps for 4 flows at 100G; 50 Mbps is
+            /// that rule for N of about 100, and leaves 4 long flows at 100G unequal
+            /// (~29 vs ~20 Gbps for 100 ms): each flow reads the queue at its own packets,
+            /// which only other flows' packets queue behind, so a flow with a larger share
+            /// sees a smaller queue and a smaller U (tests/network.rs).
+            pub rate_ai: ::ccsim_core::units::Rate,
+            /// Lowest rate. Default 100Mbps (`rdma-hw.cc` MinRate attribute default).
+            /// The HPCC simulator's reference runs set MIN_RATE 1000Mb/s (`run.py`).
+            pub min_rate: ::ccsim_core::units::Rate,
+            /// T: "global" (default; `flow.max_base_rtt`, the HPCC simulator's GLOBAL_T 1)
+            /// or "path" (`flow.base_rtt`).
+            pub base_rtt: $crate::hpcc::BaseRtt,
+            /// Limit bytes in flight to W = R x T (default true: `run.py --cc hp`
+            /// HAS_WIN 1, VAR_WIN 1); false = rate only, no window.
+            pub window: bool,
+            /// React to every ACK with the last committed Rc as the base (default true:
+            /// `run.py --cc hp` FAST_REACT 1); false = update once per RTT only.
+            pub fast_react: bool,
+            $( $(#[$fmeta])* pub $field: $ty, )*
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                $name {
+                    eta: 0.95,
+                    max_stage: 5,
+                    rate_ai: ::ccsim_core::units::Rate(50_000_000),
+                    min_rate: ::ccsim_core::units::Rate(100_000_000),
+                    base_rtt: $crate::hpcc::BaseRtt::Global,
+                    window: true,
+                    fast_react: true,
+                    $( $field: $default, )*
+                }
+            }
+        }
+
+        impl $name {
+            /// The HPCC configuration of HPCC's parameters here.
+            pub fn hpcc(&self) -> $crate::hpcc::HpccConfig {
+                $crate::hpcc::HpccConfig {
+                    eta: self.eta,
+                    max_stage: self.max_stage,
+                    rate_ai: self.rate_ai,
+                    min_rate: self.min_rate,
+                    base_rtt: self.base_rtt,
+                    window: self.window,
+                    fast_react: self.fast_react,
+                }
+            }
+
+            /// HPCC's range checks. Errors are `(key, message)`.
+            pub(crate) fn check_hpcc(&self) -> Result<(), (&'static str, String)> {
+                if !(self.eta.is_finite() && self.eta > 0.0) {
+                    return Err(("eta", "must be a number > 0".into()));
+                }
+                Ok(())
+            }
+        }
+    };
+}
+pub(crate) use hpcc_config;
+
+hpcc_config! {
+    /// HPCC parameters.
+    pub struct HpccConfig {}
 }
 
 impl SchemeConfig for HpccConfig {
@@ -116,10 +163,7 @@ impl SchemeConfig for HpccConfig {
     ];
 
     fn validate(&self) -> Result<(), (&'static str, String)> {
-        if !(self.eta.is_finite() && self.eta > 0.0) {
-            return Err(("eta", "must be a number > 0".into()));
-        }
-        Ok(())
+        self.check_hpcc()
     }
 
     fn into_scheme(self) -> Box<dyn Scheme> {

@@ -37,7 +37,7 @@
 
 use crate::registry::SchemeConfig;
 use crate::timely::{
-    check_common, high_decrease, region, rtt_sample, Region, RttGradient, UpdateGate,
+    high_decrease, region, rows, rtt_sample, timely_common, Common, Region, RttGradient, UpdateGate,
 };
 use ccsim_core::cc::{FlowView, Scheme, SenderCc, SenderCx};
 use ccsim_core::packet::Packet;
@@ -105,6 +105,8 @@ impl Default for PatchedTimelyConfig {
     }
 }
 
+timely_common!(PatchedTimelyConfig);
+
 impl PatchedTimelyConfig {
     /// The rule's parameters as [`patched_step`] takes them.
     pub fn step_params(&self) -> StepParams {
@@ -129,40 +131,24 @@ impl SchemeConfig for PatchedTimelyConfig {
     const SUMMARY: &'static str =
         "patched TIMELY (Zhu et al. CoNEXT'16; SQCC paper Alg. 2): TIMELY with a fair fixed point at RTT_ref";
     const PARAMS: &'static [(&'static str, &'static str)] = &[
-        ("alpha", "EWMA weight of the newest RTT difference"),
+        rows::ALPHA,
         ("beta", "decrease factor (band and above t_high)"),
         ("t_low", "RTT below which the rate increases by delta"),
         (
             "t_high",
             "RTT above which the rate decreases by beta (1 - t_high/rtt)",
         ),
-        ("min_rtt", "D_minRTT: gradient = rtt_diff / min_rtt"),
+        rows::MIN_RTT,
         ("delta", "additive increment"),
         ("rtt_ref", "target RTT: error = (rtt - rtt_ref) / rtt_ref"),
-        (
-            "segment",
-            "one update per this many bytes acked (completion event); 0 = per ACK",
-        ),
-        ("min_rate", "lowest rate"),
-        (
-            "init_rate_fraction",
-            "starting rate as a fraction of line rate",
-        ),
-        (
-            "subtract_serialization",
-            "take the data packet's NIC serialization off each RTT sample",
-        ),
+        rows::SEGMENT,
+        rows::MIN_RATE,
+        rows::INIT_RATE_FRACTION,
+        rows::SUBTRACT_SERIALIZATION,
     ];
 
     fn validate(&self) -> Result<(), (&'static str, String)> {
-        check_common(
-            self.alpha,
-            self.beta,
-            self.t_low,
-            self.t_high,
-            self.min_rtt,
-            self.init_rate_fraction,
-        )?;
+        self.common().check()?;
         if self.rtt_ref.0 == 0 {
             return Err(("rtt_ref", "must be > 0".into()));
         }
@@ -256,25 +242,18 @@ pub struct PatchedCore {
 }
 
 impl PatchedCore {
-    /// `alpha`, `min_rtt`: the gradient EWMA; `segment`: update granularity
-    /// (0 = per ACK); rates in bits/s (`min_rate` is capped at line rate).
-    pub fn new(
-        flow: &FlowView,
-        alpha: f64,
-        min_rtt: Time,
-        segment: u64,
-        min_rate: f64,
-        init_rate_fraction: f64,
-        subtract_serialization: bool,
-    ) -> Self {
+    /// From `c`: `alpha`, `min_rtt` (the gradient EWMA), `segment` (update
+    /// granularity, 0 = per ACK), `min_rate` (capped at line rate),
+    /// `init_rate_fraction` and `subtract_serialization`.
+    pub fn new(flow: &FlowView, c: &Common) -> Self {
         let line = flow.line_rate as f64;
         PatchedCore {
             line,
-            min_rate: min_rate.min(line),
-            rate: line * init_rate_fraction,
-            subtract_serialization,
-            grad: RttGradient::new(alpha, min_rtt),
-            gate: UpdateGate::new(segment),
+            min_rate: (c.min_rate.0 as f64).min(line),
+            rate: line * c.init_rate_fraction,
+            subtract_serialization: c.subtract_serialization,
+            grad: RttGradient::new(c.alpha, c.min_rtt.0),
+            gate: UpdateGate::new(c.segment.0),
             last_rtt: 0,
             last_region: None,
         }
@@ -337,15 +316,7 @@ pub struct PatchedTimelySender {
 impl PatchedTimelySender {
     pub fn new(cfg: &PatchedTimelyConfig, flow: &FlowView) -> Self {
         PatchedTimelySender {
-            core: PatchedCore::new(
-                flow,
-                cfg.alpha,
-                cfg.min_rtt.0,
-                cfg.segment.0,
-                cfg.min_rate.0 as f64,
-                cfg.init_rate_fraction,
-                cfg.subtract_serialization,
-            ),
+            core: PatchedCore::new(flow, &cfg.common()),
             step: cfg.step_params(),
             rtt_ref: cfg.rtt_ref.0,
         }

@@ -71,7 +71,7 @@
 
 use crate::patched_timely::{self, PatchedCore, StepParams};
 use crate::registry::SchemeConfig;
-use crate::timely::check_common;
+use crate::timely::{rows, timely_common};
 use ccsim_core::cc::{FlowView, ReceiverCc, ReceiverCx, Scheme, SenderCc, SenderCx};
 use ccsim_core::packet::Packet;
 use ccsim_core::time::{Time, US};
@@ -220,6 +220,8 @@ pub struct Adapted {
     pub k: u32,
 }
 
+timely_common!(SqccConfig);
+
 impl SqccConfig {
     /// T_low and delta for N = `n` flows at capacity `c` bits/s, with the
     /// switches as configured.
@@ -269,11 +271,11 @@ impl SchemeConfig for SqccConfig {
     const NAME: &'static str = "sqcc";
     const SUMMARY: &'static str = "SQCC (Tang et al.): patched TIMELY with eq. 16's error and T_low, delta adapted to the incast size N from ACKs";
     const PARAMS: &'static [(&'static str, &'static str)] = &[
-        ("alpha", "EWMA weight of the newest RTT difference"),
+        rows::ALPHA,
         ("beta", "decrease factor (band and above t_high)"),
         ("t_low", "T_low when adaptive_t_low is off"),
         ("t_high", "T_high"),
-        ("min_rtt", "D_minRTT: gradient = rtt_diff / min_rtt"),
+        rows::MIN_RTT,
         (
             "delta",
             "increment when adaptive_delta is off; cap of the adaptive one",
@@ -302,30 +304,14 @@ impl SchemeConfig for SqccConfig {
             "max_decrease",
             "largest cut of one band update (error cap = this / beta)",
         ),
-        (
-            "segment",
-            "one update per this many bytes acked (completion event); 0 = per ACK",
-        ),
-        ("min_rate", "lowest rate"),
-        (
-            "init_rate_fraction",
-            "starting rate as a fraction of line rate",
-        ),
-        (
-            "subtract_serialization",
-            "take the data packet's NIC serialization off each RTT sample",
-        ),
+        rows::SEGMENT,
+        rows::MIN_RATE,
+        rows::INIT_RATE_FRACTION,
+        rows::SUBTRACT_SERIALIZATION,
     ];
 
     fn validate(&self) -> Result<(), (&'static str, String)> {
-        check_common(
-            self.alpha,
-            self.beta,
-            self.t_low,
-            self.t_high,
-            self.min_rtt,
-            self.init_rate_fraction,
-        )?;
+        self.common().check()?;
         if self.t_low.0 == 0 {
             return Err(("t_low", "must be > 0".into()));
         }
@@ -401,15 +387,7 @@ impl SqccSender {
             flow.base_rtt
         };
         SqccSender {
-            core: PatchedCore::new(
-                flow,
-                cfg.alpha,
-                cfg.min_rtt.0,
-                cfg.segment.0,
-                cfg.min_rate.0 as f64,
-                cfg.init_rate_fraction,
-                cfg.subtract_serialization,
-            ),
+            core: PatchedCore::new(flow, &cfg.common()),
             cap,
             base,
             n: 1,

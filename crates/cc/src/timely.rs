@@ -49,7 +49,8 @@
 //! 80/20 start widens to ~98/2. With `segment = 0` (per-ACK updates) the same
 //! 2 flows hold the RTT at ~53 us, just above T_low, at full utilization.
 //!
-//! Shared with `patched_timely` (and later schemes built on it): [`RttGradient`]
+//! Shared with `patched_timely` and `sqcc`: [`Common`] (the parameters all three
+//! have under the same keys, their range checks and `PARAMS` rows), [`RttGradient`]
 //! (the gradient EWMA), [`UpdateGate`] (update granularity), [`rtt_sample`] and
 //! [`high_decrease`]. `probe()` returns the last RTT sample in microseconds.
 
@@ -137,7 +138,7 @@ impl SchemeConfig for TimelyConfig {
     const SUMMARY: &'static str =
         "TIMELY (Mittal et al. SIGCOMM'15): rate control from the RTT gradient (no unique fixed point)";
     const PARAMS: &'static [(&'static str, &'static str)] = &[
-        ("alpha", "EWMA weight of the newest RTT difference"),
+        rows::ALPHA,
         ("beta", "multiplicative decrease factor"),
         (
             "t_low",
@@ -147,44 +148,28 @@ impl SchemeConfig for TimelyConfig {
             "t_high",
             "RTT above which the rate decreases by beta (1 - t_high/rtt)",
         ),
-        ("min_rtt", "D_minRTT: gradient = rtt_diff / min_rtt"),
+        rows::MIN_RTT,
         ("delta", "additive increment"),
         (
             "hai_thresh",
             "consecutive falling-RTT events before hyperactive increase",
         ),
         ("hai_factor", "N: increase by N x delta in HAI mode"),
-        (
-            "segment",
-            "one update per this many bytes acked (completion event); 0 = per ACK",
-        ),
-        ("min_rate", "lowest rate"),
+        rows::SEGMENT,
+        rows::MIN_RATE,
         (
             "decrease_floor",
             "one update keeps at least this fraction of the rate (0 = no floor)",
         ),
-        (
-            "init_rate_fraction",
-            "starting rate as a fraction of line rate",
-        ),
-        (
-            "subtract_serialization",
-            "take the data packet's NIC serialization off each RTT sample",
-        ),
+        rows::INIT_RATE_FRACTION,
+        rows::SUBTRACT_SERIALIZATION,
     ];
 
     fn validate(&self) -> Result<(), (&'static str, String)> {
         if !(0.0..1.0).contains(&self.decrease_floor) {
             return Err(("decrease_floor", "must be in [0, 1)".into()));
         }
-        check_common(
-            self.alpha,
-            self.beta,
-            self.t_low,
-            self.t_high,
-            self.min_rtt,
-            self.init_rate_fraction,
-        )?;
+        self.common().check()?;
         if self.hai_thresh == 0 {
             return Err(("hai_thresh", "must be >= 1".into()));
         }
@@ -196,34 +181,91 @@ impl SchemeConfig for TimelyConfig {
     }
 }
 
-/// Range checks shared by TIMELY and patched TIMELY. Errors are `(key, message)`.
-pub(crate) fn check_common(
-    alpha: f64,
-    beta: f64,
-    t_low: Dur,
-    t_high: Dur,
-    min_rtt: Dur,
-    init_rate_fraction: f64,
-) -> Result<(), (&'static str, String)> {
-    if !(alpha > 0.0 && alpha <= 1.0) {
-        return Err(("alpha", "must be in (0, 1]".into()));
+/// The parameters TIMELY, patched TIMELY and SQCC share under the same keys
+/// and types (each configuration documents its own defaults and sources);
+/// `common()` of each configuration gives them (see [`timely_common`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Common {
+    pub alpha: f64,
+    pub beta: f64,
+    pub t_low: Dur,
+    pub t_high: Dur,
+    pub min_rtt: Dur,
+    pub segment: Bytes,
+    pub min_rate: Rate,
+    pub init_rate_fraction: f64,
+    pub subtract_serialization: bool,
+}
+
+impl Common {
+    /// Range checks shared by the family. Errors are `(key, message)`.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        if !(self.alpha > 0.0 && self.alpha <= 1.0) {
+            return Err(("alpha", "must be in (0, 1]".into()));
+        }
+        if !(self.beta > 0.0 && self.beta <= 1.0) {
+            return Err(("beta", "must be in (0, 1]".into()));
+        }
+        if self.t_high.0 == 0 {
+            return Err(("t_high", "must be > 0".into()));
+        }
+        if self.t_low.0 > self.t_high.0 {
+            return Err(("t_low", "must not exceed t_high".into()));
+        }
+        if self.min_rtt.0 == 0 {
+            return Err(("min_rtt", "must be > 0".into()));
+        }
+        if !(self.init_rate_fraction > 0.0 && self.init_rate_fraction <= 1.0) {
+            return Err(("init_rate_fraction", "must be in (0, 1]".into()));
+        }
+        Ok(())
     }
-    if !(beta > 0.0 && beta <= 1.0) {
-        return Err(("beta", "must be in (0, 1]".into()));
-    }
-    if t_high.0 == 0 {
-        return Err(("t_high", "must be > 0".into()));
-    }
-    if t_low.0 > t_high.0 {
-        return Err(("t_low", "must not exceed t_high".into()));
-    }
-    if min_rtt.0 == 0 {
-        return Err(("min_rtt", "must be > 0".into()));
-    }
-    if !(init_rate_fraction > 0.0 && init_rate_fraction <= 1.0) {
-        return Err(("init_rate_fraction", "must be in (0, 1]".into()));
-    }
-    Ok(())
+}
+
+/// Implements `common()` (the [`Common`] parameters) for a TIMELY-family
+/// configuration type, whose fields carry the same names as [`Common`]'s.
+macro_rules! timely_common {
+    ($cfg:ty) => {
+        impl $cfg {
+            /// The parameters shared by the TIMELY family.
+            pub fn common(&self) -> $crate::timely::Common {
+                $crate::timely::Common {
+                    alpha: self.alpha,
+                    beta: self.beta,
+                    t_low: self.t_low,
+                    t_high: self.t_high,
+                    min_rtt: self.min_rtt,
+                    segment: self.segment,
+                    min_rate: self.min_rate,
+                    init_rate_fraction: self.init_rate_fraction,
+                    subtract_serialization: self.subtract_serialization,
+                }
+            }
+        }
+    };
+}
+pub(crate) use timely_common;
+
+timely_common!(TimelyConfig);
+
+/// `PARAMS` rows that read the same for every TIMELY-family scheme.
+pub(crate) mod rows {
+    pub type Row = (&'static str, &'static str);
+    pub const ALPHA: Row = ("alpha", "EWMA weight of the newest RTT difference");
+    pub const MIN_RTT: Row = ("min_rtt", "D_minRTT: gradient = rtt_diff / min_rtt");
+    pub const SEGMENT: Row = (
+        "segment",
+        "one update per this many bytes acked (completion event); 0 = per ACK",
+    );
+    pub const MIN_RATE: Row = ("min_rate", "lowest rate");
+    pub const INIT_RATE_FRACTION: Row = (
+        "init_rate_fraction",
+        "starting rate as a fraction of line rate",
+    );
+    pub const SUBTRACT_SERIALIZATION: Row = (
+        "subtract_serialization",
+        "take the data packet's NIC serialization off each RTT sample",
+    );
 }
 
 /// The TIMELY scheme.

@@ -9,6 +9,8 @@
 //! sender assumes (`FlowView::base_rtt`, 8.5152 us here); the queue holds
 //! C (d* + D - idle RTT sample) with the idle sample 7.8208 us.
 
+#[path = "../examples/sqcc_support/mod.rs"]
+mod sqcc_support;
 mod timely_family;
 
 use ccsim_cc::patched_timely::PatchedTimelyConfig;
@@ -17,40 +19,13 @@ use ccsim_cc::SchemeConfig;
 use ccsim_core::cc::Scheme;
 use ccsim_core::results::jain;
 use ccsim_core::time::{ser_time, Time, MS, US};
-use ccsim_core::{run, FlowSpec, NetConfig, PortRef, RunResult, SimOptions, TraceConfig};
-use ccsim_workload::topo::{dumbbell, Tier};
+use ccsim_core::RunResult;
 use timely_family::*;
 
 /// N:1 incast: senders 0..n start at `starts[i]`, each one flow of `size`
 /// bytes to host n; traces the bottleneck 2n -> 2n+1 and every flow.
 fn run_incast(scheme: &dyn Scheme, starts: &[Time], size: u64, stop: Time) -> RunResult {
-    let n = starts.len() as u32;
-    let topo = dumbbell(n, Tier::new(C, US), Tier::new(C, US), 2).unwrap();
-    let flows: Vec<FlowSpec> = (0..n)
-        .map(|i| FlowSpec {
-            id: i,
-            src: i,
-            dst: n,
-            size,
-            start: starts[i as usize],
-            prio: 0,
-        })
-        .collect();
-    let port = PortRef {
-        node: 2 * n,
-        peer: 2 * n + 1,
-    };
-    let opts = SimOptions {
-        stop_at: Some(stop),
-        trace: TraceConfig {
-            interval: TICK,
-            queue_ports: vec![port],
-            util_ports: vec![port],
-            flows: (0..n).collect(),
-        },
-        ..Default::default()
-    };
-    run(&topo, &NetConfig::default(), &flows, scheme, &opts, None).unwrap()
+    sqcc_support::run_incast(scheme, starts, size, stop, true)
 }
 
 /// The sender's base RTT D: 2 x 3 us + a full packet on each of 3 forward links.
