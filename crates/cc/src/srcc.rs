@@ -89,12 +89,14 @@
 //!   reproduced.
 //! * Workloads on the same fabric (1 ms of arrivals): see
 //!   `scenarios/srcc-workloads.toml`. SRCC removes PFC (0 PAUSEs where DCQCN
-//!   has 2383 at web server 0.8) and helps flows under 100 KB, but its CNM
-//!   target C/m with m counted over T also counts short flows that have
-//!   ended and slows 100 KB-1 MB flows: web server 0.8 avg FCT 151 us vs 167
-//!   (DCQCN), p99 1638 vs 852 us. `target_window_rtts = 1` gives 129 us avg
-//!   (-23/-18/-20/-20% vs DCQCN/Swift/HPCC/PCN; paper -61/-52/-40/-24%), p99
-//!   1126 us (+32% vs DCQCN, -10% vs HPCC).
+//!   has 2383 at web server 0.8) and beats its base DCQCN everywhere on avg
+//!   FCT (-9..-50%), but not HPCC or PCN where DCQCN itself is slow (web
+//!   search, Hadoop), and its web server p99 is worse than every baseline's
+//!   (1413 vs 852 us DCQCN): a flow cut by a CNM recovers at DCQCN's speed.
+//!   Web server 0.8 avg 140 us: -16/-12/-13/-14% vs DCQCN/Swift/HPCC/PCN
+//!   (paper -61/-52/-40/-24%).
+//! * Fig. 2 (srcc-fig2-motivation): PAUSE frames 92 (DCQCN 308, Swift 209,
+//!   HPCC 75, PCN 393), paused time 3.9 ms (DCQCN 19.0).
 //!
 //! Not modelled: the per-switch MAC flow table of §III-D (the core routes the
 //! CNM to the sender host by shortest path from the switch, ECMP-hashed on the
