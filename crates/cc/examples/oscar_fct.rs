@@ -9,7 +9,9 @@
 //!
 //! `--stop DUR` (e.g. `20ms`) ends each run at that simulated time; flows
 //! unfinished by then are counted in `finished` and left out of the slowdowns
-//! (under spraying the go-back-N receiver can make a scheme crawl).
+//! (under spraying a scheme can crawl: HPCC's INT mixes paths even with the
+//! reorder receiver the spraying scenarios use; with `receiver = "go-back-n"`
+//! every reordered packet also costs a go-back-N retransmission).
 //! Default schemes: oscar, hpcc, hpcc* (= hpcc with eta 1.5, OSCAR's
 //! "same target" HPCC), dcqcn, and swift when registered. A scheme may carry
 //! parameter overrides as `name:key=value,...` (e.g. `oscar:signal="owd"`).
