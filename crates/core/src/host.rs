@@ -232,27 +232,23 @@ impl Simulator {
         let payload = pkt.payload as u64;
         let ce = pkt.ce;
         let mut reply = None;
-        let reorder = self.net.receiver == Receiver::Reorder;
-        // Reorder mode: a new packet above the next expected byte is kept and
-        // counts as received (ACKed like an in-order one).
-        let kept = reorder && seq > fl.rcv_nxt && keep_range(&mut fl.ooo, seq, seq + payload);
-        if kept {
-            fl.ack_count += 1;
-            if fl.ack_count.is_multiple_of(self.net.ack_every) || ce {
+        if self.net.receiver == Receiver::Reorder && seq > fl.rcv_nxt {
+            // Reorder mode: a new packet above the next expected byte is kept
+            // and ACKed like an in-order one; a duplicate of kept data is re-ACKed.
+            if keep_range(&mut fl.ooo, seq, seq + payload) {
+                fl.ack_count += 1;
+                if fl.ack_count.is_multiple_of(self.net.ack_every) || ce {
+                    reply = Some(PktKind::Ack);
+                }
+            } else {
                 reply = Some(PktKind::Ack);
             }
-        } else if reorder && seq > fl.rcv_nxt {
-            // already kept: a duplicate
-            reply = Some(PktKind::Ack);
         } else if seq == fl.rcv_nxt {
             fl.rcv_nxt += payload;
-            // kept ranges now contiguous with the cumulative point
-            while let Some(&(a, b)) = fl.ooo.first() {
-                if a > fl.rcv_nxt {
-                    break;
-                }
-                fl.rcv_nxt = fl.rcv_nxt.max(b);
-                fl.ooo.remove(0);
+            // Kept ranges are disjoint and never touch (touching ones merge),
+            // so only the first can now join the cumulative point.
+            if fl.ooo.first().is_some_and(|r| r.0 <= fl.rcv_nxt) {
+                fl.rcv_nxt = fl.rcv_nxt.max(fl.ooo.remove(0).1);
             }
             fl.ack_count += 1;
             let last = fl.rcv_nxt >= fl.view.size;
