@@ -79,13 +79,19 @@ fn main() {
             .map(|h| h.join().unwrap().unwrap_or_else(|e| panic!("{e}")))
             .collect()
     });
+    // each long flow's signals, computed once: [rate, throughput]
+    let sigs = [Signal::Rate, Signal::Throughput];
+    let series: Vec<Vec<Vec<(Time, f64)>>> = results
+        .iter()
+        .map(|(_, logs)| sigs.iter().map(|&g| logs[&0].series(g)).collect())
+        .collect();
     let mut out = csv
         .as_ref()
         .map(|p| std::fs::File::create(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())));
     if let Some(f) = out.as_mut() {
         writeln!(f, "scheme,signal,t_us,rate_norm").unwrap();
     }
-    for sig in [Signal::Rate, Signal::Throughput] {
+    for (k, &sig) in sigs.iter().enumerate() {
         println!(
             "\n{}: long flow 0, band = new fair share +-{:.0}%, signal: {}",
             scn.name,
@@ -104,11 +110,11 @@ fn main() {
             "{:<24} | {:>16} {:>17} | {:>16} {:>17}",
             "scheme", "reach", "settle", "reach", "settle"
         );
-        for (s, (r, logs)) in schemes.iter().zip(&results) {
+        for ((s, (r, logs)), ser) in schemes.iter().zip(&results).zip(&series) {
             let log = &logs[&0];
-            println!("{s:<24} | {}", phases(r, log, sig, tol));
+            println!("{s:<24} | {}", phases(r, log, &ser[k], tol));
             if let Some(f) = out.as_mut() {
-                write_rates(f, s, log, sig);
+                write_rates(f, s, log, sig, &ser[k]);
             }
         }
     }
@@ -117,19 +123,13 @@ fn main() {
         "\nlong flow's throughput (4-RTT windows) from 0.5 ms after the burst starts to the first burst flow's end, / C (fair 0.100):"
     );
     println!("{:<24} | {:>7} {:>7} {:>7}", "scheme", "mean", "min", "max");
-    for (s, (r, logs)) in schemes.iter().zip(&results) {
+    for ((s, (r, logs)), ser) in schemes.iter().zip(&results).zip(&series) {
         let log = &logs[&0];
-        let burst: Vec<_> = r.flows.iter().filter(|f| f.id != 0).collect();
-        let from = burst.iter().map(|f| f.start).min().unwrap() + 500 * US;
-        let until = burst
+        let (start, first_end, _) = burst_window(r);
+        let from = start + 500 * US;
+        let v: Vec<f64> = ser[1]
             .iter()
-            .filter_map(|f| f.fct.map(|x| f.start + x))
-            .min()
-            .unwrap_or(r.engine.sim_end);
-        let v: Vec<f64> = log
-            .series(Signal::Throughput)
-            .into_iter()
-            .filter(|p| p.0 >= from && p.0 < until)
+            .filter(|p| p.0 >= from && p.0 < first_end)
             .map(|p| p.1 / log.line_rate)
             .collect();
         if v.is_empty() {
@@ -171,9 +171,9 @@ fn main() {
     println!("HPCC changes its rate on every ACK (fast react): its step count is per ACK, its RTT count is the fairer one.");
 }
 
-/// The long flow's reach/settle cells for both phases of the burst.
-fn phases(r: &ccsim_core::results::RunResult, log: &FlowLog, sig: Signal, tol: f64) -> String {
-    let c = log.line_rate;
+/// The burst flows' first start, first end (the run's end if none ended)
+/// and last end (None unless every burst flow ended).
+fn burst_window(r: &ccsim_core::results::RunResult) -> (Time, Time, Option<Time>) {
     let burst: Vec<_> = r.flows.iter().filter(|f| f.id != 0).collect();
     let start = burst.iter().map(|f| f.start).min().unwrap();
     let ends: Vec<_> = burst
@@ -186,6 +186,14 @@ fn phases(r: &ccsim_core::results::RunResult, log: &FlowLog, sig: Signal, tol: f
     } else {
         None
     };
+    (start, first_end, last_end)
+}
+
+/// The long flow's reach/settle cells for both phases of the burst, on the
+/// signal `s` (steps are the controller's changes in `log`).
+fn phases(r: &ccsim_core::results::RunResult, log: &FlowLog, s: &[(Time, f64)], tol: f64) -> String {
+    let c = log.line_rate;
+    let (start, first_end, last_end) = burst_window(r);
     let phase = |from: Time, until: Time, fair: f64| -> String {
         let fmt = |cv: Option<Convergence>| match cv {
             Some(cv) => format!(
@@ -198,8 +206,8 @@ fn phases(r: &ccsim_core::results::RunResult, log: &FlowLog, sig: Signal, tol: f
         };
         format!(
             "{:>16} {:>17}",
-            fmt(first_reach_on(log, sig, from, until, fair, tol)),
-            fmt(converge_on(log, sig, from, until, fair, tol))
+            fmt(first_reach_on(log, s, from, until, fair, tol)),
+            fmt(converge_on(log, s, from, until, fair, tol))
         )
     };
     let a = phase(start, first_end, c / 10.0);
@@ -210,12 +218,12 @@ fn phases(r: &ccsim_core::results::RunResult, log: &FlowLog, sig: Signal, tol: f
     format!("{a} | {b}")
 }
 
-fn write_rates(f: &mut std::fs::File, scheme: &str, log: &FlowLog, sig: Signal) {
+fn write_rates(f: &mut std::fs::File, scheme: &str, log: &FlowLog, sig: Signal, s: &[(Time, f64)]) {
     let name = match sig {
         Signal::Rate => "rate",
         Signal::Throughput => "throughput",
     };
-    for (t, rate) in log.series(sig) {
+    for &(t, rate) in s {
         writeln!(
             f,
             "{scheme},{name},{:.3},{:.5}",

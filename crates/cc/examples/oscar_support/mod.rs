@@ -361,7 +361,7 @@ pub fn converge(
     fair: f64,
     tol: f64,
 ) -> Option<Convergence> {
-    converge_on(log, Signal::Rate, from, until, fair, tol)
+    converge_on(log, &log.series(Signal::Rate), from, until, fair, tol)
 }
 
 /// First time in [from, until) the rate is within `fair` x (1 +- tol), with
@@ -373,7 +373,7 @@ pub fn first_reach(
     fair: f64,
     tol: f64,
 ) -> Option<Convergence> {
-    first_reach_on(log, Signal::Rate, from, until, fair, tol)
+    first_reach_on(log, &log.series(Signal::Rate), from, until, fair, tol)
 }
 
 /// Value of a (time, value) step series at `t` (0 before its start).
@@ -386,19 +386,19 @@ fn steps_between(log: &FlowLog, from: Time, to: Time) -> usize {
     log.rates.iter().filter(|r| r.0 > from && r.0 <= to).count()
 }
 
-/// [`converge`] on a chosen signal; steps are still the controller's changes.
+/// [`converge`] on a signal `s` from [`FlowLog::series`]; steps are still the
+/// controller's changes.
 pub fn converge_on(
     log: &FlowLog,
-    sig: Signal,
+    s: &[(Time, f64)],
     from: Time,
     until: Time,
     fair: f64,
     tol: f64,
 ) -> Option<Convergence> {
     let inside = |r: f64| (r - fair).abs() <= tol * fair;
-    let s = log.series(sig);
     let mut entered = from;
-    let mut ok = inside(value_at(&s, from));
+    let mut ok = inside(value_at(s, from));
     for c in s.iter().filter(|r| r.0 > from && r.0 < until) {
         let now_in = inside(c.1);
         if now_in && !ok {
@@ -415,18 +415,18 @@ pub fn converge_on(
     })
 }
 
-/// [`first_reach`] on a chosen signal; steps are still the controller's changes.
+/// [`first_reach`] on a signal `s` from [`FlowLog::series`]; steps are still the
+/// controller's changes.
 pub fn first_reach_on(
     log: &FlowLog,
-    sig: Signal,
+    s: &[(Time, f64)],
     from: Time,
     until: Time,
     fair: f64,
     tol: f64,
 ) -> Option<Convergence> {
     let inside = |r: f64| (r - fair).abs() <= tol * fair;
-    let s = log.series(sig);
-    if inside(value_at(&s, from)) {
+    if inside(value_at(s, from)) {
         return Some(Convergence { steps: 0, time: 0 });
     }
     s.iter()
