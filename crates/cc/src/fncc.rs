@@ -13,6 +13,9 @@
 //!   port (what HPCC would have stamped on that packet); `live` reads the port's
 //!   state at the moment the ACK leaves. The paper's hardware refreshes the table
 //!   "periodically" (§4.1) without a period, so both are offered.
+//!   ACKs pay for the records on the wire (`Requirements::int_on_acks`: the
+//!   fixed INT header from the receiver on, or 8 B per record pushed under
+//!   `network.int_encoding = "per_hop"`); data packets carry none.
 //! * Paths: the trick needs the ACK to cross the data's switches in reverse
 //!   (Observation 2); the scheme requires `network.routing = "symmetric"`
 //!   (`Requirements::symmetric_paths`; the core refuses anything else).
@@ -179,6 +182,7 @@ impl Scheme for Fncc {
     fn requirements(&self) -> Requirements {
         Requirements {
             int_on_data: false,
+            int_on_acks: true,
             symmetric_paths: true,
             ..Default::default()
         }
@@ -658,7 +662,7 @@ mod tests {
     fn requirements_and_validation() {
         let scheme = FnccConfig::default().into_scheme();
         let req = scheme.requirements();
-        assert!(!req.int_on_data && req.symmetric_paths);
+        assert!(!req.int_on_data && req.int_on_acks && req.symmetric_paths);
         assert_eq!(scheme.name(), "fncc");
         assert!(scheme.switch(0, &[port(0, 0)]).is_some());
         let bad = FnccConfig {

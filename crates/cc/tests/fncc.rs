@@ -234,8 +234,9 @@ impl Scheme for Recording {
 /// N in every ACK = flows the receiving host is receiving at that moment
 /// (first byte arrived, last byte not yet; the ACK's own flow always counted),
 /// as flows come and go: three flows into host 3 of a star, starting at 0, 20
-/// and 40 us (0.6, 1.2, 2.4 MB) so that they end in order; N runs 1, 2, 3, 2, 1.
-/// The same with cumulative ACKs (one per 4 data packets).
+/// and 40 us (0.6, 1.2, 2.4 MB), all three receiving at once for a while; N
+/// runs 1, 2, 3, 2, 1. The same with cumulative ACKs (one per 4 data packets;
+/// there flows 1 and 2 end within a few us of each other, in either order).
 #[test]
 fn n_in_acks_counts_the_receivers_concurrent_flows() {
     for every in [1, 4] {
@@ -291,8 +292,8 @@ fn n_check(ack_every: u32) {
     );
     assert_eq!(l.rx.len(), 3);
     let span = |f: u32| l.rx.iter().find(|e| e.0 == f).map(|e| (e.1, e.2)).unwrap();
-    // Flows end in order of id.
-    assert!(span(0).1 < span(1).1 && span(1).1 < span(2).1, "{:?}", l.rx);
+    // Flows start in order of id, and the last starts before the first ends.
+    assert!(span(0).0 < span(1).0 && span(1).0 < span(2).0 && span(2).0 < span(0).1, "{:?}", l.rx);
     let mut seen = Vec::new();
     for &(f, t, n) in &l.acks {
         let want = (0..3u32)
@@ -408,4 +409,35 @@ fn lhcs_brings_a_last_hop_incast_to_the_fair_share() {
     );
     assert!(jain(&r40) > 0.999, "{r40:?}");
     assert!(drained(&on) < drained(&off));
+}
+
+/// FNCC's INT rides the ACKs only, and they pay for it on the wire: the fixed
+/// 42 B header from the receiver on, or 8 B per record as each switch on the
+/// way back stamps its table entry (3-switch chain: 0, 1, 2, 3 records on the
+/// four links back). Data packets carry no INT bytes.
+#[test]
+fn fncc_acks_carry_the_int_bytes() {
+    use ccsim_core::config::IntEncoding;
+    use ccsim_core::PortRef;
+    let topo = ccsim_workload::topo::dumbbell(1, Tier::new(G100, US), Tier::new(G100, US), 3).unwrap();
+    // host 0 -> switches 2, 3, 4 -> host 1; 20 full packets, one ACK each
+    let path = [0u32, 2, 3, 4, 1];
+    let flows = vec![FlowSpec { id: 0, src: 0, dst: 1, size: 20 * 1470, start: 0, prio: 0 }];
+    for enc in [IntEncoding::Fixed, IntEncoding::PerHop] {
+        let mut net = fncc_net();
+        net.int_encoding = enc;
+        let r = run(&topo, &net, &flows, make_scheme("fncc", "").as_ref(), &SimOptions::default(), None).unwrap();
+        check_clean(&r);
+        let tx = |node, peer| r.ports.iter().find(|p| p.port == PortRef { node, peer }).unwrap().tx_bytes;
+        for (i, w) in path.windows(2).enumerate() {
+            assert_eq!(tx(w[0], w[1]), 20 * 1518, "{enc:?}: data on {} -> {}", w[0], w[1]);
+            // records the ACK holds on the link back from w[1]: one per switch behind it
+            let records = 3 - i as u64;
+            let ack = match enc {
+                IntEncoding::Fixed => 60 + 42,
+                _ => 60 + 8 * records,
+            };
+            assert_eq!(tx(w[1], w[0]), 20 * ack, "{enc:?}: ACKs on {} -> {}", w[1], w[0]);
+        }
+    }
 }

@@ -28,8 +28,10 @@ pub struct FlowView {
     pub line_rate: u64,
     /// Slowest link on the flow's path (bits/s).
     pub bottleneck_rate: u64,
-    /// Base RTT of the flow's path (HPCC simulator convention): 2 x propagation
-    /// + serialization of one full data packet on every forward link.
+    /// Base RTT of the flow's path (HPCC simulator convention): twice the
+    /// one-way latency (propagation plus `network.switch_delay` per switch)
+    /// plus the serialization of one full data packet (`packet_size`, no INT)
+    /// on every forward link.
     pub base_rtt: Time,
     /// line_rate x base_rtt in bytes.
     pub bdp: u64,
@@ -40,7 +42,7 @@ pub struct FlowView {
     pub path_switches: u8,
     /// Payload bytes per full data packet.
     pub mtu: u32,
-    /// Wire bytes of a full data packet.
+    /// Wire bytes of a full data packet: payload + headers, not counting INT.
     pub packet_size: u32,
 }
 
@@ -164,10 +166,14 @@ pub struct SwitchCx<'a> {
 /// Switch half of a scheme, one instance per switch.
 pub trait SwitchCc {
     /// `pkt` arrived on `in_port` and was admitted to egress `out_port`
-    /// (the egress qlen does not yet include it).
+    /// (the egress qlen does not yet include it). INT records are pushed in
+    /// [`SwitchCc::on_dequeue`], not here: the packet is already counted in
+    /// the buffer at its size, and records cost wire bytes.
     fn on_enqueue(&mut self, _cx: &mut SwitchCx, _in_port: u16, _out_port: u16, _pkt: &mut Packet) {}
     /// `pkt` starts transmission on `out_port` (after the core's ECN and INT).
-    /// `in_port` is the port it arrived on.
+    /// `in_port` is the port it arrived on. Records pushed here with
+    /// [`Packet::push_int`] are charged on the wire under
+    /// `network.int_encoding = "per_hop"` like the core's.
     fn on_dequeue(&mut self, _cx: &mut SwitchCx, _in_port: u16, _out_port: u16, _pkt: &mut Packet) {}
     /// Named event counters of this switch part (e.g. Bolt's SRC packets and
     /// bytes), read once at the end of the run. The core sums each name over
@@ -182,6 +188,10 @@ pub trait SwitchCc {
 pub struct Requirements {
     /// Switches push INT records onto data packets at egress (HPCC, PowerTCP).
     pub int_on_data: bool,
+    /// The scheme's switch part pushes INT records onto ACKs and NACKs on
+    /// their way back (FNCC's return-path INT): the core charges those ACKs
+    /// the INT header's bytes (`network.int_encoding`).
+    pub int_on_acks: bool,
     /// ACK/CNP/control traffic must retrace the data path (FNCC).
     pub symmetric_paths: bool,
     /// ECN marking that is part of the scheme itself (DCTCP's step marking at K;

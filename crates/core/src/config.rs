@@ -106,6 +106,28 @@ impl Default for PfcConfig {
     }
 }
 
+/// How INT records take room on the wire (`network.int_encoding`). Applies to
+/// every packet that carries INT: data packets when switches stamp them
+/// (`network.int`, HPCC, PowerTCP, ...), the ACKs and NACKs that echo those
+/// records, and ACKs that switches stamp on the way back (FNCC,
+/// [`crate::cc::Requirements::int_on_acks`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IntEncoding {
+    /// A header of `int_fixed_bytes` sized for the longest path, carried from
+    /// the sender on, whatever the number of records in it (default), as the
+    /// HPCC simulator does: its `IntHeader` holds 5 hop records of 8 B and a
+    /// 2 B hop count (int-header.h: `hop[maxHop]`, `nhop`; GetStaticSize = 42).
+    Fixed,
+    /// Each switch that adds a record adds `int_hop_bytes` (8 B per hop: HPCC
+    /// paper §4, the simulator's 64-bit `IntHop`), so the packet grows along
+    /// the path and its ACK echoes what it collected.
+    PerHop,
+    /// Records cost no bytes (ccsim before INT was charged; for comparing with
+    /// such results only).
+    Free,
+}
+
 /// What a [`LinkEvent`] does to its link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -154,6 +176,12 @@ pub struct NetConfig {
     /// Stamp INT records on data packets at every switch egress. Default: on when
     /// the scheme asks for it (HPCC, PowerTCP, ...), off otherwise; true/false forces it.
     pub int: Option<bool>,
+    /// Wire cost of INT records: "fixed" (default), "per_hop" or "free".
+    pub int_encoding: IntEncoding,
+    /// Size of the fixed INT header. Default 42 (HPCC simulator: 5 x 8 B + 2 B).
+    pub int_fixed_bytes: Bytes,
+    /// Bytes per INT record under `per_hop`. Default 8 (HPCC paper §4).
+    pub int_hop_bytes: Bytes,
     /// Default "ecmp".
     pub routing: Routing,
     /// ACK and NACK travel in the control class above data (default true). False
@@ -172,8 +200,16 @@ pub struct NetConfig {
     /// last byte no further arrival would trigger the NACK that recovers them)
     /// and when links fail (packets on a failing link are lost).
     pub rto: Option<Dur>,
-    /// Extra fixed processing delay per switch on top of store-and-forward. Default 0.
+    /// Extra fixed processing delay per switch on top of store-and-forward,
+    /// paid by every packet a switch receives except PFC frames (MAC control
+    /// frames, consumed at the port). Part of every base RTT, BDP and ideal
+    /// FCT, and of PFC headroom (rate x switch_delay more per ingress). Default 0.
     pub switch_delay: Dur,
+    /// Truncate every serialization and pacing time down to a multiple of this
+    /// (ns-3 point-to-point models truncate to whole nanoseconds: `"1ns"`).
+    /// Default none: exact picoseconds (rounded up). Base RTTs and ideal FCTs
+    /// stay exact.
+    pub time_quantum: Option<Dur>,
     /// Receiver behaviour on reordering: "go-back-n" (default) or "reorder".
     pub receiver: Receiver,
     /// Timed link failures and repairs, applied in time order (ties in list
@@ -196,12 +232,16 @@ impl Default for NetConfig {
             pfc: PfcConfig::default(),
             ecn: EcnConfig::default(),
             int: None,
+            int_encoding: IntEncoding::Fixed,
+            int_fixed_bytes: Bytes(42),
+            int_hop_bytes: Bytes(8),
             routing: Routing::Ecmp,
             ack_high_priority: true,
             data_classes: 1,
             nack_interval: Dur(500 * crate::time::US),
             rto: None,
             switch_delay: Dur(0),
+            time_quantum: None,
             receiver: Receiver::GoBackN,
             link_events: Vec::new(),
         }
@@ -239,6 +279,19 @@ impl NetConfig {
         }
         if self.ecn.mode == EcnMode::Red && self.ecn.kmax.0 < self.ecn.kmin.0 {
             return Err(format!("network.ecn.kmax = {} is below network.ecn.kmin = {}", self.ecn.kmax, self.ecn.kmin));
+        }
+        if self.int_fixed_bytes.0 > 1_000 {
+            return Err(format!("network.int_fixed_bytes = {}: must be at most 1000 bytes", self.int_fixed_bytes.0));
+        }
+        if self.int_hop_bytes.0 > 125 {
+            return Err(format!("network.int_hop_bytes = {}: must be at most 125 bytes", self.int_hop_bytes.0));
+        }
+        if let Some(q) = self.time_quantum {
+            if q.0 == 0 || q.0 > crate::time::US {
+                return Err(format!(
+                    "network.time_quantum = {q}: must be between 1ps and 1us (leave it out for exact picoseconds)"
+                ));
+            }
         }
         if self.buffer.0 < 100_000 {
             return Err(format!("network.buffer = {}: too small for any switch (at least 100KB)", self.buffer));

@@ -103,7 +103,11 @@ impl Simulator {
             let mut cx = SwitchCx { now: self.now, node, ports: &self.stats[a..b], emit: &mut self.emit_buf };
             let in_local = self.ports[in_port as usize].local;
             let out_local = self.ports[out as usize].local;
-            cc.on_enqueue(&mut cx, in_local, out_local, self.pool.get_mut(h));
+            let pkt = self.pool.get_mut(h);
+            let n_int = pkt.n_int;
+            cc.on_enqueue(&mut cx, in_local, out_local, pkt);
+            // the packet is in the buffer at its arrival size: records go on at dequeue
+            debug_assert_eq!(pkt.n_int, n_int, "a switch hook pushed INT in on_enqueue");
         }
         if class != 0 && self.ports[out as usize].paused & (1 << class) != 0 {
             self.pool.get_mut(h).paused = true;
@@ -326,6 +330,8 @@ impl Simulator {
             }
         }
         let kind = self.pool.get(h).kind;
+        // records added from here on cost wire bytes under per-hop encoding
+        let n_int = self.pool.get(h).n_int;
         if kind == PktKind::Data {
             // ECN on the egress queue of this class, excluding the departing packet
             if self.ecn_enabled() {
@@ -368,6 +374,10 @@ impl Simulator {
             if pkt.ce && !ce_before && pkt.kind == PktKind::Data {
                 self.ports[port as usize].ecn_marked += 1;
             }
+        }
+        if self.int_hop > 0 {
+            let pkt = self.pool.get_mut(h);
+            pkt.size += self.int_hop * (pkt.n_int - n_int) as u32;
         }
         let more = !self.ports[port as usize].pfc.is_empty() || self.pick_class(port).is_some();
         self.transmit(port, h, more);

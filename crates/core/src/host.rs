@@ -10,7 +10,7 @@ use crate::config::{Receiver, Routing as RoutingMode};
 use crate::event::Ev;
 use crate::packet::{Packet, PktKind};
 use crate::sim::{CcOp, Simulator};
-use crate::time::{ser_time, Time};
+use crate::time::Time;
 
 /// Lowest pacing rate the core accepts from a scheme (bits/s).
 const MIN_RATE: u64 = 1_000;
@@ -60,14 +60,16 @@ impl Simulator {
     /// gap), window and timer requests.
     fn apply_sender(&mut self, f: u32, rate: f64, window: u64, timers: [Option<Option<Time>>; TIMER_SLOTS]) {
         let now = self.now;
-        let fl = &mut self.flows[f as usize];
+        let fl = &self.flows[f as usize];
         let new_rate = if rate.is_finite() { (rate as u64).clamp(MIN_RATE, fl.view.line_rate) } else { fl.view.line_rate };
+        let gap = if new_rate != fl.rate && fl.last_size > 0 { self.wire_time(fl.last_size as u64, new_rate) } else { 0 };
+        let fl = &mut self.flows[f as usize];
         fl.window = window.max(1);
         if new_rate != fl.rate {
             fl.rate = new_rate;
             // re-pace the gap after the last packet at the new rate
             if fl.last_size > 0 {
-                fl.next_send = fl.last_send + ser_time(fl.last_size as u64, new_rate);
+                fl.next_send = fl.last_send + gap;
             }
         }
         for (slot, t) in timers.iter().enumerate() {
@@ -125,7 +127,7 @@ impl Simulator {
         };
         self.hosts[hi].rr = (idx + 1) % n;
         let h = self.make_data(f);
-        let end = now + ser_time(self.pool.get(h).size as u64, self.ports[port as usize].rate);
+        let end = now + self.wire_time(self.pool.get(h).size as u64, self.ports[port as usize].rate);
         let fl = &self.flows[f as usize];
         let ready_at = (fl.snd_nxt < fl.view.size && fl.snd_nxt - fl.snd_una < fl.window).then_some(fl.next_send);
         // Schedule a TxDone only when something may be sendable when this packet ends;
@@ -147,7 +149,8 @@ impl Simulator {
     fn make_data(&mut self, f: u32) -> u32 {
         let now = self.now;
         let mtu = self.net.mtu.0;
-        let header = self.net.header.0;
+        // the fixed INT header rides from the sender on (per-hop records are added by switches)
+        let header = self.net.header.0 + if self.int_on { self.int_fixed as u64 } else { 0 };
         let spray = self.net.routing == RoutingMode::Spray;
         let hash = if spray { self.rng.next_u64() } else { self.flows[f as usize].hash };
         let fl = &mut self.flows[f as usize];
@@ -177,7 +180,9 @@ impl Simulator {
         fl.max_sent = fl.max_sent.max(fl.snd_nxt);
         fl.last_send = now;
         fl.last_size = pkt.size;
-        fl.next_send = now + ser_time(pkt.size as u64, fl.rate);
+        let rate = fl.rate;
+        let gap = self.wire_time(pkt.size as u64, rate);
+        self.flows[f as usize].next_send = now + gap;
         self.data_packets += 1;
         self.pool.alloc(pkt)
     }
@@ -290,14 +295,15 @@ impl Simulator {
             Some(kind) => {
                 // The ACK takes over the data packet's pool slot (warm in cache):
                 // its INT records, timestamp and scheme fields stay in place.
-                let fl = &mut self.flows[f];
                 let data = self.pool.get(h).clone();
+                let int_bytes = self.ack_int_bytes(&data);
+                let fl = &mut self.flows[f];
                 let ack = self.pool.get_mut(h);
                 ack.kind = kind;
                 ack.class = if self.net.ack_high_priority { 0 } else { fl.class };
                 ack.src = fl.view.dst;
                 ack.dst = fl.view.src;
-                ack.size = self.net.ack_size.0 as u32;
+                ack.size = self.net.ack_size.0 as u32 + int_bytes;
                 ack.payload = 0;
                 ack.seq = fl.rcv_nxt;
                 ack.ecn_echo = data.ce;

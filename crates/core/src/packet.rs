@@ -25,6 +25,12 @@ pub enum PktKind {
 }
 
 impl PktKind {
+    /// PFC PAUSE or RESUME: link-local MAC control frames.
+    #[inline]
+    pub fn is_pfc(self) -> bool {
+        matches!(self, PktKind::Pause | PktKind::Resume)
+    }
+
     /// Control packets travel in the control class, above all data classes.
     #[inline]
     pub fn is_control(self) -> bool {

@@ -9,7 +9,7 @@
 //! per hop.
 
 use crate::cc::{FlowView, ReceiverCc, Scheme, SenderCc, SwitchCc, TIMER_SLOTS};
-use crate::config::{EcnMode, NetConfig, Routing as RoutingMode};
+use crate::config::{EcnMode, IntEncoding, NetConfig, Routing as RoutingMode};
 use crate::event::{Ev, EventQueue};
 use crate::flow::FlowSpec;
 use crate::packet::{Packet, PacketPool};
@@ -200,6 +200,15 @@ pub struct Simulator {
     pub(crate) routing: Routing,
     pub(crate) rng: Rng,
     pub(crate) int_on: bool,
+    /// The scheme's switch part stamps INT onto ACKs (FNCC).
+    pub(crate) int_on_acks: bool,
+    /// Wire bytes of the INT header a packet carrying INT has from its origin
+    /// (`IntEncoding::Fixed`; 0 otherwise).
+    pub(crate) int_fixed: u32,
+    /// Wire bytes each INT record adds (`IntEncoding::PerHop`; 0 otherwise).
+    pub(crate) int_hop: u32,
+    /// `network.time_quantum` in ps (0: exact).
+    pub(crate) quantum: Time,
     pub(crate) rto: Option<Time>,
     pub(crate) emit_buf: Vec<Packet>,
     pub(crate) finished: usize,
@@ -311,8 +320,10 @@ impl Simulator {
             let local = node_ports[node as usize].iter().position(|&(q, _)| q == p).unwrap() as u16;
             let peer_port = if l.a == node { link_ports[li].1 } else { link_ports[li].0 };
             let extra = net.pfc.headroom_extra.map(|b| b.0).unwrap_or(2 * pkt_size);
-            let headroom =
-                (net.pfc.headroom_factor * (l.rate_bps as f64 / 8.0) * (l.delay as f64 / 1e12)).ceil() as u64 + extra;
+            // a switch also holds what arrives during its processing delay after a PAUSE
+            let lag = l.delay as f64 * net.pfc.headroom_factor
+                + if topo.nodes[node as usize] == NodeKind::Switch { net.switch_delay.0 as f64 } else { 0.0 };
+            let headroom = ((l.rate_bps as f64 / 8.0) * (lag / 1e12)).ceil() as u64 + extra;
             let alpha = (net.pfc.alpha_per_100g * l.rate_bps as f64 / 100e9).min(1.0);
             let (kmin, kmax) = if net.ecn.scale_per_25g {
                 let f = l.rate_bps as f64 / 25e9;
@@ -408,7 +419,7 @@ impl Simulator {
         // path properties per (src, dst) pair, computed on demand; the max base RTT over all pairs
         // (on the routes at time 0; on all links for a pair that starts unreachable)
         let path_props = |src: u32, dst: u32| -> (Time, Time, u64, u8) {
-            // returns (prop sum, ser sum, min rate, switches)
+            // returns (one-way latency: propagation + switch delays, ser sum, min rate, switches)
             let reachable = {
                 let mut p = node_ports[src as usize][0].0;
                 let mut hops = 0;
@@ -439,6 +450,7 @@ impl Simulator {
                     break;
                 }
                 sws += 1;
+                prop += net.switch_delay.0;
                 p = routing.group(port.peer, dst)[0];
             }
             (prop, ser, minr, sws)
@@ -552,7 +564,8 @@ impl Simulator {
             });
         }
         // the wheel covers the longest packet time + propagation of any link, with margin
-        let horizon = ports.iter().map(|p| p.delay + ser_time(pkt_size, p.rate)).max().unwrap_or(0) * 5 / 4;
+        let horizon = ports.iter().map(|p| p.delay + ser_time(pkt_size, p.rate)).max().unwrap_or(0) * 5 / 4
+            + net.switch_delay.0;
         let mut events = EventQueue::with_horizon(horizon);
         for (i, f) in flows.iter().enumerate() {
             events.push(f.start, Ev::FlowStart { flow: i as u32 });
@@ -598,6 +611,7 @@ impl Simulator {
         } else {
             None
         };
+        let int_on = net.int.unwrap_or(req.int_on_data);
         let rto = match net.rto {
             Some(d) if d.0 > 0 => Some(d.0),
             Some(_) => None,
@@ -621,7 +635,11 @@ impl Simulator {
             flows: fl,
             routing,
             rng,
-            int_on: net.int.unwrap_or(req.int_on_data),
+            int_on,
+            int_on_acks: req.int_on_acks,
+            int_fixed: if net.int_encoding == IntEncoding::Fixed { net.int_fixed_bytes.0 as u32 } else { 0 },
+            int_hop: if net.int_encoding == IntEncoding::PerHop { net.int_hop_bytes.0 as u32 } else { 0 },
+            quantum: net.time_quantum.map_or(0, |q| q.0),
             rto,
             emit_buf: Vec::new(),
             finished: 0,
@@ -876,11 +894,13 @@ impl Simulator {
         let pkt = self.pool.get(h);
         let size = pkt.size as u64;
         let payload = pkt.payload as u64;
+        // PFC frames are consumed by the peer's MAC, not its forwarding pipeline
+        let pipeline = if pkt.kind.is_pfc() { 0 } else { self.net.switch_delay.0 };
+        let end = now + self.wire_time(size, self.ports[port as usize].rate);
         let p = &mut self.ports[port as usize];
         p.tx_data_bytes += payload;
-        let end = now + ser_time(size, p.rate);
         p.busy_until = end;
-        let arrive = end + p.delay + if p.peer_is_switch { self.net.switch_delay.0 } else { 0 };
+        let arrive = end + p.delay + if p.peer_is_switch { pipeline } else { 0 };
         // At most one TxDone per port is ever pending: if one is (due now, not yet
         // popped), it will find the port busy and re-arm itself for `end`.
         if more && !p.tx_pending {
@@ -894,6 +914,29 @@ impl Simulator {
             let gen = p.wire_gen;
             self.events.push(arrive, Ev::Arrive { port, gen });
         }
+    }
+
+    /// Time to serialize `bytes` at `rate_bps` (also a pacing gap):
+    /// [`ser_time`], or truncated to `network.time_quantum` as ns-3 does.
+    #[inline]
+    pub(crate) fn wire_time(&self, bytes: u64, rate_bps: u64) -> Time {
+        if self.quantum == 0 {
+            ser_time(bytes, rate_bps)
+        } else {
+            let exact = (bytes as u128 * 8 * crate::time::SEC as u128 / rate_bps as u128) as Time;
+            exact - exact % self.quantum
+        }
+    }
+
+    /// Wire bytes of the INT an ACK (or NACK) of flow data `data` carries when it
+    /// leaves the receiver: the echo of the data's records, or the empty
+    /// header that switches fill on the way back (FNCC).
+    #[inline]
+    pub(crate) fn ack_int_bytes(&self, data: &Packet) -> u32 {
+        if !(self.int_on || self.int_on_acks) {
+            return 0;
+        }
+        self.int_fixed + self.int_hop * data.n_int as u32
     }
 
     pub(crate) fn ecn_enabled(&self) -> bool {

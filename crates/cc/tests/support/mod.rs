@@ -22,6 +22,9 @@ pub const G100: u64 = 100_000_000_000;
 /// Largest goodput (bits/s) of a 100 Gbps path: 1000 B of payload per 1048 B
 /// data packet on the wire (NetConfig defaults).
 pub const GOODPUT_100G: f64 = 100e9 * 1000.0 / 1048.0;
+/// The same for packets that carry INT (HPCC, PowerTCP): the fixed 42 B INT
+/// header on top (`network.int_encoding` default).
+pub const GOODPUT_100G_INT: f64 = 100e9 * 1000.0 / 1090.0;
 
 // ---- schemes, flows and runs ----
 
