@@ -106,7 +106,7 @@ use ccsim_cc::bolt::src_overhead;
 use ccsim_core::results::Stats;
 use ccsim_core::sim::{run, SimOptions, TraceConfig};
 use ccsim_core::{FlowSpec, NetConfig, PortRef, RunResult, Time};
-use ccsim_workload::topo::{dumbbell, star, Tier};
+use ccsim_scenario::topo::{dumbbell, star, Tier};
 
 const G100: u64 = 100_000_000_000;
 const NS: Time = 1_000;

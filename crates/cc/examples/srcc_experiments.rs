@@ -28,8 +28,8 @@ use ccsim_core::sim::{run, SimOptions};
 use ccsim_core::time::{Time, MS};
 use ccsim_core::units::Dur;
 use ccsim_core::{FlowSpec, Topology};
-use ccsim_workload::spec::{generate_all, WorkloadSpec};
-use ccsim_workload::topo::TopoSpec;
+use ccsim_scenario::spec::{generate_all, WorkloadSpec};
+use ccsim_scenario::topo::TopoSpec;
 use std::path::{Path, PathBuf};
 use toml::{Table, Value};
 

@@ -13,7 +13,7 @@ use ccsim_core::results::jain;
 use ccsim_core::sim::{run, SimOptions};
 use ccsim_core::time::{NS, US};
 use ccsim_core::{FlowSpec, NetConfig, PortRef, RunResult, Time};
-use ccsim_workload::topo::Tier;
+use ccsim_scenario::topo::Tier;
 use support::*;
 
 /// Wire bytes of a full data packet: 1000 payload + 48 header + 9 Bolt header.
@@ -238,7 +238,7 @@ fn supply_matching_refills_the_link_after_a_reroute() {
     use ccsim_core::sim::TraceConfig;
     use ccsim_core::units::Dur;
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/topologies/bolt-reroute.txt");
-    let topo = ccsim_workload::hpcc::read_topology(&path).unwrap();
+    let topo = ccsim_scenario::hpcc::read_topology(&path).unwrap();
     let mut net = NetConfig::default();
     let e = |at: Time, a, b, action| LinkEvent { at: Dur(at), a, b, action };
     net.link_events =
@@ -287,7 +287,7 @@ fn an_incast_sends_at_most_one_src_per_data_packet_and_src_bandwidth_scales_with
     // 100G x 79 / 1057 = 7.5 Gbps with ccsim's defaults, 100G x 45 / 5000 =
     // 0.9 Gbps with the ns-3 incast script's sizes (paper: 0.77 Gbps).
     let n = 20;
-    let topo = ccsim_workload::topo::star(n + 1, Tier::new(G100, 1200 * NS)).unwrap();
+    let topo = ccsim_scenario::topo::star(n + 1, Tier::new(G100, 1200 * NS)).unwrap();
     let flows: Vec<FlowSpec> = (0..3 * n)
         .map(|i| FlowSpec { id: i, src: i % n, dst: n, size: 50_000, start: 0, prio: 0 })
         .collect();

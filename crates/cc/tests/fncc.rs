@@ -17,7 +17,7 @@ use ccsim_core::sim::{run, SimOptions};
 use ccsim_core::time::US;
 use ccsim_core::units::Bytes;
 use ccsim_core::{FlowSpec, NetConfig, RunResult, Time};
-use ccsim_workload::topo::{leaf_spine, star, Tier};
+use ccsim_scenario::topo::{leaf_spine, star, Tier};
 use std::sync::{Arc, Mutex};
 use support::*;
 
@@ -419,7 +419,7 @@ fn lhcs_brings_a_last_hop_incast_to_the_fair_share() {
 fn fncc_acks_carry_the_int_bytes() {
     use ccsim_core::config::IntEncoding;
     use ccsim_core::PortRef;
-    let topo = ccsim_workload::topo::dumbbell(1, Tier::new(G100, US), Tier::new(G100, US), 3).unwrap();
+    let topo = ccsim_scenario::topo::dumbbell(1, Tier::new(G100, US), Tier::new(G100, US), 3).unwrap();
     // host 0 -> switches 2, 3, 4 -> host 1; 20 full packets, one ACK each
     let path = [0u32, 2, 3, 4, 1];
     let flows = vec![FlowSpec { id: 0, src: 0, dst: 1, size: 20 * 1470, start: 0, prio: 0 }];

@@ -9,7 +9,7 @@ use ccsim_core::config::IntEncoding;
 use ccsim_core::time::{ser_time, Time, MS, US};
 use ccsim_core::units::Dur;
 use ccsim_core::{run, FlowSpec, NetConfig, SimOptions};
-use ccsim_workload::topo::{star, Tier};
+use ccsim_scenario::topo::{star, Tier};
 use support::*;
 
 /// A lone HPCC flow small enough to be sent whole before its first ACK (its

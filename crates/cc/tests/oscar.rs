@@ -10,7 +10,7 @@ use ccsim_core::config::{Receiver, Routing};
 use ccsim_core::results::jain;
 use ccsim_core::sim::{run, SimOptions, TraceConfig};
 use ccsim_core::{FlowSpec, NetConfig, PortRef, RunResult, Time};
-use ccsim_workload::topo::{dumbbell, leaf_spine, Tier};
+use ccsim_scenario::topo::{dumbbell, leaf_spine, Tier};
 use support::{converge, first_reach, gradient_errors, Recorder, Scn};
 
 const G100: u64 = 100_000_000_000;

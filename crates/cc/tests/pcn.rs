@@ -13,7 +13,7 @@ use ccsim_core::sim::{run, SimOptions};
 use ccsim_core::time::{Time, MS, US};
 use ccsim_core::units::Bytes;
 use ccsim_core::{FlowSpec, LinkSpec, NetConfig, NodeKind, PortRef, RunResult, Topology};
-use ccsim_workload::topo::{star, Tier};
+use ccsim_scenario::topo::{star, Tier};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use support::*;

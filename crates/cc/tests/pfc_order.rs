@@ -6,9 +6,9 @@
 use ccsim_core::sim::{run, SimOptions};
 use ccsim_core::units::{Bytes, Dur, Rate};
 use ccsim_core::NetConfig;
-use ccsim_workload::spec::{generate_all, WorkloadSpec};
-use ccsim_workload::topo::TopoSpec;
-use ccsim_workload::SampleMode;
+use ccsim_scenario::spec::{generate_all, WorkloadSpec};
+use ccsim_scenario::topo::TopoSpec;
+use ccsim_scenario::SampleMode;
 use std::path::Path;
 
 #[test]

@@ -17,7 +17,7 @@ use ccsim_core::packet::{Packet, PktKind};
 use ccsim_core::sim::{run, SimOptions, TraceConfig};
 use ccsim_core::units::Bytes;
 use ccsim_core::{FlowSpec, NetConfig, PortRef, RunResult, Time};
-use ccsim_workload::topo::{dumbbell, leaf_spine, Tier};
+use ccsim_scenario::topo::{dumbbell, leaf_spine, Tier};
 use std::sync::{Arc, Mutex};
 
 const G100: u64 = 100_000_000_000;

@@ -16,7 +16,7 @@ use ccsim_core::results::jain;
 use ccsim_core::run;
 use ccsim_core::time::{ser_time, Time, MS, US};
 use ccsim_core::{NetConfig, RunResult};
-use ccsim_workload::topo::{star, Tier};
+use ccsim_scenario::topo::{star, Tier};
 use support::*;
 
 /// Wire bytes of a full data packet and of an ACK (NetConfig defaults).

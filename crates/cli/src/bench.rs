@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::scenario::{self, Overrides, Scenario};
+use ccsim_scenario::{self as scenario, Overrides, Scenario};
 use crate::table::{self, Table};
 use crate::Fail;
 
@@ -188,8 +188,7 @@ fn child(a: &BenchArgs, name: &str) -> Result<(), Fail> {
     // Measure the engine alone: no traces.
     scn.trace = ccsim_core::sim::TraceConfig::default();
     let scheme_name = scn.schemes[0].clone();
-    let scheme = scn.make_scheme(&scheme_name).map_err(Fail::Input)?;
-    let r = crate::commands::simulate(&scn, scheme.as_ref(), a.quiet)?;
+    let r = crate::commands::simulate(&scn, &scheme_name, a.quiet)?;
     let s = r.summary();
     let m = json!({
         "scenario": scn.name,
@@ -399,7 +398,7 @@ mod tests {
 
     #[test]
     fn hpcc_reference_is_skipped_without_inputs_and_read_by_path_with_them() {
-        let t = crate::testutil::TempDir::new("bench");
+        let t = ccsim_scenario::testutil::TempDir::new("bench");
         let note = reference_text("hpcc-ref-10ms", Some(t.path())).unwrap_err();
         assert!(note.starts_with("skipped"), "{note}");
         assert!(note.contains(HPCC_TOPOLOGY));

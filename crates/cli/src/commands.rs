@@ -2,7 +2,6 @@
 
 use ccsim_core::results::RunResult;
 use ccsim_core::sim::Progress;
-use ccsim_core::Scheme;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -10,19 +9,24 @@ use std::time::Instant;
 
 use crate::output::{self, PendingDir};
 use crate::progress::{self, ProgressLine};
-use crate::scenario::{self, registry, safe_component, Overrides, Scenario};
+use ccsim_scenario::{self as scenario, registry, safe_component, Overrides, Scenario};
 use crate::table::{self, Table};
 use crate::{CompareArgs, Fail, ListArgs, ListWhat, RunArgs, ValidateArgs};
 
-/// Runs one simulation with a progress line.
-pub fn simulate(scn: &Scenario, scheme: &dyn Scheme, quiet: bool) -> Result<RunResult, Fail> {
+/// Runs scheme (or variant) `name` on the scenario with a progress line.
+pub fn simulate(scn: &Scenario, name: &str, quiet: bool) -> Result<RunResult, Fail> {
     let mut line = ProgressLine::new(quiet);
     let res = {
         let mut cb = |p: &Progress| line.update(|| progress::describe(p));
-        ccsim_core::sim::run(&scn.topo, &scn.net, &scn.flows, scheme, &scn.sim_options(), Some(&mut cb))
+        scn.simulate(name, Some(&mut cb))
     };
     line.finish();
-    res.map_err(|e| Fail::Input(format!("{}: cannot simulate: {e}", scn.label)))
+    res.map_err(Fail::Input)
+}
+
+/// Parses `--set KEY=VALUE` arguments.
+pub fn parse_sets(args: &[String]) -> Result<Vec<(String, toml::Value)>, Fail> {
+    args.iter().map(|a| ccsim_scenario::set::parse_assignment(a).map_err(Fail::Input)).collect()
 }
 
 fn unfinished_note(scheme: &str, r: &RunResult) -> Option<String> {
@@ -39,10 +43,15 @@ fn unfinished_note(scheme: &str, r: &RunResult) -> Option<String> {
 }
 
 pub fn run(a: &RunArgs) -> Result<(), Fail> {
-    let ov = Overrides { seed: a.seed, stop: a.stop, schemes: a.scheme.clone().map(|s| vec![s]), out_dir: a.out.clone() };
+    let ov = Overrides {
+        seed: a.seed,
+        stop: a.stop,
+        schemes: a.scheme.clone().map(|s| vec![s]),
+        out_dir: a.out.clone(),
+        sets: parse_sets(&a.set)?,
+    };
     let scn = scenario::load(&a.scenario, &ov).map_err(Fail::Input)?;
     let name = scn.schemes[0].clone();
-    let scheme = scn.make_scheme(&name).map_err(Fail::Input)?;
     if !a.quiet {
         eprintln!(
             "{}: '{}' with {name}: {} flows on {} hosts, seed {}",
@@ -53,7 +62,7 @@ pub fn run(a: &RunArgs) -> Result<(), Fail> {
             scn.seed
         );
     }
-    let r = simulate(&scn, scheme.as_ref(), a.quiet)?;
+    let r = simulate(&scn, &name, a.quiet)?;
     let runs = [(name.clone(), &r)];
     println!("scenario {} ({}), scheme {name}, seed {}", scn.name, scn.label, scn.seed);
     print!("{}", table::results_table(&runs).render());
@@ -78,9 +87,9 @@ fn write_result(
     pending.commit().map_err(fail)
 }
 
-/// Runs every scheme on the same scenario, at most `jobs` at once; results in scheme order.
+/// Runs every scheme (or variant) on the same scenario, at most `jobs` at once; results in scheme order.
 /// A simulation error (from `sim::run`) is bad input; a panic is a runtime failure.
-pub fn run_all(scn: &Scenario, schemes: &[(String, Box<dyn Scheme>)], jobs: usize, quiet: bool) -> Vec<Result<RunResult, Fail>> {
+pub fn run_all(scn: &Scenario, schemes: &[String], jobs: usize, quiet: bool) -> Vec<Result<RunResult, Fail>> {
     let n = schemes.len();
     let workers = jobs.clamp(1, n.max(1));
     let next = AtomicUsize::new(0);
@@ -92,7 +101,7 @@ pub fn run_all(scn: &Scenario, schemes: &[(String, Box<dyn Scheme>)], jobs: usiz
     }
     let shared = Mutex::new(Shared { line: ProgressLine::new(quiet), latest: vec![None; n], done: vec![false; n] });
     let start = Instant::now();
-    let names: Vec<&str> = schemes.iter().map(|(s, _)| s.as_str()).collect();
+    let names: Vec<&str> = schemes.iter().map(|s| s.as_str()).collect();
     let show = |sh: &mut Shared| {
         let Shared { line, latest, done } = sh;
         line.update(|| {
@@ -114,8 +123,7 @@ pub fn run_all(scn: &Scenario, schemes: &[(String, Box<dyn Scheme>)], jobs: usiz
         // A panic in one simulation (possible only in builds that unwind) fails that
         // scheme alone; the others still finish and are written.
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            ccsim_core::sim::run(&scn.topo, &scn.net, &scn.flows, schemes[i].1.as_ref(), &scn.sim_options(), Some(&mut cb))
-                .map_err(Fail::Input)
+            scn.simulate(&schemes[i], Some(&mut cb)).map_err(Fail::Input)
         }))
         .unwrap_or_else(|p| {
             let msg = p
@@ -157,12 +165,15 @@ pub fn run_all(scn: &Scenario, schemes: &[(String, Box<dyn Scheme>)], jobs: usiz
 }
 
 pub fn compare(a: &CompareArgs) -> Result<(), Fail> {
-    let ov = Overrides { seed: a.seed, stop: a.stop, schemes: a.schemes.clone(), out_dir: a.out.clone() };
+    let ov = Overrides {
+        seed: a.seed,
+        stop: a.stop,
+        schemes: a.schemes.clone(),
+        out_dir: a.out.clone(),
+        sets: parse_sets(&a.set)?,
+    };
     let scn = scenario::load(&a.scenario, &ov).map_err(Fail::Input)?;
-    let mut made = Vec::new();
-    for s in &scn.schemes {
-        made.push((s.clone(), scn.make_scheme(s).map_err(Fail::Input)?));
-    }
+    let made = scn.schemes.clone();
     let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let jobs = a.jobs.unwrap_or(cpus).max(1);
     if !a.quiet {
@@ -181,7 +192,7 @@ pub fn compare(a: &CompareArgs) -> Result<(), Fail> {
     let mut ok: Vec<(String, &RunResult)> = Vec::new();
     let mut failed = Vec::new();
     let mut runtime = false;
-    for ((name, _), r) in made.iter().zip(&results) {
+    for (name, r) in made.iter().zip(&results) {
         match r {
             Ok(r) => ok.push((name.clone(), r)),
             Err(Fail::Input(e)) => failed.push(format!("{name}: {e}")),

@@ -9,12 +9,8 @@ mod commands;
 mod output;
 mod plots;
 mod progress;
-mod scenario;
 mod svg;
 mod table;
-#[cfg(test)]
-mod testutil;
-mod tomlpath;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -84,6 +80,9 @@ pub struct RunArgs {
     /// Results directory (default: the scenario's [output] dir, else "results").
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Override any scenario value, e.g. --set workload[0].load=0.5 --set network.pfc.static_xoff=500KB (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
     /// Replace an existing result directory instead of writing a new one with a suffix.
     #[arg(long)]
     pub force: bool,
@@ -108,6 +107,9 @@ pub struct CompareArgs {
     /// Results directory (default: the scenario's [output] dir, else "results").
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Override any scenario value, e.g. --set workload[0].load=0.5 --set network.pfc.static_xoff=500KB (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
     /// Replace an existing result directory instead of writing a new one with a suffix.
     #[arg(long)]
     pub force: bool,

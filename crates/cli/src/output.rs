@@ -14,7 +14,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::scenario::Scenario;
+use ccsim_scenario::Scenario;
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
@@ -447,7 +447,7 @@ pub fn write_compare_csv(w: &mut impl Write, runs: &[(String, &RunResult)]) -> i
 /// compare.json and the overlaid charts.
 pub fn write_compare_files(dir: &Path, scn: &Scenario, runs: &[(String, &RunResult)]) -> io::Result<()> {
     for (name, r) in runs {
-        let sub = dir.join(crate::scenario::safe_component(name));
+        let sub = dir.join(ccsim_scenario::safe_component(name));
         fs::create_dir(&sub)?;
         write_run_files(&sub, scn, name, r)?;
     }
@@ -474,7 +474,7 @@ pub fn write_compare_files(dir: &Path, scn: &Scenario, runs: &[(String, &RunResu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::TempDir;
+    use ccsim_scenario::testutil::TempDir;
     use ccsim_core::results::FlowResult;
 
     #[test]

@@ -292,7 +292,7 @@ pub(crate) mod tests {
         assert_eq!(q.series[0].points[2], (20.0, 2.0)); // 20us, 2000 B = 2 KB
         let r = rate_chart(&[("hpcc".into(), &a)]);
         assert_eq!(r.series[0].points[1], (10.0, 50.0));
-        let t = crate::testutil::TempDir::new("plots");
+        let t = ccsim_scenario::testutil::TempDir::new("plots");
         write_all(t.path(), &[("hpcc".into(), &a)]).unwrap();
         for f in ["slowdown.svg", "queues.svg", "rates.svg", "rates_norm.svg", "throughput.svg"] {
             let text = std::fs::read_to_string(t.path().join(f)).unwrap();

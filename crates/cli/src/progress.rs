@@ -6,7 +6,7 @@ use ccsim_core::sim::Progress;
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
-use crate::scenario::fmt_time;
+use ccsim_scenario::fmt_time;
 use crate::table::{si, wall};
 
 pub struct ProgressLine {

@@ -4,7 +4,7 @@
 use ccsim_core::results::{RunResult, Stats};
 use ccsim_core::time::to_us;
 
-use crate::scenario::{fmt_time, human_bytes};
+use ccsim_scenario::{fmt_time, human_bytes};
 
 /// A text table: the first column left-aligned, the others right-aligned.
 #[derive(Clone, Debug, Default)]

@@ -7,7 +7,7 @@
 use ccsim_core::cc::Scheme;
 use ccsim_core::time::{Time, US};
 use ccsim_core::{run, FlowSpec, NetConfig, PortRef, RunResult, SimOptions, TraceConfig};
-use ccsim_workload::topo::{dumbbell, Tier};
+use ccsim_scenario::topo::{dumbbell, Tier};
 
 /// Link rate everywhere (bits/s): the paper's C.
 pub const C: u64 = 10_000_000_000;

@@ -14,7 +14,7 @@
 use ccsim_core::results::{jain, FlowTrace, Series};
 use ccsim_core::time::{Time, US};
 use ccsim_core::{run, FlowSpec, NetConfig, PortRef, RunResult, Scheme, SimOptions, TraceConfig};
-use ccsim_workload::topo::{dumbbell, Tier};
+use ccsim_scenario::topo::{dumbbell, Tier};
 use std::ops::RangeBounds;
 
 pub const G10: u64 = 10_000_000_000;

@@ -1,9 +1,8 @@
 //! Scenario files: the TOML format, its validation, and turning it into what
-//! the simulator runs (topology, network config, flow list, schemes, traces).
-//!
-//! Every use of the `ccsim-workload` and `ccsim-cc` crates by the CLI is in
-//! this module (loading, and the `registry` listings at the bottom), so a
-//! change of their API is adjusted in one place.
+//! the simulator runs (topology, network config, flow list, schemes and
+//! variants, traces). The only reader of scenario TOML: the CLI, the
+//! reproduction runner, the Python package and the tests all load through
+//! [`load`] / [`load_text`].
 //!
 //! Every error names the file, the key path and the value where one applies,
 //! e.g. `scenarios/x.toml: topology.delay = "3": invalid duration ...`.
@@ -16,8 +15,8 @@ use ccsim_core::time::{Time, US};
 use ccsim_core::topology::Topology;
 use ccsim_core::units::{fmt_dur, fmt_rate, Dur};
 use ccsim_core::Scheme;
-use ccsim_workload::spec::WorkloadSpec;
-use ccsim_workload::topo::TopoSpec;
+use crate::spec::WorkloadSpec;
+use crate::topo::TopoSpec;
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -57,6 +56,10 @@ pub struct ScenarioFile {
     /// Per-scheme parameter tables, `[scheme.NAME]`.
     #[serde(default)]
     pub scheme: BTreeMap<String, toml::Value>,
+    /// Named variants, `[variants.NAME]`: `base = "scheme"` and parameters
+    /// laid over `[scheme.<base>]`; usable wherever a scheme name is.
+    #[serde(default)]
+    pub variants: BTreeMap<String, toml::Value>,
     pub trace: Option<TraceSection>,
     pub output: Option<OutputSection>,
 }
@@ -92,9 +95,21 @@ pub struct Overrides {
     /// Schemes to use instead of the file's `schemes`.
     pub schemes: Option<Vec<String>>,
     pub out_dir: Option<PathBuf>,
+    /// `--set key.path=value`: values laid over the file before it is read.
+    pub sets: Vec<(String, toml::Value)>,
+}
+
+/// A named variant of a scheme (`[variants.NAME]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Variant {
+    /// The registered scheme it is built from.
+    pub base: String,
+    /// Its parameters: the scenario's `[scheme.<base>]` with the variant's own on top.
+    pub params: toml::Value,
 }
 
 /// A scenario ready to simulate.
+#[derive(Clone, Debug)]
 pub struct Scenario {
     /// The file as named on the command line (for messages).
     pub label: String,
@@ -109,6 +124,8 @@ pub struct Scenario {
     pub net: NetConfig,
     pub flows: Vec<FlowSpec>,
     pub scheme_params: BTreeMap<String, toml::Value>,
+    /// Named variants, by name.
+    pub variants: BTreeMap<String, Variant>,
     pub trace: TraceConfig,
     pub out_dir: PathBuf,
 }
@@ -254,7 +271,7 @@ fn check_files(label: &str, text: &str, base_dir: &Path, path: &str, t: &toml::T
     for key in ["path", "cdf"] {
         let Some(toml::Value::String(s)) = t.get(key) else { continue };
         if key == "cdf" {
-            let builtin = ccsim_workload::cdf::Cdf::builtin_names();
+            let builtin = crate::cdf::Cdf::builtin_names();
             if builtin.iter().any(|b| b.eq_ignore_ascii_case(s)) {
                 continue;
             }
@@ -312,6 +329,24 @@ pub fn safe_component(s: &str) -> String {
 /// Resolves a scenario given as text. `label` names it in messages, relative
 /// paths in it are resolved against `base_dir`, `stem` is its default name.
 pub fn load_text(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Overrides) -> Result<Scenario, String> {
+    if ov.sets.is_empty() {
+        return load_resolved(label, text, base_dir, stem, ov);
+    }
+    // --set: lay the values over the file and read the result like a file
+    // (the text is regenerated, so comments are not kept in it)
+    let mut doc: toml::Table = toml::from_str(text).map_err(|e| tomlpath::format_toml_error(label, text, &e))?;
+    let mut said = Vec::new();
+    for (k, v) in &ov.sets {
+        crate::set::apply(&mut doc, k, v.clone())?;
+        said.push(format!("{k}={v}"));
+    }
+    let label = format!("{label} (with --set {})", said.join(" "));
+    let body = toml::to_string(&doc).map_err(|e| format!("{label}: cannot apply --set: {e}"))?;
+    let text = format!("# {label}\n{body}");
+    load_resolved(&label, &text, base_dir, stem, ov)
+}
+
+fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Overrides) -> Result<Scenario, String> {
     // 1. Syntax, then the typed structure (unknown keys, wrong types, bad units).
     let raw: toml::Table = toml::from_str(text).map_err(|e| tomlpath::format_toml_error(label, text, &e))?;
     let file: ScenarioFile = toml::from_str(text).map_err(|e| {
@@ -365,8 +400,11 @@ pub fn load_text(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
     topo.validate().map_err(|m| in_section(label, "topology", &m))?;
     topo.check_link_events(&file.network.link_events, stop).map_err(|m| in_section(label, "network", &m))?;
 
-    // 5. Schemes.
-    let known = registry::scheme_names();
+    // 5. Schemes and variants.
+    let registered = registry::scheme_names();
+    let variants = read_variants(label, text, &file, &registered)?;
+    let mut known = registered.clone();
+    known.extend(variants.keys().cloned());
     let (schemes, from_file) = match &ov.schemes {
         Some(s) => (s.clone(), false),
         None => (file.schemes.clone().unwrap_or_else(|| vec![DEFAULT_SCHEME.to_string()]), true),
@@ -393,7 +431,10 @@ pub fn load_text(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
         }
     }
     for (s, v) in &file.scheme {
-        if !known.iter().any(|k| k == s) {
+        if variants.contains_key(s) {
+            return Err(at(label, text, &format!("scheme.{s}"), None, &format!("'{s}' is a variant: its parameters go in [variants.{s}]")));
+        }
+        if !registered.iter().any(|k| k == s) {
             return Err(at(
                 label,
                 text,
@@ -407,14 +448,17 @@ pub fn load_text(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
         }
     }
     // Make every scheme that will run or has parameters, so typos in any table are caught.
-    let mut to_make: BTreeSet<&String> = schemes.iter().collect();
+    let mut to_make: BTreeSet<&String> = schemes.iter().filter(|s| !variants.contains_key(*s)).collect();
     to_make.extend(file.scheme.keys());
     for s in to_make {
         registry::make_scheme(s, file.scheme.get(s)).map_err(|m| in_section(label, &format!("scheme.{s}"), &m))?;
     }
+    for (name, v) in &variants {
+        registry::make_scheme(&v.base, Some(&v.params)).map_err(|m| in_section(label, &format!("variants.{name}"), &m))?;
+    }
 
     // 6. Flows.
-    let flows = ccsim_workload::spec::generate_all(&file.workload, &topo, base_dir, seed)
+    let flows = crate::spec::generate_all(&file.workload, &topo, base_dir, seed)
         .map_err(|m| in_section(label, "workload", &m))?;
     if flows.is_empty() {
         return Err(format!("{label}: workload: the workloads generate no flows"));
@@ -491,9 +535,53 @@ pub fn load_text(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
         net: file.network.clone(),
         flows,
         scheme_params: file.scheme.clone(),
+        variants,
         trace,
         out_dir,
     })
+}
+
+/// Reads `[variants.*]`: each a table with a registered `base` scheme and
+/// parameters, laid over the file's `[scheme.<base>]`.
+fn read_variants(
+    label: &str,
+    text: &str,
+    file: &ScenarioFile,
+    registered: &[String],
+) -> Result<BTreeMap<String, Variant>, String> {
+    let mut out = BTreeMap::new();
+    for (name, v) in &file.variants {
+        let path = format!("variants.{name}");
+        if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+            return Err(at(label, text, &path, None, "a variant name has only letters, digits, '_' and '-'"));
+        }
+        if registered.iter().any(|k| k == name) {
+            return Err(at(label, text, &path, None, &format!("'{name}' is a scheme's name: give the variant another")));
+        }
+        let Some(t) = v.as_table() else {
+            return Err(at(label, text, &path, Some(&v.to_string()), "must be a table with `base` and parameters"));
+        };
+        let base = match t.get("base") {
+            Some(toml::Value::String(b)) => b.clone(),
+            Some(b) => return Err(at(label, text, &format!("{path}.base"), Some(&b.to_string()), "must be a scheme name")),
+            None => return Err(at(label, text, &path, None, "needs `base = \"<scheme>\"`, the scheme it varies")),
+        };
+        if !registered.iter().any(|k| *k == base) {
+            return Err(at(
+                label,
+                text,
+                &format!("{path}.base"),
+                Some(&quote(&base)),
+                &format!("unknown scheme (known: {})", registered.join(", ")),
+            ));
+        }
+        let mut params = file.scheme.get(&base).and_then(|p| p.as_table()).cloned().unwrap_or_default();
+        for (k, x) in t.iter().filter(|(k, _)| k.as_str() != "base") {
+            params.insert(k.clone(), x.clone());
+        }
+        out.insert(name.clone(), Variant { base, params: toml::Value::Table(params) });
+    }
+    Ok(out)
 }
 
 /// Offered traffic of a flow list.
@@ -531,9 +619,28 @@ fn rate_range(rates: impl Iterator<Item = u64>) -> String {
 }
 
 impl Scenario {
-    /// Makes a scheme with this scenario's parameters for it.
+    /// Makes a scheme (or a variant) with this scenario's parameters for it.
     pub fn make_scheme(&self, name: &str) -> Result<Box<dyn Scheme>, String> {
-        registry::make_scheme(name, self.scheme_params.get(name)).map_err(|m| in_section(&self.label, &format!("scheme.{name}"), &m))
+        match self.variants.get(name) {
+            Some(v) => registry::make_scheme(&v.base, Some(&v.params))
+                .map_err(|m| in_section(&self.label, &format!("variants.{name}"), &m)),
+            None => registry::make_scheme(name, self.scheme_params.get(name))
+                .map_err(|m| in_section(&self.label, &format!("scheme.{name}"), &m)),
+        }
+    }
+
+    /// Simulates scheme (or variant) `name` on this scenario; the result is
+    /// named `name`. `progress` is called about every 2^20 events.
+    pub fn simulate(
+        &self,
+        name: &str,
+        progress: Option<&mut dyn FnMut(&ccsim_core::sim::Progress)>,
+    ) -> Result<ccsim_core::RunResult, String> {
+        let scheme = self.make_scheme(name)?;
+        let mut r = ccsim_core::sim::run(&self.topo, &self.net, &self.flows, scheme.as_ref(), &self.sim_options(), progress)
+            .map_err(|e| format!("{}: cannot simulate {name}: {e}", self.label))?;
+        r.scheme = name.to_string();
+        Ok(r)
     }
 
     pub fn sim_options(&self) -> SimOptions {
@@ -689,17 +796,17 @@ pub mod registry {
 
     /// (kind, description with fields and defaults).
     pub fn topologies() -> Vec<(String, String)> {
-        ccsim_workload::topo::describe().into_iter().map(|(k, d)| (k.to_string(), d.to_string())).collect()
+        crate::topo::describe().into_iter().map(|(k, d)| (k.to_string(), d.to_string())).collect()
     }
 
     /// (kind, description with fields and defaults).
     pub fn workloads() -> Vec<(String, String)> {
-        ccsim_workload::spec::describe().into_iter().map(|(k, d)| (k.to_string(), d.to_string())).collect()
+        crate::spec::describe().into_iter().map(|(k, d)| (k.to_string(), d.to_string())).collect()
     }
 
     /// (name, number of points, mean size in bytes) of every built-in CDF.
     pub fn cdfs() -> Vec<(String, usize, f64)> {
-        use ccsim_workload::cdf::{Cdf, SampleMode};
+        use crate::cdf::{Cdf, SampleMode};
         Cdf::builtin_names()
             .iter()
             .filter_map(|n| Cdf::builtin(n))
@@ -746,6 +853,70 @@ flows = [{ src = 0, dst = 1, size = "1MB" }, { src = 2, dst = 1, size = 5000, st
                 e
             }
         }
+    }
+
+    fn load_str(text: &str, ov: &Overrides) -> Result<Scenario, String> {
+        load_text("t.toml", text, Path::new("."), "t", ov)
+    }
+
+    #[test]
+    fn variants_run_beside_their_base() {
+        let text = format!(
+            "schemes = [\"hpcc\", \"hpcc_star\"]\n{BASE}\n[scheme.hpcc]\nrate_ai = \"20Mbps\"\n[variants.hpcc_star]\nbase = \"hpcc\"\neta = 1.5\n"
+        );
+        let s = load_str(&text, &Overrides::default()).unwrap();
+        assert_eq!(s.schemes, vec!["hpcc", "hpcc_star"]);
+        let v = &s.variants["hpcc_star"];
+        assert_eq!(v.base, "hpcc");
+        // the variant's parameters over the file's [scheme.hpcc]
+        assert_eq!(v.params["eta"].as_float(), Some(1.5));
+        assert_eq!(v.params["rate_ai"].as_str(), Some("20Mbps"));
+        assert!(s.make_scheme("hpcc_star").is_ok());
+        let r = s.simulate("hpcc_star", None).unwrap();
+        assert_eq!(r.scheme, "hpcc_star");
+        assert!(r.flows.iter().all(|f| f.fct.is_some()));
+        // --schemes may name a variant
+        let ov = Overrides { schemes: Some(vec!["hpcc_star".into()]), ..Default::default() };
+        assert_eq!(load_str(&text, &ov).unwrap().schemes, vec!["hpcc_star"]);
+    }
+
+    #[test]
+    fn bad_variants_are_refused_with_their_key() {
+        let e = |extra: &str| load_str(&format!("{BASE}\n{extra}"), &Overrides::default()).unwrap_err();
+        let m = e("[variants.x]\neta = 1.5\n");
+        assert!(m.contains("variants.x") && m.contains("base"), "{m}");
+        let m = e("[variants.x]\nbase = \"reno\"\n");
+        assert!(m.contains("variants.x.base = \"reno\"") && m.contains("unknown scheme"), "{m}");
+        let m = e("[variants.hpcc]\nbase = \"hpcc\"\n");
+        assert!(m.contains("variants.hpcc") && m.contains("scheme's name"), "{m}");
+        let m = e("[variants.x]\nbase = \"hpcc\"\netaa = 1.5\n");
+        assert!(m.contains("variants.x") && m.contains("etaa"), "{m}");
+        let m = e("[variants.x]\nbase = \"hpcc\"\n[scheme.x]\neta = 1\n");
+        assert!(m.contains("scheme.x") && m.contains("[variants.x]"), "{m}");
+        let m = load_str(&format!("schemes = [\"x\"]\n{BASE}"), &Overrides::default()).unwrap_err();
+        assert!(m.contains("schemes[0] = \"x\"") && m.contains("unknown scheme"), "{m}");
+    }
+
+    #[test]
+    fn set_overrides_any_value_and_is_validated() {
+        let p = scenarios_dir().join("quickstart.toml");
+        let set = |k: &str, v: &str| Overrides { sets: vec![(k.to_string(), crate::set::parse_value(v))], ..Default::default() };
+        let a = load(&p, &Overrides::default()).unwrap();
+        let b = load(&p, &set("workload[0].load", "0.25")).unwrap();
+        assert!(b.flows.len() < a.flows.len() * 3 / 4, "{} vs {} flows", b.flows.len(), a.flows.len());
+        let c = load(&p, &set("network.pfc.static_xoff", "500KB")).unwrap();
+        assert_eq!(c.net.pfc.static_xoff, Some(ccsim_core::units::Bytes(500_000)));
+        assert!(c.text.contains("static_xoff"));
+        assert_eq!(load(&p, &set("schemes", "[\"hpcc\"]")).unwrap().schemes, vec!["hpcc"]);
+        // the value is checked like the file's, and the message names the key and --set
+        let e = load(&p, &set("network.pfc.static_xoff", "lots")).unwrap_err();
+        assert!(e.contains("--set") && e.contains("network.pfc.static_xoff") && e.contains("lots"), "{e}");
+        let e = load(&p, &set("network.pfc.static_xof", "500KB")).unwrap_err();
+        assert!(e.contains("static_xof"), "{e}");
+        let e = load(&p, &set("workload[3].load", "0.5")).unwrap_err();
+        assert!(e.contains("workload[3] does not exist"), "{e}");
+        let e = load(&p, &set("workload[0].load", "-1")).unwrap_err();
+        assert!(e.contains("workload[0].load") && e.contains("negative"), "{e}");
     }
 
     #[test]
@@ -816,6 +987,7 @@ flows = [{ src = 0, dst = 1, size = "1MB" }, { src = 2, dst = 1, size = 5000, st
             stop: Some(MS_TEST),
             schemes: Some(vec!["hpcc".into()]),
             out_dir: Some(PathBuf::from("/tmp/x")),
+            sets: Vec::new(),
         };
         let b = load(&p, &ov).unwrap();
         assert_eq!(b.seed, 9);

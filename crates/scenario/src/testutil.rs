@@ -1,4 +1,5 @@
-//! Test helpers: temporary directories removed on drop.
+//! Test helpers (for this crate's and the CLI's tests): temporary
+//! directories removed on drop.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
