@@ -141,7 +141,7 @@ fn two_flow_dumbbell(scheme: &dyn ccsim_core::Scheme, flows: &[FlowSpec], stop: 
     let opts = SimOptions {
         seed: 1,
         stop_at: Some(stop),
-        trace: TraceConfig { interval: sample, queue_ports: vec![bott], util_ports: vec![bott], flows: vec![0, 1] },
+        trace: TraceConfig { interval: sample, queue_ports: vec![bott], util_ports: vec![bott], flows: vec![0, 1], ..Default::default() },
     };
     run(&topo, &NetConfig::default(), flows, scheme, &opts, None).unwrap()
 }
@@ -302,7 +302,7 @@ fn reroute() {
         let opts = SimOptions {
             seed: 1,
             stop_at: Some(800 * US),
-            trace: TraceConfig { interval: US / 2, queue_ports: vec![bott], util_ports: vec![bott], flows: vec![0, 1] },
+            trace: TraceConfig { interval: US / 2, queue_ports: vec![bott], util_ports: vec![bott], flows: vec![0, 1], ..Default::default() },
         };
         let r = run(&topo, &net, &flows, sch.as_ref(), &opts, None).unwrap();
         if std::env::var("DUMP").is_ok() {
@@ -346,7 +346,7 @@ fn pru_sm() {
         let opts = SimOptions {
             seed: 1,
             stop_at: None,
-            trace: TraceConfig { interval: 100 * NS, queue_ports: vec![bott], util_ports: vec![bott], flows: (0..5).collect() },
+            trace: TraceConfig { interval: 100 * NS, queue_ports: vec![bott], util_ports: vec![bott], flows: (0..5).collect(), ..Default::default() },
         };
         let r = run(&topo, &net, &flows, sch.as_ref(), &opts, None).unwrap();
         // Completions as seen at the bottleneck: the sender learns of one when the
@@ -409,7 +409,7 @@ fn incast(schemes: &[String], per_sender: u32) {
         let opts = SimOptions {
             seed: 1,
             stop_at: None,
-            trace: TraceConfig { interval: US, queue_ports: vec![bott], util_ports: vec![], flows: vec![] },
+            trace: TraceConfig { interval: US, queue_ports: vec![bott], util_ports: vec![], flows: vec![], ..Default::default() },
         };
         // A 1 GB switch buffer: the incast's queue is not capped by the default
         // 32 MB buffer and PFC (the paper's queues reach 13-24 "msec", i.e.

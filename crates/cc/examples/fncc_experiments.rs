@@ -99,6 +99,7 @@ fn load(name: &str) -> Scenario {
             queue_ports: t.queues.iter().map(|s| port(s)).collect(),
             util_ports: t.utilization.iter().map(|s| port(s)).collect(),
             flows: t.flows.clone(),
+            ..Default::default()
         },
         None => TraceConfig::default(),
     };

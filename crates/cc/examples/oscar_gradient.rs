@@ -48,6 +48,7 @@ fn main() {
         queue_ports: vec![port],
         util_ports: vec![],
         flows: vec![],
+        ..Default::default()
     };
     let (r, logs) = scn
         .run("oscar", &[flow], trace)

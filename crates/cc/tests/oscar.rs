@@ -87,6 +87,7 @@ fn oscar_flows_share_fairly_at_the_target_queue() {
             queue_ports: vec![bott],
             util_ports: vec![bott],
             flows: (0..n).collect(),
+            ..Default::default()
         },
     };
     let r = run(
@@ -309,6 +310,7 @@ fn bls_gradient_beats_divide_ewma_against_the_true_queue_gradient() {
         queue_ports: scn.trace_queues.clone(),
         util_ports: vec![],
         flows: vec![],
+        ..Default::default()
     };
     let (r, logs) = scn.run("oscar", &[0], trace).unwrap();
     let log = &logs[&0];

@@ -317,7 +317,7 @@ pub fn list_text(what: Option<ListWhat>) -> String {
 }
 
 /// A table with every column left-aligned (for text columns).
-fn render_left(t: &Table) -> String {
+pub(crate) fn render_left(t: &Table) -> String {
     let ncol = t.header.len();
     let mut w = vec![0; ncol];
     for r in std::iter::once(&t.header).chain(&t.rows) {

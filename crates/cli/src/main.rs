@@ -7,9 +7,10 @@
 mod bench;
 mod commands;
 mod output;
-mod plots;
+
 mod progress;
-mod svg;
+mod reproduce;
+
 mod table;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -35,7 +36,10 @@ pub enum Fail {
     long_about = "Packet-level datacenter network simulator for comparing congestion-control schemes.\n\n\
                   Scenarios are TOML files (see scenarios/). Start with:\n  \
                   ccsim validate scenarios/quickstart.toml\n  \
-                  ccsim compare scenarios/quickstart.toml"
+                  ccsim compare scenarios/quickstart.toml\n\n\
+                  Reproduce the seed papers' experiments (reports in results/reproduce/):\n  \
+                  ccsim reproduce --list\n  \
+                  ccsim reproduce all"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -54,6 +58,9 @@ enum Cmd {
     List(ListArgs),
     /// Benchmark the simulator on fixed reference scenarios (each in its own process).
     Bench(bench::BenchArgs),
+    /// Reproduce the seed papers' experiments (OSCAR, Bolt, FNCC, SQCC, SRCC) and write
+    /// a paper-vs-measured report per paper; `--list` shows papers, claims and run times.
+    Reproduce(reproduce::ReproduceArgs),
 }
 
 fn parse_stop(s: &str) -> Result<Time, String> {
@@ -150,6 +157,7 @@ fn main() -> ExitCode {
         Cmd::Validate(a) => commands::validate(a),
         Cmd::List(a) => commands::list(a),
         Cmd::Bench(a) => bench::bench(a),
+        Cmd::Reproduce(a) => reproduce::reproduce(a),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,

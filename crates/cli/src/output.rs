@@ -360,7 +360,7 @@ pub fn write_run_files(dir: &Path, scn: &Scenario, scheme: &str, r: &RunResult) 
     writeln!(w)?;
     w.flush()?;
     fs::write(dir.join("scenario.toml"), &scn.text)?;
-    crate::plots::write_all(dir, &[(scheme.to_string(), r)])?;
+    ccsim_repro::plots::write_all(dir, &[(scheme.to_string(), r)])?;
     Ok(())
 }
 
@@ -467,7 +467,7 @@ pub fn write_compare_files(dir: &Path, scn: &Scenario, runs: &[(String, &RunResu
     writeln!(w)?;
     w.flush()?;
     fs::write(dir.join("scenario.toml"), &scn.text)?;
-    crate::plots::write_all(dir, runs)?;
+    ccsim_repro::plots::write_all(dir, runs)?;
     Ok(())
 }
 

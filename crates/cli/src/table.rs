@@ -221,7 +221,7 @@ pub fn results_table(runs: &[(String, &RunResult)]) -> Table {
 mod tests {
     #[test]
     fn traced_runs_get_queue_and_fairness_rows() {
-        let r = crate::plots::tests::sample_result(2.0);
+        let r = ccsim_repro::testing::sample_result(2.0);
         let t = results_table(&[("x".to_string(), &r)]);
         let row = |name: &str| t.rows.iter().find(|row| row[0] == name).map(|row| row[1].clone());
         assert!(row("traced queue mean / p99").is_some());

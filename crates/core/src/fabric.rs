@@ -288,6 +288,7 @@ impl Simulator {
                 if p.paused & (1 << c) != 0 {
                     p.paused &= !(1 << c);
                     p.paused_time += now - p.paused_since[c];
+                    p.pause_log.push((p.paused_since[c], now));
                     st.paused = p.paused;
                     self.try_send(port);
                 }

@@ -64,7 +64,15 @@ impl Simulator {
         let new_rate = if rate.is_finite() { (rate as u64).clamp(MIN_RATE, fl.view.line_rate) } else { fl.view.line_rate };
         let gap = if new_rate != fl.rate && fl.last_size > 0 { self.wire_time(fl.last_size as u64, new_rate) } else { 0 };
         let fl = &mut self.flows[f as usize];
-        fl.window = window.max(1);
+        let window = window.max(1);
+        if let Some(slot) = fl.log_slot {
+            if new_rate != fl.rate || window != fl.window {
+                if let Some(t) = self.tracer.as_mut().filter(|t| t.changes) {
+                    t.flow_traces[slot as usize].changes.push((now, new_rate as f64, window as f64));
+                }
+            }
+        }
+        fl.window = window;
         if new_rate != fl.rate {
             fl.rate = new_rate;
             // re-pace the gap after the last packet at the new rate
@@ -358,6 +366,14 @@ impl Simulator {
         }
         let seq = pkt.seq;
         let nack = pkt.kind == PktKind::Nack;
+        if let Some(slot) = fl.log_slot {
+            if let Some(t) = self.tracer.as_mut().filter(|t| t.acks) {
+                t.flow_traces[slot as usize].acks.push((pkt.ts, now));
+            }
+        }
+        if let Some(h) = self.rtt_hist.as_mut() {
+            h.add(now - pkt.ts);
+        }
         if seq > fl.snd_una {
             fl.snd_una = seq;
             fl.last_progress = now;

@@ -54,6 +54,7 @@ impl Simulator {
         for c in 0..NC {
             if port.paused & (1 << c) != 0 {
                 port.paused_time += now - port.paused_since[c];
+                port.pause_log.push((port.paused_since[c], now));
             }
         }
         port.paused = 0;

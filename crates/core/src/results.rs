@@ -3,15 +3,16 @@
 //! (slowdown percentiles overall and by flow-size bucket, Jain's index).
 
 use crate::time::Time;
+use serde::{Deserialize, Serialize};
 
 /// A port named by its node and the node at the other end of its link.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct PortRef {
     pub node: u32,
     pub peer: u32,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FlowResult {
     pub id: u32,
     pub src: u32,
@@ -28,7 +29,7 @@ pub struct FlowResult {
     pub retransmits: u64,
 }
 
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PortResult {
     pub port: PortRef,
     pub rate_bps: u64,
@@ -40,6 +41,10 @@ pub struct PortResult {
     pub pause_sent: u64,
     /// Total time this egress was paused by the peer (any class).
     pub paused_time: Time,
+    /// The intervals (start, end) during which a class of this egress was
+    /// paused, one per PAUSE .. RESUME (intervals of different classes may overlap).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paused_intervals: Vec<(Time, Time)>,
     /// Packets dropped at admission into this egress, or dropped from its queue
     /// and wire when its link went down.
     pub drops: u64,
@@ -49,14 +54,14 @@ pub struct PortResult {
 }
 
 /// A sampled time series; `t` in picoseconds.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Series {
     pub name: String,
     pub t: Vec<Time>,
     pub v: Vec<f64>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct FlowTrace {
     pub flow: u32,
     /// The sender NIC's line rate (bits/s), to normalize `rate_bps`.
@@ -69,9 +74,18 @@ pub struct FlowTrace {
     pub acked: Vec<f64>,
     /// The scheme's probe value.
     pub probe: Vec<f64>,
+    /// With `TraceConfig::changes`: every change of the rate or window the
+    /// scheme set, as (time, rate bits/s, window bytes), in order (a control
+    /// step each).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<(Time, f64, f64)>,
+    /// With `TraceConfig::acks`: every ACK the sender received, as (send
+    /// time of the data it acknowledges, arrival time).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub acks: Vec<(Time, Time)>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct EngineStats {
     pub events: u64,
     /// Data packets put on the wire by hosts (retransmissions included).
@@ -91,7 +105,7 @@ pub struct EngineStats {
     pub link_events: u32,
 }
 
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunResult {
     pub scheme: String,
     pub flows: Vec<FlowResult>,
@@ -119,6 +133,71 @@ pub struct RunResult {
     /// default): the paused ingress was filled by traffic to other egresses.
     /// Approximation: waits at a host NIC paused by its ToR are not counted.
     pub hol_pkts: Vec<u64>,
+    /// With `TraceConfig::rtt`: every RTT sample of the run, binned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt: Option<RttHistogram>,
+}
+
+/// Every RTT sample of a run (ACK arrival minus the send time of the data it
+/// acknowledges, all flows), binned on a log scale: bin i holds samples in
+/// [base x 1.01^i, base x 1.01^(i+1)) with base 100 ns; the first bin also
+/// holds shorter samples, the last longer ones. Percentiles read from it are
+/// within 1%.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RttHistogram {
+    pub counts: Vec<u64>,
+}
+
+impl RttHistogram {
+    /// Lower edge of bin 0 (ps).
+    pub const BASE: f64 = 100_000.0;
+    /// Ratio of successive bin edges.
+    pub const GROWTH: f64 = 1.01;
+    /// Bins: 100 ns to about 1 s.
+    pub const BINS: usize = 1_620;
+
+    pub fn new() -> RttHistogram {
+        RttHistogram { counts: vec![0; Self::BINS] }
+    }
+
+    #[inline]
+    pub fn add(&mut self, rtt: Time) {
+        let x = rtt as f64 / Self::BASE;
+        let i = if x <= 1.0 { 0 } else { ((x.ln() / Self::GROWTH.ln()) as usize).min(Self::BINS - 1) };
+        self.counts[i] += 1;
+    }
+
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// The geometric middle of bin i (ps).
+    pub fn value_of(i: usize) -> f64 {
+        Self::BASE * Self::GROWTH.powf(i as f64 + 0.5)
+    }
+
+    /// The p-th percentile (0..=100, nearest rank) in ps; None when empty.
+    pub fn percentile(&self, p: f64) -> Option<f64> {
+        let n = self.total();
+        if n == 0 {
+            return None;
+        }
+        let rank = ((p / 100.0) * n as f64).ceil().clamp(1.0, n as f64) as u64;
+        let mut seen = 0;
+        for (i, &c) in self.counts.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                return Some(Self::value_of(i));
+            }
+        }
+        None
+    }
+
+    /// The mean in ps (bin middles); None when empty.
+    pub fn mean(&self) -> Option<f64> {
+        let n = self.total();
+        (n > 0).then(|| self.counts.iter().enumerate().map(|(i, &c)| c as f64 * Self::value_of(i)).sum::<f64>() / n as f64)
+    }
 }
 
 /// avg / percentiles of a set of values.

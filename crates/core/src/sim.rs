@@ -36,6 +36,13 @@ pub struct TraceConfig {
     pub util_ports: Vec<PortRef>,
     /// Flows whose rate, window, acked bytes and scheme probe are sampled.
     pub flows: Vec<u32>,
+    /// Also record every change of the traced flows' rate or window
+    /// (`FlowTrace::changes`).
+    pub changes: bool,
+    /// Also record every ACK of the traced flows (`FlowTrace::acks`).
+    pub acks: bool,
+    /// Bin the RTT sample of every ACK of every flow (`RunResult::rtt`).
+    pub rtt: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -108,6 +115,8 @@ pub(crate) struct Port {
     pub tx_data_bytes: u64,
     pub pause_sent: u64,
     pub paused_time: Time,
+    /// Closed paused intervals (start, end) of any class, in order of ending.
+    pub pause_log: Vec<(Time, Time)>,
     pub drops: u64,
     pub ecn_marked: u64,
     pub max_qlen: u64,
@@ -171,6 +180,8 @@ pub(crate) struct Flow {
     /// Symmetric routing: ingress port of the data at each switch on its path.
     pub path: [u32; 8],
     pub path_len: u8,
+    /// Index of this flow's `FlowTrace` when its changes or ACKs are recorded.
+    pub log_slot: Option<u32>,
 }
 
 pub(crate) struct Tracer {
@@ -182,6 +193,8 @@ pub(crate) struct Tracer {
     pub queues: Vec<Series>,
     pub utilization: Vec<Series>,
     pub flow_traces: Vec<FlowTrace>,
+    pub changes: bool,
+    pub acks: bool,
 }
 
 /// A built network with its flows, ready to run.
@@ -217,6 +230,8 @@ pub struct Simulator {
     pub(crate) data_packets: u64,
     pub(crate) link_packets: u64,
     pub(crate) tracer: Option<Tracer>,
+    /// `TraceConfig::rtt`: every flow's RTT samples.
+    pub(crate) rtt_hist: Option<crate::results::RttHistogram>,
     /// Node kinds and links, kept to recompute routes when a link changes.
     pub(crate) topo: Topology,
     /// Per node: (global port id, peer node), sorted by port id.
@@ -360,6 +375,7 @@ impl Simulator {
                 tx_data_bytes: 0,
                 pause_sent: 0,
                 paused_time: 0,
+                pause_log: Vec::new(),
                 drops: 0,
                 ecn_marked: 0,
                 max_qlen: 0,
@@ -561,6 +577,7 @@ impl Simulator {
                 ooo: Vec::new(),
                 path: [0; 8],
                 path_len: 0,
+                log_slot: None,
             });
         }
         // the wheel covers the longest packet time + propagation of any link, with margin
@@ -594,7 +611,14 @@ impl Simulator {
                 }
             }
             events.push(0, Ev::Sample);
+            if t.changes || t.acks {
+                for (i, &f) in t.flows.iter().enumerate() {
+                    fl[f as usize].log_slot = Some(i as u32);
+                }
+            }
             Some(Tracer {
+                changes: t.changes,
+                acks: t.acks,
                 interval: t.interval,
                 util_last: vec![0; util_ports.len()],
                 queue_ports,
@@ -648,6 +672,7 @@ impl Simulator {
             data_packets: 0,
             link_packets: 0,
             tracer,
+            rtt_hist: opts.trace.rtt.then(crate::results::RttHistogram::new),
             topo: topo.clone(),
             node_ports,
             link_ports,
@@ -742,6 +767,7 @@ impl Simulator {
             for c in 0..NC {
                 if p.paused & (1 << c) != 0 {
                     p.paused_time += now - p.paused_since[c];
+                    p.pause_log.push((p.paused_since[c], now));
                 }
             }
         }
@@ -788,6 +814,7 @@ impl Simulator {
                 tx_data_bytes: p.tx_data_bytes,
                 pause_sent: p.pause_sent,
                 paused_time: p.paused_time,
+                paused_intervals: p.pause_log.clone(),
                 drops: p.drops,
                 ecn_marked: p.ecn_marked,
                 max_qlen: p.max_qlen,
@@ -821,6 +848,7 @@ impl Simulator {
             truncated,
             scheme_counters: counters.into_iter().collect(),
             hol_pkts: self.flows.iter().map(|f| f.hol_pkts).collect(),
+            rtt: self.rtt_hist,
         }
     }
 

@@ -350,3 +350,28 @@ fn shared_buffer_accounting_holds_mid_congestion_and_after() {
         }
     }
 }
+
+#[test]
+fn traced_flows_record_their_changes_and_acks() {
+    let topo = star(2, G100, US);
+    let flows = vec![flow(0, 0, 1, 10_000, 0)];
+    let mut opts = SimOptions::default();
+    opts.trace = TraceConfig { interval: US, flows: vec![0], changes: true, acks: true, ..Default::default() };
+    let half = Fixed { rate_frac: 0.5, window_bdps: 2.0 };
+    let r = run(&topo, &NetConfig::default(), &flows, &half, &opts, None).unwrap();
+    let tr = &r.flow_traces[0];
+    // one control step: the scheme's start sets half the line rate and a window
+    assert_eq!(tr.changes.len(), 1);
+    let (t, rate, window) = tr.changes[0];
+    assert_eq!((t, rate), (0, 50e9));
+    assert!(window > 0.0 && window < 1e9);
+    // one ACK per data packet, each after its data was sent, in arrival order
+    assert_eq!(tr.acks.len(), 10);
+    assert!(tr.acks.iter().all(|&(sent, at)| at > sent + 4 * US));
+    assert!(tr.acks.windows(2).all(|w| w[0].1 <= w[1].1 && w[0].0 < w[1].0));
+    // not asked for, not recorded
+    opts.trace.changes = false;
+    opts.trace.acks = false;
+    let r = run(&topo, &NetConfig::default(), &flows, &half, &opts, None).unwrap();
+    assert!(r.flow_traces[0].changes.is_empty() && r.flow_traces[0].acks.is_empty());
+}

@@ -78,6 +78,15 @@ pub struct TraceSection {
     /// Flow ids (index in the generated flow list) whose rate/window are sampled.
     #[serde(default)]
     pub flows: Vec<u32>,
+    /// Also record every rate/window change of the traced flows. Default false.
+    #[serde(default)]
+    pub changes: bool,
+    /// Also record every ACK (send time, arrival) of the traced flows. Default false.
+    #[serde(default)]
+    pub acks: bool,
+    /// Bin every RTT sample of every flow (RTT percentiles and CDFs). Default false.
+    #[serde(default)]
+    pub rtt: bool,
 }
 
 #[derive(Deserialize, Default, Debug, Clone)]
@@ -123,6 +132,8 @@ pub struct Scenario {
     pub topo: Topology,
     pub net: NetConfig,
     pub flows: Vec<FlowSpec>,
+    /// For each flow (by id): the index of the `[[workload]]` entry that generated it.
+    pub flow_workload: Vec<u32>,
     pub scheme_params: BTreeMap<String, toml::Value>,
     /// Named variants, by name.
     pub variants: BTreeMap<String, Variant>,
@@ -458,7 +469,7 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
     }
 
     // 6. Flows.
-    let flows = crate::spec::generate_all(&file.workload, &topo, base_dir, seed)
+    let (flows, flow_workload) = crate::spec::generate_all_tagged(&file.workload, &topo, base_dir, seed)
         .map_err(|m| in_section(label, "workload", &m))?;
     if flows.is_empty() {
         return Err(format!("{label}: workload: the workloads generate no flows"));
@@ -508,6 +519,13 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
             }
         }
         trace.flows = t.flows.clone();
+        trace.changes = t.changes;
+        trace.acks = t.acks;
+        trace.rtt = t.rtt;
+        if (t.changes || t.acks) && t.flows.is_empty() {
+            let key = if t.changes { "trace.changes" } else { "trace.acks" };
+            return Err(at_here(label, text, key, "records the traced flows: list them in trace.flows"));
+        }
         let any = !trace.queue_ports.is_empty() || !trace.util_ports.is_empty() || !trace.flows.is_empty();
         trace.interval = match t.interval {
             Some(Dur(0)) => return Err(at_here(label, text, "trace.interval", "must be greater than zero")),
@@ -534,6 +552,7 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
         topo,
         net: file.network.clone(),
         flows,
+        flow_workload,
         scheme_params: file.scheme.clone(),
         variants,
         trace,

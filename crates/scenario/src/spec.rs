@@ -373,19 +373,31 @@ impl WorkloadSpec {
 /// merges them, sorts stably by start time and renumbers ids 0..n. Errors
 /// name the entry as `workload[i]`.
 pub fn generate_all(specs: &[WorkloadSpec], topo: &Topology, base_dir: &Path, seed: u64) -> Result<Vec<FlowSpec>, String> {
+    generate_all_tagged(specs, topo, base_dir, seed).map(|(flows, _)| flows)
+}
+
+/// [`generate_all`], also returning for each flow (by id) the index of the
+/// workload entry that generated it.
+pub fn generate_all_tagged(
+    specs: &[WorkloadSpec],
+    topo: &Topology,
+    base_dir: &Path,
+    seed: u64,
+) -> Result<(Vec<FlowSpec>, Vec<u32>), String> {
     let mut all = Vec::new();
     for (i, s) in specs.iter().enumerate() {
         let mut rng = Rng::derive(seed, i as u64);
-        all.extend(s.generate_named(&format!("workload[{i}]"), topo, base_dir, &mut rng)?);
+        let flows = s.generate_named(&format!("workload[{i}]"), topo, base_dir, &mut rng)?;
+        all.extend(flows.into_iter().map(|f| (f, i as u32)));
     }
     if all.len() > u32::MAX as usize {
         return Err(format!("the workloads generate {} flows; at most {} are supported", all.len(), u32::MAX));
     }
-    all.sort_by_key(|f| f.start);
-    for (i, f) in all.iter_mut().enumerate() {
+    all.sort_by_key(|(f, _)| f.start);
+    for (i, (f, _)) in all.iter_mut().enumerate() {
         f.id = i as u32;
     }
-    Ok(all)
+    Ok(all.into_iter().unzip())
 }
 
 /// Workload kinds and their parameters with defaults, for `ccsim list`.

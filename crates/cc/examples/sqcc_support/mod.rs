@@ -51,6 +51,7 @@ pub fn run_incast(
             } else {
                 vec![]
             },
+            ..Default::default()
         },
         ..Default::default()
     };

@@ -107,6 +107,7 @@ pub fn traced(interval: Time, ports: &[PortRef], flows: u32) -> SimOptions {
             queue_ports: ports.to_vec(),
             util_ports: ports.to_vec(),
             flows: (0..flows).collect(),
+            ..Default::default()
         },
         ..Default::default()
     }

@@ -70,10 +70,11 @@ pub fn slowdown_chart(runs: &[(String, &RunResult)]) -> Chart {
 }
 
 /// Named time series of one run: (name, sample times, values).
-type NamedSeries = Vec<(String, Vec<Time>, Vec<f64>)>;
+pub type NamedSeries = Vec<(String, Vec<Time>, Vec<f64>)>;
 
-/// Generic over-time chart of named series drawn from every run.
-fn time_chart(
+/// Generic over-time chart of named series drawn from every run (`scale`
+/// multiplies the values); one run's chart names its scheme in the title.
+pub fn time_chart(
     runs: &[(String, &RunResult)],
     title: &str,
     y_label: &str,
@@ -83,7 +84,11 @@ fn time_chart(
     let all: Vec<NamedSeries> = runs.iter().map(|(_, r)| series_of(r)).collect();
     let max_t = all.iter().flatten().flat_map(|s| s.1.last().copied()).max().unwrap_or(0);
     let (div, unit) = time_unit(max_t);
-    let mut c = Chart::new(title, &format!("time ({unit})"), y_label);
+    let title = match runs {
+        [(scheme, _)] => format!("{scheme}: {title}"),
+        _ => title.to_string(),
+    };
+    let mut c = Chart::new(&title, &format!("time ({unit})"), y_label);
     for (i, ((scheme, _), list)) in runs.iter().zip(&all).enumerate() {
         for (j, (name, t, v)) in list.iter().enumerate() {
             let pts: Vec<(f64, f64)> = t.iter().zip(v).map(|(&t, &v)| (to_us(t) / div, v * scale)).collect();
@@ -122,11 +127,13 @@ pub fn utilization_chart(runs: &[(String, &RunResult)]) -> Chart {
     c
 }
 
+/// The pacing rate each scheme set (for window-based schemes it can stay at
+/// line rate while the window limits what is sent: see [`throughput_chart`]).
 pub fn rate_chart(runs: &[(String, &RunResult)]) -> Chart {
     time_chart(
         runs,
-        "Flow sending rate",
-        "rate (Gbps)",
+        "Pacing rate set by the scheme",
+        "pacing rate (Gbps)",
         |r| r.flow_traces.iter().map(|f| (format!("flow {}", f.flow), f.t.clone(), f.rate_bps.clone())).collect(),
         1e-9,
     )
@@ -137,8 +144,8 @@ pub fn rate_chart(runs: &[(String, &RunResult)]) -> Chart {
 pub fn rate_norm_chart(runs: &[(String, &RunResult)]) -> Chart {
     time_chart(
         runs,
-        "Flow sending rate / line rate",
-        "rate / line rate",
+        "Pacing rate / line rate",
+        "pacing rate / line rate",
         |r| {
             r.flow_traces
                 .iter()
@@ -152,31 +159,43 @@ pub fn rate_norm_chart(runs: &[(String, &RunResult)]) -> Chart {
     )
 }
 
-/// Per-flow throughput (acked payload per sampling interval), the
-/// convergence plot for window-based schemes whose pacing rate says little.
-pub fn throughput(tr: &ccsim_core::results::FlowTrace) -> (Vec<Time>, Vec<f64>) {
+/// Per-flow throughput: acknowledged payload over a trailing `window`
+/// (at least one sampling interval), what a flow actually delivered.
+pub fn throughput(tr: &ccsim_core::results::FlowTrace, window: Time) -> (Vec<Time>, Vec<f64>) {
     let mut t = Vec::new();
     let mut v = Vec::new();
+    let mut j = 0;
     for i in 1..tr.t.len() {
-        let dt = tr.t[i] - tr.t[i - 1];
+        while j + 1 < i && tr.t[i] - tr.t[j + 1] >= window {
+            j += 1;
+        }
+        let dt = tr.t[i] - tr.t[j];
         if dt > 0 {
             t.push(tr.t[i]);
-            v.push((tr.acked[i] - tr.acked[i - 1]) * 8.0 / (dt as f64 / 1e12));
+            v.push((tr.acked[i] - tr.acked[j]) * 8.0 / (dt as f64 / 1e12));
         }
     }
     (t, v)
 }
 
+/// The averaging window of throughput charts: 5 sampling intervals, at least 5 us.
+pub fn throughput_window(r: &RunResult) -> Time {
+    let step = r.flow_traces.first().and_then(|f| (f.t.len() > 1).then(|| f.t[1] - f.t[0])).unwrap_or(0);
+    (5 * step).max(5_000_000)
+}
+
+/// What each flow delivered (acknowledged payload over [`throughput_window`]).
 pub fn throughput_chart(runs: &[(String, &RunResult)]) -> Chart {
+    let w = runs.iter().map(|(_, r)| throughput_window(r)).max().unwrap_or(5_000_000);
     time_chart(
         runs,
-        "Flow throughput (acknowledged payload)",
+        &format!("Delivered throughput (acked payload over {} us)", to_us(w)),
         "throughput (Gbps)",
         |r| {
             r.flow_traces
                 .iter()
                 .map(|f| {
-                    let (t, v) = throughput(f);
+                    let (t, v) = throughput(f, w);
                     (format!("flow {}", f.flow), t, v)
                 })
                 .collect()
@@ -188,7 +207,15 @@ pub fn throughput_chart(runs: &[(String, &RunResult)]) -> Chart {
 /// Writes slowdown.svg, and queues.svg / utilization.svg / rates.svg /
 /// rates_norm.svg / throughput.svg when any run traced them.
 pub fn write_all(dir: &Path, runs: &[(String, &RunResult)]) -> io::Result<()> {
-    std::fs::write(dir.join("slowdown.svg"), slowdown_chart(runs).render())?;
+    let titled = |mut c: Chart| {
+        if let [(scheme, _)] = runs {
+            if !c.title.starts_with(scheme.as_str()) {
+                c.title = format!("{scheme}: {}", c.title);
+            }
+        }
+        c
+    };
+    std::fs::write(dir.join("slowdown.svg"), titled(slowdown_chart(runs)).render())?;
     if runs.iter().any(|(_, r)| !r.queues.is_empty()) {
         std::fs::write(dir.join("queues.svg"), queue_chart(runs).render())?;
     }
@@ -204,45 +231,11 @@ pub fn write_all(dir: &Path, runs: &[(String, &RunResult)]) -> io::Result<()> {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
     use crate::svg::tests::check_well_formed;
-    use ccsim_core::results::{FlowResult, FlowTrace, Series as SimSeries};
-    use ccsim_core::time::US;
+    use crate::testing::sample_result;
 
-    pub fn sample_result(slow: f64) -> RunResult {
-        let flows = (0..100u32)
-            .map(|i| FlowResult {
-                id: i,
-                src: 0,
-                dst: 1,
-                size: 1000 * (i as u64 + 1),
-                start: 0,
-                fct: Some(10 * US),
-                ideal_fct: 5 * US,
-                slowdown: Some(1.0 + slow * (i % 10) as f64),
-                retransmits: 0,
-            })
-            .collect();
-        RunResult {
-            flows,
-            queues: vec![SimSeries {
-                name: "2:3".into(),
-                t: (0..50).map(|i| i * 10 * US).collect(),
-                v: (0..50).map(|i| (i * 1000) as f64).collect(),
-            }],
-            flow_traces: vec![FlowTrace {
-                flow: 0,
-                line_rate_bps: 100e9,
-                t: vec![0, 10 * US],
-                rate_bps: vec![100e9, 50e9],
-                window: vec![f64::MAX, 1e5],
-                acked: vec![0.0, 1e4],
-                probe: vec![0.0, 0.5],
-            }],
-            ..Default::default()
-        }
-    }
 
     #[test]
     fn throughput_is_the_slope_of_acked_bytes() {
@@ -252,9 +245,15 @@ pub(crate) mod tests {
             acked: vec![0.0, 125_000.0, 187_500.0, 187_500.0],
             ..Default::default()
         };
-        let (t, v) = throughput(&tr);
+        // one interval: the slope between samples
+        let (t, v) = throughput(&tr, 10_000_000);
         assert_eq!(t, vec![10_000_000, 20_000_000, 30_000_000]);
         for (got, want) in v.iter().zip([100e9, 50e9, 0.0]) {
+            assert!((got - want).abs() < 1.0, "{got} vs {want}");
+        }
+        // two intervals: averaged over the trailing 20 us once there are two
+        let (_, v) = throughput(&tr, 20_000_000);
+        for (got, want) in v.iter().zip([100e9, 75e9, 25e9]) {
             assert!((got - want).abs() < 1.0, "{got} vs {want}");
         }
     }

@@ -47,6 +47,8 @@ pub struct Series {
 
 #[derive(Clone, Debug)]
 pub struct Chart {
+    /// Id prefix of the chart's SVG definitions (unique per HTML page).
+    pub id: String,
     pub title: String,
     pub x_label: String,
     pub y_label: String,
@@ -62,6 +64,7 @@ pub struct Chart {
 impl Chart {
     pub fn new(title: &str, x_label: &str, y_label: &str) -> Chart {
         Chart {
+            id: "plot".into(),
             title: title.into(),
             x_label: x_label.into(),
             y_label: y_label.into(),
@@ -233,7 +236,8 @@ impl Chart {
         let _ = writeln!(s, "<rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"white\"/>");
         let _ = writeln!(
             s,
-            "<defs><clipPath id=\"plot\"><rect x=\"{LEFT}\" y=\"{TOP}\" width=\"{pw:.1}\" height=\"{ph:.1}\"/></clipPath></defs>"
+            "<defs><clipPath id=\"{}\"><rect x=\"{LEFT}\" y=\"{TOP}\" width=\"{pw:.1}\" height=\"{ph:.1}\"/></clipPath></defs>",
+            escape(&self.id)
         );
         let _ = writeln!(
             s,
@@ -307,7 +311,7 @@ impl Chart {
             );
         }
         // Series.
-        let _ = writeln!(s, "<g clip-path=\"url(#plot)\" fill=\"none\" stroke-width=\"1.6\">");
+        let _ = writeln!(s, "<g clip-path=\"url(#{})\" fill=\"none\" stroke-width=\"1.6\">", escape(&self.id));
         for se in &self.series {
             let visible: Vec<(f64, f64)> = se
                 .points
@@ -362,6 +366,171 @@ impl Chart {
             let _ = writeln!(s, "<text x=\"{:.1}\" y=\"{:.1}\">{}</text>", lx + 32.0, y + 4.0, escape(&label));
         }
         let _ = writeln!(s, "</g>");
+        s.push_str("</svg>\n");
+        s
+    }
+}
+
+/// One series of a bar chart: a value (and optional error range) per group.
+#[derive(Clone, Debug)]
+pub struct Bars {
+    pub label: String,
+    pub color: String,
+    /// Drawn as an outline with diagonal hatching (e.g. the paper's values).
+    pub hatched: bool,
+    pub values: Vec<Option<f64>>,
+    /// (low, high) whiskers per group.
+    pub ranges: Vec<Option<(f64, f64)>>,
+}
+
+/// Grouped bars: one group per category, one bar per series in each.
+#[derive(Clone, Debug)]
+pub struct BarChart {
+    pub id: String,
+    pub title: String,
+    pub y_label: String,
+    pub groups: Vec<String>,
+    pub series: Vec<Bars>,
+    pub y_scale: Scale,
+    pub width: f64,
+    pub height: f64,
+}
+
+impl BarChart {
+    pub fn new(id: &str, title: &str, y_label: &str, groups: Vec<String>) -> BarChart {
+        BarChart {
+            id: id.into(),
+            title: title.into(),
+            y_label: y_label.into(),
+            groups,
+            series: Vec::new(),
+            y_scale: Scale::Linear,
+            width: 640.0,
+            height: 360.0,
+        }
+    }
+
+    /// Renders the chart as a standalone SVG document.
+    pub fn render(&self) -> String {
+        let (w, h) = (self.width, self.height);
+        let right = LEGEND_W - 40.0;
+        let pw = (w - LEFT - right).max(50.0);
+        let ph = (h - TOP - BOTTOM - 14.0).max(50.0);
+        let vals = || {
+            self.series.iter().flat_map(|s| {
+                s.values.iter().flatten().copied().chain(s.ranges.iter().flatten().flat_map(|&(a, b)| [a, b]))
+            })
+        };
+        let ya = Axis::fit(vals(), self.y_scale, self.y_scale == Scale::Linear);
+        let py = |y: f64| TOP + ph - ya.frac(y).clamp(0.0, 1.0) * ph;
+        let ng = self.groups.len().max(1) as f64;
+        let gw = pw / ng;
+        let nb = self.series.len().max(1) as f64;
+        let bw = (gw * 0.8 / nb).min(48.0);
+        let id = escape(&self.id);
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"12\">"
+        );
+        let _ = writeln!(s, "<rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"white\"/>");
+        let _ = writeln!(
+            s,
+            "<defs><pattern id=\"{id}-hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#777\" stroke-width=\"2\"/></pattern></defs>"
+        );
+        let _ = writeln!(
+            s,
+            "<text x=\"{:.1}\" y=\"22\" text-anchor=\"middle\" font-size=\"14\" font-weight=\"bold\">{}</text>",
+            LEFT + pw / 2.0,
+            escape(&self.title)
+        );
+        let _ = writeln!(s, "<g stroke=\"#e3e3e3\">");
+        for &t in &ya.ticks {
+            let y = py(t);
+            let _ = writeln!(s, "<line x1=\"{LEFT}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\"/>", LEFT + pw);
+        }
+        let _ = writeln!(s, "</g><g fill=\"#333\">");
+        for &t in &ya.ticks {
+            let _ = writeln!(s, "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>", LEFT - 8.0, py(t) + 4.0, escape(&fmt_tick(t)));
+        }
+        for (g, name) in self.groups.iter().enumerate() {
+            let mut label = name.clone();
+            if label.chars().count() > 18 {
+                label = label.chars().take(17).collect::<String>() + "…";
+            }
+            let _ = writeln!(
+                s,
+                "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+                LEFT + (g as f64 + 0.5) * gw,
+                TOP + ph + 18.0,
+                escape(&label)
+            );
+        }
+        let _ = writeln!(s, "</g>");
+        let _ = writeln!(
+            s,
+            "<text x=\"16\" y=\"{:.1}\" text-anchor=\"middle\" transform=\"rotate(-90 16 {:.1})\">{}</text>",
+            TOP + ph / 2.0,
+            TOP + ph / 2.0,
+            escape(&self.y_label)
+        );
+        let base = py(if self.y_scale == Scale::Log { ya.lo } else { 0.0f64.max(ya.lo) });
+        for (k, se) in self.series.iter().enumerate() {
+            let color = escape(&se.color);
+            for g in 0..self.groups.len() {
+                let x = LEFT + g as f64 * gw + (gw - bw * nb) / 2.0 + k as f64 * bw;
+                if let Some(v) = se.values.get(g).copied().flatten() {
+                    let y = py(v);
+                    let (top, hgt) = if y < base { (y, base - y) } else { (base, y - base) };
+                    let fill = if se.hatched { format!("url(#{id}-hatch)") } else { color.clone() };
+                    let _ = writeln!(
+                        s,
+                        "<rect x=\"{:.1}\" y=\"{top:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{fill}\" stroke=\"{color}\" stroke-width=\"1\"/>",
+                        x + 1.0,
+                        bw - 2.0,
+                        hgt.max(0.5)
+                    );
+                } else {
+                    let _ = writeln!(
+                        s,
+                        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"9\" fill=\"#888\">n/a</text>",
+                        x + bw / 2.0,
+                        base - 3.0
+                    );
+                }
+                if let Some((lo, hi)) = se.ranges.get(g).copied().flatten() {
+                    let cx = x + bw / 2.0;
+                    let _ = writeln!(
+                        s,
+                        "<path d=\"M{cx:.1},{:.1}V{:.1}M{:.1},{:.1}H{:.1}M{:.1},{:.1}H{:.1}\" stroke=\"black\" fill=\"none\"/>",
+                        py(lo),
+                        py(hi),
+                        cx - 3.0,
+                        py(lo),
+                        cx + 3.0,
+                        cx - 3.0,
+                        py(hi),
+                        cx + 3.0
+                    );
+                }
+            }
+        }
+        let _ = writeln!(s, "<line x1=\"{LEFT}\" y1=\"{base:.1}\" x2=\"{:.1}\" y2=\"{base:.1}\" stroke=\"black\"/>", LEFT + pw);
+        let _ = writeln!(s, "<line x1=\"{LEFT}\" y1=\"{TOP}\" x2=\"{LEFT}\" y2=\"{:.1}\" stroke=\"black\"/>", TOP + ph);
+        let lx = LEFT + pw + 12.0;
+        for (k, se) in self.series.iter().enumerate() {
+            let y = TOP + 8.0 + k as f64 * 18.0;
+            let fill = if se.hatched { format!("url(#{id}-hatch)") } else { escape(&se.color) };
+            let _ = writeln!(
+                s,
+                "<rect x=\"{lx:.1}\" y=\"{:.1}\" width=\"14\" height=\"10\" fill=\"{fill}\" stroke=\"{}\"/><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\">{}</text>",
+                y - 5.0,
+                escape(&se.color),
+                lx + 20.0,
+                y + 4.0,
+                escape(&se.label)
+            );
+        }
         s.push_str("</svg>\n");
         s
     }

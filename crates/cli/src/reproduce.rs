@@ -1,0 +1,250 @@
+//! `ccsim reproduce`: the seed papers' experiments, from their manifests
+//! (`experiments/<paper>/manifest.toml`) to a report per paper. The work is
+//! done by `ccsim-repro` in four steps (plan, runs, results, report); this
+//! module parses the command line, shows progress and prints the outcome.
+
+use clap::Args;
+use std::path::{Path, PathBuf};
+
+use ccsim_repro::cache::{self, Cache};
+use ccsim_repro::exec::{self, Outcome, Status};
+use ccsim_repro::manifest::{self, Status as ClaimStatus};
+use ccsim_repro::plan::{self, Options, Plan};
+use ccsim_repro::report;
+use ccsim_repro::verdict::Verdict;
+
+use crate::progress::ProgressLine;
+use crate::table::{wall, Table};
+use crate::Fail;
+
+#[derive(Args, Debug, Clone)]
+pub struct ReproduceArgs {
+    /// A paper (oscar, bolt, fncc, sqcc, srcc) or `all`.
+    pub paper: Option<String>,
+    /// Only these claims (by id; repeatable). Figures are drawn for whole papers only.
+    #[arg(long = "claim", value_name = "ID")]
+    pub claims: Vec<String>,
+    /// The paper's scale instead of the reduced one.
+    #[arg(long)]
+    pub full: bool,
+    /// Seeds for the claims that average several runs (default: each claim's).
+    #[arg(long)]
+    pub seeds: Option<u32>,
+    /// Simulations at once (default: the number of CPUs).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Where the reports go (default results/reproduce).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Where finished runs are cached (default results/cache).
+    #[arg(long)]
+    pub cache: Option<PathBuf>,
+    /// The folder of paper manifests (default: ./experiments, else the repository's).
+    #[arg(long)]
+    pub experiments: Option<PathBuf>,
+    /// List the papers and claims with the estimated run time per scale; run nothing.
+    #[arg(long)]
+    pub list: bool,
+    /// Check the manifests and plan every run (scenarios, schemes, metric inputs); run nothing.
+    #[arg(long)]
+    pub check: bool,
+    /// No progress line.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Simulator events per second assumed for estimates (one core, this machine class).
+const EVENTS_PER_SEC: f64 = 3.0e6;
+
+/// The experiments folder: --experiments, else ./experiments, else the repository's.
+fn experiments_dir(a: &ReproduceArgs) -> Result<PathBuf, Fail> {
+    if let Some(p) = &a.experiments {
+        return Ok(p.clone());
+    }
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
+    [PathBuf::from("experiments"), repo]
+        .into_iter()
+        .find(|p| p.join("README.md").is_file() || manifest::papers(p).is_ok_and(|v| !v.is_empty()))
+        .ok_or_else(|| Fail::Input("no experiments folder found (looked in ./experiments and the repository's; use --experiments DIR)".into()))
+}
+
+fn papers_of(a: &ReproduceArgs, root: &Path) -> Result<Vec<String>, Fail> {
+    let all = manifest::papers(root).map_err(Fail::Input)?;
+    match a.paper.as_deref() {
+        None | Some("all") => Ok(all),
+        Some(p) if all.iter().any(|x| x == p) => Ok(vec![p.to_string()]),
+        Some(p) => Err(Fail::Input(format!("unknown paper '{p}' (known: {}, all)", all.join(", ")))),
+    }
+}
+
+fn version() -> String {
+    std::env::current_exe().map(|p| cache::version_of(&p)).unwrap_or_else(|_| "unknown".into())
+}
+
+pub fn reproduce(a: &ReproduceArgs) -> Result<(), Fail> {
+    let root = experiments_dir(a)?;
+    if a.list {
+        return list(a, &root);
+    }
+    if a.paper.is_none() && a.claims.is_empty() {
+        return Err(Fail::Input("name a paper or `all` (ccsim reproduce --list shows them)".into()));
+    }
+    let papers = papers_of(a, &root)?;
+    let version = version();
+    let opts = Options {
+        full: a.full,
+        seeds: a.seeds,
+        claims: (!a.claims.is_empty()).then(|| a.claims.clone()),
+        version: version.clone(),
+    };
+    let plan = plan::plan(&root, &papers, &opts).map_err(Fail::Input)?;
+    let errors: Vec<String> = plan
+        .papers
+        .iter()
+        .flat_map(|p| p.claims.iter().filter_map(|c| c.error.clone()).chain(p.figures.iter().filter_map(|f| f.error.clone())))
+        .collect();
+    let cache = Cache::new(&a.cache.clone().unwrap_or_else(|| PathBuf::from("results/cache")));
+    let est: f64 = plan.runs.iter().map(|r| r.est_events).sum();
+    if a.check {
+        for e in &errors {
+            eprintln!("error: {e}");
+        }
+        let mut big: Vec<&plan::RunSpec> = plan.runs.iter().collect();
+        big.sort_by(|a, b| b.est_events.total_cmp(&a.est_events));
+        if !a.quiet {
+            println!("largest runs (estimated):");
+            for r in big.iter().take(8) {
+                println!("  {:>9}  {}", wall(r.est_events / EVENTS_PER_SEC), r.label());
+            }
+        }
+        let claims: usize = plan.papers.iter().map(|p| p.claims.len()).sum();
+        println!(
+            "{} paper(s), {claims} claims to run, {} distinct runs (estimated {} on one core); {} problem(s)",
+            plan.papers.len(),
+            plan.runs.len(),
+            wall(est / EVENTS_PER_SEC),
+            errors.len()
+        );
+        return if errors.is_empty() { Ok(()) } else { Err(Fail::Input(format!("{} claims or figures cannot be planned", errors.len()))) };
+    }
+    for e in &errors {
+        eprintln!("warning: {e}");
+    }
+    let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let jobs = a.jobs.unwrap_or(cpus).max(1);
+    let todo: Vec<&plan::RunSpec> = plan.runs.iter().filter(|r| !cache.contains(&r.key)).collect();
+    if !a.quiet {
+        eprintln!(
+            "{}: {} runs ({} cached), {} at a time; estimated {} of simulation",
+            papers.join(", "),
+            plan.runs.len(),
+            plan.runs.len() - todo.len(),
+            jobs,
+            wall(todo.iter().map(|r| r.est_events).sum::<f64>() / EVENTS_PER_SEC / jobs as f64)
+        );
+    }
+    let line = std::sync::Mutex::new(ProgressLine::new(a.quiet));
+    let show = |s: &Status| {
+        let mut l = line.lock().unwrap_or_else(|e| e.into_inner());
+        l.update(|| progress_text(s));
+    };
+    let outcomes = exec::run_all(&plan.runs, &cache, jobs, &show);
+    line.lock().unwrap_or_else(|e| e.into_inner()).finish();
+    let out = a.out.clone().unwrap_or_else(|| PathBuf::from("results/reproduce"));
+    let sums = report::write(&plan, &cache, &outcomes, &out, &version).map_err(Fail::Runtime)?;
+    print_summary(&plan, &outcomes, &sums, &out);
+    let failed = outcomes.iter().filter(|o| matches!(o, Outcome::Failed(_))).count();
+    if failed > 0 {
+        return Err(Fail::Runtime(format!("{failed} of {} runs failed (see the reports)", plan.runs.len())));
+    }
+    Ok(())
+}
+
+/// "[=======>      ] 12/40 runs (3 cached) | ETA 3m20s | fncc/fig9-100g.toml hpcc seed 1"
+fn progress_text(s: &Status) -> String {
+    let width = 20;
+    let filled = (s.done * width).checked_div(s.total).unwrap_or(width);
+    let bar = format!("[{}{}]", "=".repeat(filled), " ".repeat(width - filled));
+    let eta = s.eta.map(|e| format!(" | ETA {}", wall(e))).unwrap_or_default();
+    let failed = if s.failed > 0 { format!(", {} failed", s.failed) } else { String::new() };
+    let running = s.running.first().map(|r| format!(" | {r}")).unwrap_or_default();
+    format!("{bar} {}/{} runs ({} cached{failed}) | {}{eta}{running}", s.done, s.total, s.cached, wall(s.elapsed))
+}
+
+fn print_summary(plan: &Plan, outcomes: &[Outcome], sums: &[report::PaperSummary], out: &Path) {
+    let ran = outcomes.iter().filter(|o| matches!(o, Outcome::Ran(_))).count();
+    let cached = outcomes.iter().filter(|o| matches!(o, Outcome::Cached)).count();
+    let failed = outcomes.len() - ran - cached;
+    println!(
+        "{} runs: {ran} simulated, {cached} from the cache, {failed} failed ({} scale)",
+        plan.runs.len(),
+        if plan.full { "full" } else { "reduced" }
+    );
+    let mut t = Table::new(&["paper", "claims", "reproduced", "direction only", "not reproduced", "error", "not simulated"]);
+    for s in sums {
+        t.row(vec![
+            s.paper.clone(),
+            s.claims.to_string(),
+            s.count(Verdict::Reproduced).to_string(),
+            s.count(Verdict::DirectionOnly).to_string(),
+            s.count(Verdict::NotReproduced).to_string(),
+            s.count(Verdict::Error).to_string(),
+            (s.count(Verdict::NotSimulable) + s.count(Verdict::NotAttempted)).to_string(),
+        ]);
+    }
+    print!("{}", t.render());
+    for s in sums {
+        println!("report: {}", out.join(&s.paper).join("report.md").display());
+    }
+    if sums.len() > 1 {
+        println!("index: {}", out.join("index.md").display());
+    }
+}
+
+/// `--list`: papers and their claims, with estimated run times per scale.
+fn list(a: &ReproduceArgs, root: &Path) -> Result<(), Fail> {
+    let papers = papers_of(a, root)?;
+    let version = version();
+    let mut t = Table::new(&["paper", "claims", "run", "not simulated", "reduced runs", "reduced est.", "full runs", "full est."]);
+    let mut details = Vec::new();
+    for p in &papers {
+        let m = manifest::read(&root.join(p)).map_err(Fail::Input)?;
+        let mut cost = Vec::new();
+        for full in [false, true] {
+            let opts = Options { full, version: version.clone(), ..Default::default() };
+            let plan = plan::plan(root, std::slice::from_ref(p), &opts).map_err(Fail::Input)?;
+            let ev: f64 = plan.runs.iter().map(|r| r.est_events).sum();
+            cost.push((plan.runs.len(), ev / EVENTS_PER_SEC));
+        }
+        let run = m.claims.iter().filter(|c| c.status == ClaimStatus::Run).count();
+        t.row(vec![
+            p.clone(),
+            m.claims.len().to_string(),
+            run.to_string(),
+            (m.claims.len() - run).to_string(),
+            cost[0].0.to_string(),
+            wall(cost[0].1),
+            cost[1].0.to_string(),
+            wall(cost[1].1),
+        ]);
+        if a.paper.is_some() {
+            details.push(m);
+        }
+    }
+    println!("Estimated CPU time on one core (~{:.0}M events/s); divide by --jobs.", EVENTS_PER_SEC / 1e6);
+    print!("{}", t.render());
+    for m in details {
+        println!("\n{} — {}", m.paper, m.title);
+        let mut c = Table::new(&["claim", "where", "metric", "status"]);
+        for cl in &m.claims {
+            let status = match cl.status {
+                ClaimStatus::Run => "run",
+                ClaimStatus::NotSimulable => "not simulable",
+                ClaimStatus::NotAttempted => "not attempted",
+            };
+            c.row(vec![cl.id.clone(), cl.where_.clone(), cl.metric.clone().unwrap_or_default(), status.into()]);
+        }
+        print!("{}", crate::commands::render_left(&c));
+    }
+    Ok(())
+}

@@ -1,0 +1,128 @@
+//! Running a plan's runs on this machine: a pool of threads takes runs in
+//! plan order, skips those already in the cache, simulates the rest and
+//! stores each as it finishes. A failed run is reported and the others go
+//! on. Progress (runs done / total, ETA from the runs' estimated cost) goes
+//! to a callback.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use crate::cache::Cache;
+use crate::plan::RunSpec;
+
+/// How one run of the plan went.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// Found in the cache.
+    Cached,
+    /// Simulated now (wall seconds).
+    Ran(f64),
+    /// Could not be simulated or stored.
+    Failed(String),
+}
+
+/// Progress of a plan.
+#[derive(Clone, Debug, Default)]
+pub struct Status {
+    pub total: usize,
+    pub done: usize,
+    pub cached: usize,
+    pub failed: usize,
+    /// Seconds since the start.
+    pub elapsed: f64,
+    /// Estimated seconds left (None until a run has been simulated).
+    pub eta: Option<f64>,
+    /// Labels of the runs in progress.
+    pub running: Vec<String>,
+}
+
+/// Simulates one run (no cache): what every executor calls.
+pub fn simulate(spec: &RunSpec) -> Result<ccsim_core::RunResult, String> {
+    let scn = spec.load()?;
+    scn.simulate(&spec.scheme, None)
+}
+
+/// Runs `runs` with `jobs` threads; outcomes in plan order.
+pub fn run_all(runs: &[RunSpec], cache: &Cache, jobs: usize, progress: &(dyn Fn(&Status) + Sync)) -> Vec<Outcome> {
+    let n = runs.len();
+    let next = AtomicUsize::new(0);
+    let start = Instant::now();
+    let cached: Vec<bool> = runs.iter().map(|r| cache.contains(&r.key)).collect();
+    let todo_events: f64 = runs.iter().zip(&cached).filter(|x| !x.1).map(|x| x.0.est_events).sum();
+    struct Shared {
+        status: Status,
+        outcomes: Vec<Option<Outcome>>,
+        /// Estimated events of the runs simulated so far, and their CPU seconds.
+        est_done: f64,
+        secs_done: f64,
+        running: Vec<Option<String>>,
+    }
+    let workers = jobs.clamp(1, n.max(1));
+    let shared = Mutex::new(Shared {
+        status: Status { total: n, ..Default::default() },
+        outcomes: vec![None; n],
+        est_done: 0.0,
+        secs_done: 0.0,
+        running: vec![None; workers],
+    });
+    let report = |sh: &mut Shared| {
+        sh.status.elapsed = start.elapsed().as_secs_f64();
+        sh.status.running = sh.running.iter().flatten().cloned().collect();
+        if sh.est_done > 0.0 && sh.secs_done > 0.0 {
+            let per_event = sh.secs_done / sh.est_done;
+            sh.status.eta = Some(((todo_events - sh.est_done).max(0.0) * per_event) / workers as f64);
+        }
+        progress(&sh.status);
+    };
+    let work = |w: usize| loop {
+        let i = next.fetch_add(1, Ordering::SeqCst);
+        if i >= n {
+            break;
+        }
+        let spec = &runs[i];
+        let outcome = if cached[i] {
+            Outcome::Cached
+        } else {
+            {
+                let mut sh = shared.lock().unwrap_or_else(|e| e.into_inner());
+                sh.running[w] = Some(spec.label());
+                report(&mut sh);
+            }
+            let t0 = Instant::now();
+            let r = simulate(spec).and_then(|r| cache.put(spec, &r));
+            let secs = t0.elapsed().as_secs_f64();
+            let mut sh = shared.lock().unwrap_or_else(|e| e.into_inner());
+            sh.running[w] = None;
+            sh.est_done += spec.est_events;
+            sh.secs_done += secs;
+            match r {
+                Ok(()) => Outcome::Ran(secs),
+                Err(e) => Outcome::Failed(e),
+            }
+        };
+        let mut sh = shared.lock().unwrap_or_else(|e| e.into_inner());
+        sh.status.done += 1;
+        match &outcome {
+            Outcome::Cached => sh.status.cached += 1,
+            Outcome::Failed(_) => sh.status.failed += 1,
+            Outcome::Ran(_) => {}
+        }
+        sh.outcomes[i] = Some(outcome);
+        report(&mut sh);
+    };
+    std::thread::scope(|s| {
+        let mut spawned = 0;
+        for w in 0..workers {
+            let b = std::thread::Builder::new().name(format!("run-{w}")).stack_size(64 << 20);
+            if b.spawn_scoped(s, move || work(w)).is_ok() {
+                spawned += 1;
+            }
+        }
+        if spawned == 0 {
+            work(0);
+        }
+    });
+    let sh = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+    sh.outcomes.into_iter().map(|o| o.unwrap_or_else(|| Outcome::Failed("not run".into()))).collect()
+}

@@ -1,0 +1,23 @@
+//! ccsim-repro: the seed papers' experiments as data, and the machinery that
+//! reproduces them. A paper's `experiments/<paper>/manifest.toml` lists its
+//! claims ([`manifest`]); [`plan`] expands them into independent runs
+//! (scenario x scheme/variant x seed at a scale), keyed by a hash of what
+//! decides their result; [`cache`] keeps finished runs; [`exec`] runs a plan
+//! in parallel with progress; [`metrics`] is the one vocabulary of measures
+//! computed from run results; [`verdict`] puts measured beside paper; and
+//! [`report`] writes Markdown and self-contained HTML with SVG charts
+//! ([`svg`], [`plots`]). Plan, runs, results and report are separate steps
+//! with serializable boundaries, so another executor (a cluster) can run
+//! the plan's runs.
+
+pub mod cache;
+pub mod exec;
+pub mod manifest;
+pub mod metrics;
+pub mod plan;
+pub mod plots;
+pub mod report;
+pub mod svg;
+pub mod verdict;
+#[doc(hidden)]
+pub mod testing;

@@ -1,0 +1,439 @@
+//! From manifests to a plan of independent runs. Each claim at the chosen
+//! scale expands into runs (scenario + `--set` values x scheme/variant x
+//! seed, for every sweep point and sensitivity value); figures add theirs.
+//! A run is identified by a key: a hash of everything that decides its
+//! result (the resolved topology, network, flows, stop time, traces, the
+//! scheme's effective parameters, the seed) and of the simulator's version,
+//! so identical runs of different claims are planned once and a cached run
+//! is reused only by the same binary.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use ccsim_scenario::{Overrides, Scenario};
+
+use crate::manifest::{self, Claim, Figure, Manifest, Status};
+
+/// One simulation: what the runner (local or on a cluster) needs.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct RunSpec {
+    pub paper: String,
+    /// The scenario file.
+    pub scenario: PathBuf,
+    /// `--set` values laid over it, in order.
+    pub sets: Vec<(String, toml::Value)>,
+    /// Scheme or variant.
+    pub scheme: String,
+    pub seed: u64,
+    /// Hash of what decides the result (see the module docs).
+    pub key: String,
+    /// Estimated simulator events (for ETAs and `--list`).
+    pub est_events: f64,
+}
+
+impl RunSpec {
+    /// "fncc/fig9-100g.toml hpcc seed 1 [network.pfc.static_xoff=200KB]".
+    pub fn label(&self) -> String {
+        let file = self.scenario.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        let mut s = format!("{}/{} {} seed {}", self.paper, file, self.scheme, self.seed);
+        if !self.sets.is_empty() {
+            let sets: Vec<String> = self.sets.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            s.push_str(&format!(" [{}]", sets.join(" ")));
+        }
+        s
+    }
+
+    /// Loads the scenario this run simulates.
+    pub fn load(&self) -> Result<Scenario, String> {
+        let ov = Overrides { seed: Some(self.seed), sets: self.sets.clone(), ..Default::default() };
+        ccsim_scenario::load(&self.scenario, &ov)
+    }
+}
+
+/// Runs of one scheme at one point: one per seed (indices into [`Plan::runs`]).
+pub type SeedRuns = Vec<usize>;
+
+/// A claim's measurement at one sweep point (or its only point).
+#[derive(Clone, Debug, Default)]
+pub struct PointPlan {
+    /// The sweep value (None without a sweep).
+    pub x: Option<toml::Value>,
+    pub runs: BTreeMap<String, SeedRuns>,
+}
+
+/// A sensitivity sweep: per value, the claim's points re-run with the setting.
+#[derive(Clone, Debug)]
+pub struct SensitivityPlan {
+    pub key: String,
+    pub values: Vec<toml::Value>,
+    /// `points[value index][point index]`.
+    pub points: Vec<Vec<PointPlan>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ClaimPlan {
+    /// Index in the manifest's claims.
+    pub claim: usize,
+    pub points: Vec<PointPlan>,
+    pub sensitivity: Vec<SensitivityPlan>,
+    /// Why the claim could not be planned (a bad scenario or scheme name).
+    pub error: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct FigurePlan {
+    pub figure: usize,
+    /// Seed-1 run per scheme.
+    pub runs: BTreeMap<String, usize>,
+    pub error: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct PaperPlan {
+    pub manifest: Manifest,
+    pub claims: Vec<ClaimPlan>,
+    pub figures: Vec<FigurePlan>,
+}
+
+/// What to plan.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The paper's scale (default: reduced).
+    pub full: bool,
+    /// Seeds for claims that use more than one.
+    pub seeds: Option<u32>,
+    /// Only these claim ids (and no figures) when set.
+    pub claims: Option<Vec<String>>,
+    /// Identifies the simulator build in run keys.
+    pub version: String,
+}
+
+/// The runs of every selected claim and figure, each run listed once.
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    pub papers: Vec<PaperPlan>,
+    pub runs: Vec<RunSpec>,
+    pub full: bool,
+}
+
+/// Loaded scenarios by (file, sets, seed): loading generates the flows.
+type Loaded = BTreeMap<(PathBuf, String, u64), Result<Scenario, String>>;
+
+struct Planner<'a> {
+    opts: &'a Options,
+    runs: Vec<RunSpec>,
+    by_key: BTreeMap<String, usize>,
+    loaded: Loaded,
+}
+
+/// Plans the given papers (manifest folders under `root`).
+pub fn plan(root: &Path, papers: &[String], opts: &Options) -> Result<Plan, String> {
+    let mut p = Planner { opts, runs: Vec::new(), by_key: BTreeMap::new(), loaded: BTreeMap::new() };
+    let mut out = Vec::new();
+    for paper in papers {
+        let m = manifest::read(&root.join(paper))?;
+        m.check()?;
+        out.push(p.paper(m));
+    }
+    if let Some(ids) = &opts.claims {
+        for id in ids {
+            if !out.iter().any(|pp| pp.claims.iter().any(|c| pp.manifest.claims[c.claim].id == *id)) {
+                return Err(format!("--claim {id}: no such claim in {}", papers.join(", ")));
+            }
+        }
+    }
+    Ok(Plan { papers: out, runs: p.runs, full: opts.full })
+}
+
+fn sets_of(t: &toml::Table) -> Vec<(String, toml::Value)> {
+    t.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+}
+
+fn set_text(sets: &[(String, toml::Value)]) -> String {
+    sets.iter().map(|(k, v)| format!("{k}={v};")).collect()
+}
+
+impl Planner<'_> {
+    fn paper(&mut self, m: Manifest) -> PaperPlan {
+        let mut claims = Vec::new();
+        for (i, c) in m.claims.iter().enumerate() {
+            if c.status != Status::Run {
+                continue;
+            }
+            if let Some(ids) = &self.opts.claims {
+                if !ids.contains(&c.id) {
+                    continue;
+                }
+            }
+            claims.push(self.claim(&m, i, c));
+        }
+        let mut figures = Vec::new();
+        if self.opts.claims.is_none() {
+            for (i, f) in m.figures.iter().enumerate() {
+                figures.push(self.figure(&m, i, f));
+            }
+        }
+        PaperPlan { manifest: m, claims, figures }
+    }
+
+    fn seeds_for(&self, m: &Manifest, c: &Claim) -> u32 {
+        let scale = c.scale(self.opts.full).and_then(|s| s.seeds);
+        let n = scale.or(c.seeds).or(m.defaults.seeds).unwrap_or(1).max(1);
+        match self.opts.seeds {
+            Some(s) if n > 1 => s.max(1),
+            _ => n,
+        }
+    }
+
+    fn claim(&mut self, m: &Manifest, idx: usize, c: &Claim) -> ClaimPlan {
+        let mut cp = ClaimPlan { claim: idx, points: Vec::new(), sensitivity: Vec::new(), error: None };
+        let scale = c.scale(self.opts.full);
+        let file = scale.and_then(|s| s.scenario.clone()).or_else(|| c.scenario.clone()).unwrap_or_default();
+        let base_sets = scale.map(|s| sets_of(&s.set)).unwrap_or_default();
+        let seeds = self.seeds_for(m, c);
+        let points = self.points_of(c, &file, &base_sets);
+        let result = (|| -> Result<(), String> {
+            for (x, file, sets) in &points {
+                let params = c.params_at(self.opts.full);
+                let scn = self.scenario(&m.dir.join(file), sets, None)?;
+                crate::metrics::needs(c.metric.as_deref().unwrap_or(""), &params, scn)?;
+                let runs = self.runs_for(m, c, &m.dir.join(file), sets, seeds)?;
+                cp.points.push(PointPlan { x: x.clone(), runs });
+            }
+            for s in &c.sensitivity {
+                let mut by_value = Vec::new();
+                for v in &s.values {
+                    let mut pts = Vec::new();
+                    for (x, file, sets) in &points {
+                        let mut sets = sets.clone();
+                        for k in std::iter::once(&s.key).chain(&s.also) {
+                            sets.push((k.clone(), v.clone()));
+                        }
+                        let runs = self.runs_for(m, c, &m.dir.join(file), &sets, s.seeds.unwrap_or(1).max(1))?;
+                        pts.push(PointPlan { x: x.clone(), runs });
+                    }
+                    by_value.push(pts);
+                }
+                cp.sensitivity.push(SensitivityPlan { key: s.key.clone(), values: s.values.clone(), points: by_value });
+            }
+            Ok(())
+        })();
+        if let Err(e) = result {
+            cp.error = Some(format!("{}: claim '{}': {e}", m.paper, c.id));
+        }
+        cp
+    }
+
+    /// (sweep value, scenario file, sets) of each point of a claim.
+    fn points_of(&self, c: &Claim, file: &str, base: &[(String, toml::Value)]) -> Vec<(Option<toml::Value>, String, Vec<(String, toml::Value)>)> {
+        match &c.sweep {
+            None => vec![(None, file.to_string(), base.to_vec())],
+            Some(sw) => sw
+                .values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| match (&sw.key, &sw.scenarios) {
+                    (Some(k), _) => {
+                        let mut sets = base.to_vec();
+                        for key in std::iter::once(k).chain(&sw.also) {
+                            sets.push((key.clone(), v.clone()));
+                        }
+                        (Some(v.clone()), file.to_string(), sets)
+                    }
+                    (None, Some(files)) => (Some(v.clone()), files[i].clone(), base.to_vec()),
+                    (None, None) => (Some(v.clone()), file.to_string(), base.to_vec()),
+                })
+                .collect(),
+        }
+    }
+
+    fn figure(&mut self, m: &Manifest, idx: usize, f: &Figure) -> FigurePlan {
+        // a figure without a scale of its own is drawn at the scale of the
+        // first claim on its scenario (so it reuses that claim's runs)
+        let own = if self.opts.full { f.full.as_ref() } else { f.reduced.as_ref() };
+        let borrowed = || {
+            m.claims
+                .iter()
+                .filter(|c| c.status == Status::Run && c.scenario.as_deref() == Some(f.scenario.as_str()))
+                .find_map(|c| c.scale(self.opts.full))
+        };
+        let scale = own.or_else(borrowed);
+        let file = scale.and_then(|s| s.scenario.clone()).unwrap_or_else(|| f.scenario.clone());
+        let mut sets = sets_of(&f.set);
+        if let Some(s) = scale {
+            sets.extend(sets_of(&s.set));
+        }
+        let mut fp = FigurePlan { figure: idx, runs: BTreeMap::new(), error: None };
+        for scheme in &f.schemes {
+            match self.run(&m.paper, &m.dir.join(&file), &sets, scheme, 0) {
+                Ok(i) => {
+                    fp.runs.insert(scheme.clone(), i);
+                }
+                Err(e) => {
+                    fp.error = Some(format!("{}: figure '{}': {e}", m.paper, f.id));
+                    break;
+                }
+            }
+        }
+        fp
+    }
+
+    fn runs_for(
+        &mut self,
+        m: &Manifest,
+        c: &Claim,
+        file: &Path,
+        sets: &[(String, toml::Value)],
+        seeds: u32,
+    ) -> Result<BTreeMap<String, SeedRuns>, String> {
+        let mut out = BTreeMap::new();
+        for scheme in &c.schemes {
+            let mut v = Vec::new();
+            for i in 0..seeds as u64 {
+                v.push(self.run(&m.paper, file, sets, scheme, i)?);
+            }
+            out.insert(scheme.clone(), v);
+        }
+        Ok(out)
+    }
+
+    /// The scenario `file` with `sets`, at seed `seed` (None: the file's own).
+    fn scenario(&mut self, file: &Path, sets: &[(String, toml::Value)], seed: Option<u64>) -> Result<&Scenario, String> {
+        let k = (file.to_path_buf(), set_text(sets), seed.unwrap_or(u64::MAX));
+        if !self.loaded.contains_key(&k) {
+            let ov = Overrides { seed, sets: sets.to_vec(), ..Default::default() };
+            self.loaded.insert(k.clone(), ccsim_scenario::load(file, &ov));
+        }
+        self.loaded[&k].as_ref().map_err(|e| e.clone())
+    }
+
+    /// Plans (or finds) the run of `scheme` at the i-th seed; returns its index.
+    fn run(&mut self, paper: &str, file: &Path, sets: &[(String, toml::Value)], scheme: &str, i: u64) -> Result<usize, String> {
+        let base_seed = self.scenario(file, sets, None)?.seed;
+        let seed = base_seed + i;
+        let version = self.opts.version.clone();
+        let key = {
+            let scn = self.scenario(file, sets, Some(seed))?;
+            scn.make_scheme(scheme)?;
+            run_key(&version, scn, scheme)
+        };
+        if let Some(&i) = self.by_key.get(&key) {
+            return Ok(i);
+        }
+        let est_events = estimate_events(self.scenario(file, sets, Some(seed))?);
+        let spec = RunSpec {
+            paper: paper.to_string(),
+            scenario: file.to_path_buf(),
+            sets: sets.to_vec(),
+            scheme: scheme.to_string(),
+            seed,
+            key: key.clone(),
+            est_events,
+        };
+        self.runs.push(spec);
+        self.by_key.insert(key, self.runs.len() - 1);
+        Ok(self.runs.len() - 1)
+    }
+}
+
+/// Hashes formatted text without building it.
+struct HashWriter(Sha256);
+
+impl std::fmt::Write for HashWriter {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0.update(s.as_bytes());
+        Ok(())
+    }
+}
+
+/// The key of a run: the simulator's version and everything of the resolved
+/// scenario that decides this scheme's result. Other schemes' parameters do
+/// not count, so a sweep of one scheme's setting re-runs only that scheme.
+pub fn run_key(version: &str, scn: &Scenario, scheme: &str) -> String {
+    let mut h = HashWriter(Sha256::new());
+    let params = match scn.variants.get(scheme) {
+        Some(v) => format!("variant of {}: {}", v.base, v.params),
+        None => scn.scheme_params.get(scheme).map(|p| p.to_string()).unwrap_or_default(),
+    };
+    let _ = write!(
+        h,
+        "ccsim run v2\n{version}\n{scheme}\n{params}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\n",
+        scn.topo, scn.net, scn.stop, scn.trace, scn.seed
+    );
+    for f in &scn.flows {
+        let _ = writeln!(h, "{:?}", f);
+    }
+    let digest = h.0.finalize();
+    digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
+}
+
+/// A rough cost model of a run in simulator events: data packets x links on
+/// their path x ~2.9 events per packet-link (data, its ACK and scheduling;
+/// 16 per packet on the 5-link paths of the 320-host reference run), plus
+/// trace samples. With a stop time, a flow sends at most its line rate for
+/// the time it has, and a receiver takes at most its link rate.
+pub fn estimate_events(scn: &Scenario) -> f64 {
+    let topo = &scn.topo;
+    let n = topo.nodes.len();
+    let mut adj = vec![Vec::new(); n];
+    for l in &topo.links {
+        adj[l.a as usize].push((l.b, l.rate_bps));
+        adj[l.b as usize].push((l.a, l.rate_bps));
+    }
+    let rate_of = |h: u32| adj[h as usize].first().map_or(100e9, |x| x.1 as f64);
+    let mut hops_from: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    let mtu = scn.net.mtu.0.max(1) as f64;
+    // bytes each flow sends, capped by its sender's and then its receiver's rate
+    let mut bytes: Vec<f64> = scn.flows.iter().map(|f| f.size as f64).collect();
+    if let Some(stop) = scn.stop {
+        let secs = |from: u64| stop.saturating_sub(from) as f64 / 1e12;
+        for (b, f) in bytes.iter_mut().zip(&scn.flows) {
+            *b = b.min(rate_of(f.src) / 8.0 * secs(f.start));
+        }
+        let mut by_dst: BTreeMap<u32, (f64, u64)> = BTreeMap::new();
+        for (b, f) in bytes.iter().zip(&scn.flows) {
+            let e = by_dst.entry(f.dst).or_insert((0.0, u64::MAX));
+            e.0 += b;
+            e.1 = e.1.min(f.start);
+        }
+        for (b, f) in bytes.iter_mut().zip(&scn.flows) {
+            let (total, first) = by_dst[&f.dst];
+            let cap = rate_of(f.dst) / 8.0 * secs(first);
+            if total > cap {
+                *b *= cap / total;
+            }
+        }
+    }
+    let mut events = 0.0;
+    let mut last_end = 0u64;
+    for (b, f) in bytes.iter().zip(&scn.flows) {
+        let hops = hops_from.entry(f.src).or_insert_with(|| bfs(&adj, f.src));
+        let links = hops.get(f.dst as usize).copied().unwrap_or(1).max(1) as f64;
+        events += (b / mtu).ceil() * (2.9 * links + 1.5);
+        last_end = last_end.max(f.start + (f.size as f64 * 8.0 / rate_of(f.src) * 1e12) as u64);
+    }
+    if scn.trace.interval > 0 {
+        let end = scn.stop.unwrap_or(last_end * 2);
+        events += end as f64 / scn.trace.interval as f64;
+    }
+    events
+}
+
+/// Hop counts from `src` to every node.
+fn bfs(adj: &[Vec<(u32, u64)>], src: u32) -> Vec<u32> {
+    let mut d = vec![u32::MAX; adj.len()];
+    let mut q = std::collections::VecDeque::from([src]);
+    d[src as usize] = 0;
+    while let Some(u) = q.pop_front() {
+        for &(v, _) in &adj[u as usize] {
+            if d[v as usize] == u32::MAX {
+                d[v as usize] = d[u as usize] + 1;
+                q.push_back(v);
+            }
+        }
+    }
+    d
+}

@@ -1,0 +1,403 @@
+//! Reports: per paper `report.md` and a self-contained `report.html` (charts
+//! inline; the Markdown links them from `charts/`), and an index of papers.
+//! Per claim: the paper's words, paper beside measured (mean ± spread over
+//! seeds), direction right?, within 2x?, what the paper leaves unstated and
+//! what ccsim chose, a chart, and the sensitivity sweeps; then the paper's
+//! figures redrawn from the runs, and what was not simulated and why.
+
+mod charts;
+pub mod doc;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::Path;
+use std::rc::Rc;
+
+use ccsim_core::results::RunResult;
+use ccsim_scenario::Scenario;
+
+use crate::cache::Cache;
+use crate::exec::Outcome;
+use crate::manifest::{value_text, Claim, Compare, Status};
+use crate::metrics;
+use crate::plan::{PaperPlan, Plan};
+use crate::verdict::{self, fmt_num, ClaimEval, Verdict};
+use doc::{Block, Doc};
+
+/// What one paper's report found (for the index and the command's summary).
+#[derive(Clone, Debug, Default)]
+pub struct PaperSummary {
+    pub paper: String,
+    pub title: String,
+    /// Claims per verdict (not simulable / not attempted included).
+    pub counts: Vec<(Verdict, usize)>,
+    pub claims: usize,
+    pub runs: usize,
+    pub failed_runs: usize,
+}
+
+impl PaperSummary {
+    pub fn count(&self, v: Verdict) -> usize {
+        self.counts.iter().find(|c| c.0 == v).map_or(0, |c| c.1)
+    }
+}
+
+/// Results of the plan's runs, loaded from the cache on demand (one paper at a time).
+struct Runs<'a> {
+    plan: &'a Plan,
+    cache: &'a Cache,
+    memo: RefCell<HashMap<usize, Rc<(RunResult, Scenario)>>>,
+}
+
+impl Runs<'_> {
+    fn get(&self, i: usize) -> Result<Rc<(RunResult, Scenario)>, String> {
+        if let Some(x) = self.memo.borrow().get(&i) {
+            return Ok(x.clone());
+        }
+        let spec = &self.plan.runs[i];
+        let stored = self.cache.get(&spec.key).ok_or_else(|| format!("run {} has no result", spec.label()))?;
+        let scn = spec.load()?;
+        let x = Rc::new((stored.result, scn));
+        self.memo.borrow_mut().insert(i, x.clone());
+        Ok(x)
+    }
+
+    fn value(&self, i: usize, metric: &str, params: &toml::Table) -> Result<Option<f64>, String> {
+        let x = self.get(i)?;
+        metrics::compute(metric, params, &metrics::Ctx { r: &x.0, scn: &x.1 })
+    }
+}
+
+/// Writes every paper's report and the index under `out`; returns the summaries.
+pub fn write(plan: &Plan, cache: &Cache, outcomes: &[Outcome], out: &Path, version: &str) -> Result<Vec<PaperSummary>, String> {
+    let mut sums = Vec::new();
+    for pp in &plan.papers {
+        let runs = Runs { plan, cache, memo: RefCell::new(HashMap::new()) };
+        let dir = out.join(&pp.manifest.paper);
+        sums.push(write_paper(&dir, pp, &runs, outcomes, version)?);
+    }
+    if plan.papers.len() > 1 {
+        write_index(out, &sums, plan.full)?;
+    }
+    Ok(sums)
+}
+
+fn write_files(dir: &Path, d: &Doc) -> Result<(), String> {
+    let fail = |e: std::io::Error| format!("cannot write the report in {}: {e}", dir.display());
+    let charts = dir.join("charts");
+    std::fs::create_dir_all(&charts).map_err(fail)?;
+    for b in &d.blocks {
+        if let Block::Chart(name, svg) = b {
+            std::fs::write(charts.join(name), svg).map_err(fail)?;
+        }
+    }
+    std::fs::write(dir.join("report.md"), d.markdown()).map_err(fail)?;
+    std::fs::write(dir.join("report.html"), d.html()).map_err(fail)
+}
+
+fn anchor(id: &str) -> String {
+    format!("claim-{id}")
+}
+
+fn params_text(t: &toml::Table) -> String {
+    t.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", ")
+}
+
+fn unit_label(c: &Claim) -> String {
+    match c.unit.as_deref() {
+        Some(u) if !u.is_empty() => u.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// The one-line paper and measured cells of a claim for the summary table.
+fn summary_cells(c: &Claim, e: &ClaimEval) -> (String, String) {
+    if e.points.len() != 1 {
+        return (format!("{} points", e.points.len()), format!("{} points", e.points.len()));
+    }
+    let rows = &e.points[0].rows;
+    let shown: Vec<&verdict::Row> = if c.compare == Compare::Relative {
+        rows.iter().filter(|r| r.name.contains('/')).collect()
+    } else {
+        rows.iter().collect()
+    };
+    let paper: Vec<String> = shown.iter().filter_map(|r| r.paper.as_ref().map(|p| format!("{} {}", r.name, p.text()))).collect();
+    let measured: Vec<String> = shown
+        .iter()
+        .map(|r| format!("{} {}", r.name, r.measured.mean.map_or_else(|| if r.measured.undefined > 0 { "never".into() } else { "-".into() }, fmt_num)))
+        .collect();
+    let paper = if paper.is_empty() && !c.order.is_empty() {
+        format!("order: {}", c.order.iter().map(|r| r.names().join(" = ")).collect::<Vec<_>>().join(" < "))
+    } else {
+        paper.join("; ")
+    };
+    (paper, measured.join("; "))
+}
+
+fn verdict_counts(evals: &[ClaimEval], skipped: &[&Claim]) -> Vec<(Verdict, usize)> {
+    let all = [
+        Verdict::Reproduced,
+        Verdict::DirectionOnly,
+        Verdict::NotReproduced,
+        Verdict::Error,
+        Verdict::NotSimulable,
+        Verdict::NotAttempted,
+    ];
+    all.iter()
+        .map(|&v| {
+            let n = evals.iter().filter(|e| e.verdict == v).count()
+                + skipped
+                    .iter()
+                    .filter(|c| match c.status {
+                        Status::NotSimulable => v == Verdict::NotSimulable,
+                        Status::NotAttempted => v == Verdict::NotAttempted,
+                        Status::Run => false,
+                    })
+                    .count();
+            (v, n)
+        })
+        .collect()
+}
+
+fn write_paper(dir: &Path, pp: &PaperPlan, runs: &Runs, outcomes: &[Outcome], version: &str) -> Result<PaperSummary, String> {
+    let m = &pp.manifest;
+    let full = runs.plan.full;
+    let evals = verdict::evaluate(m, &pp.claims, full, &|i, metric, p| runs.value(i, metric, p));
+    let skipped: Vec<&Claim> = m.claims.iter().filter(|c| c.status != Status::Run).collect();
+    let counts = verdict_counts(&evals, &skipped);
+    let mut used: Vec<usize> = pp.claims.iter().flat_map(|c| c.points.iter().chain(c.sensitivity.iter().flat_map(|s| s.points.iter().flatten())).flat_map(|p| p.runs.values().flatten().copied())).collect();
+    used.extend(pp.figures.iter().flat_map(|f| f.runs.values().copied()));
+    used.sort_unstable();
+    used.dedup();
+    let failed: Vec<(String, String)> = used
+        .iter()
+        .filter_map(|&i| match outcomes.get(i) {
+            Some(Outcome::Failed(e)) => Some((runs.plan.runs[i].label(), e.clone())),
+            _ => None,
+        })
+        .collect();
+    let cpu: f64 = used.iter().filter_map(|&i| runs.get(i).ok().map(|x| x.0.engine.wall_secs)).sum();
+
+    let mut d = Doc { title: format!("{} — ccsim reproduction", m.title), blocks: vec![] };
+    d.push(Block::Heading(1, m.title.clone(), "top".into()));
+    d.push(Block::Para(format!(
+        "Generated by `ccsim reproduce {}{}` (ccsim {version}): **{}** scale, {} runs ({} failed), {:.0} s of simulation CPU time. Paper text: `{}`. Claims and scenarios: `experiments/{}/`.",
+        m.paper,
+        if full { " --full" } else { "" },
+        if full { "full (the paper's)" } else { "reduced" },
+        used.len(),
+        failed.len(),
+        cpu,
+        m.source.as_deref().unwrap_or("-"),
+        m.paper
+    )));
+    let count_text: Vec<String> = counts.iter().filter(|c| c.1 > 0).map(|(v, n)| format!("{n} {}", v.text())).collect();
+    d.push(Block::Para(format!("**{} claims**: {}.", m.claims.len(), count_text.join(", "))));
+    d.push(Block::Para(
+        "How to read: *direction* is right when every scheme sits on the same side of the baseline (or in the same order) as in the paper, or a bound/range holds; *within 2x* when every measured value is within a factor 2 of the paper's (for changes: same sign and within a factor 2; changes under 5 points: within 5 points). A claim is **reproduced** when both hold, **direction only** when only the first does. Measured values are the mean over seeds ± the standard deviation (min–max). \"never\" = the metric's event did not happen in the run.".into(),
+    ));
+    // summary table
+    let mut rows = Vec::new();
+    for e in &evals {
+        let c = &m.claims[e.claim];
+        let (paper, measured) = summary_cells(c, e);
+        rows.push(vec![
+            format!("[{}](#{})", c.id, anchor(&c.id)),
+            c.where_.clone(),
+            paper,
+            measured,
+            e.direction.mark().into(),
+            e.within2x.mark().into(),
+            e.verdict.text().into(),
+        ]);
+    }
+    d.push(Block::Heading(2, "Claims".into(), "claims".into()));
+    d.push(Block::Table(
+        ["claim", "where", "paper", "measured", "direction", "within 2x", "verdict"].iter().map(|s| s.to_string()).collect(),
+        rows,
+    ));
+    for e in &evals {
+        claim_section(&mut d, m, e, full);
+    }
+    figures_section(&mut d, pp, runs);
+    if !skipped.is_empty() {
+        d.push(Block::Heading(2, "Not simulated".into(), "not-simulated".into()));
+        d.push(Block::Table(
+            vec!["claim".into(), "where".into(), "says".into(), "status".into(), "why".into()],
+            skipped
+                .iter()
+                .map(|c| {
+                    vec![
+                        c.id.clone(),
+                        c.where_.clone(),
+                        c.says.clone(),
+                        if c.status == Status::NotSimulable { "not simulable" } else { "not attempted" }.into(),
+                        c.reason.clone().unwrap_or_default(),
+                    ]
+                })
+                .collect(),
+        ));
+    }
+    if !failed.is_empty() {
+        d.push(Block::Heading(2, "Failed runs".into(), "failed".into()));
+        d.push(Block::List(failed.iter().map(|(l, e)| format!("`{l}`: {e}")).collect()));
+    }
+    write_files(dir, &d)?;
+    Ok(PaperSummary {
+        paper: m.paper.clone(),
+        title: m.title.clone(),
+        counts,
+        claims: m.claims.len(),
+        runs: used.len(),
+        failed_runs: failed.len(),
+    })
+}
+
+fn claim_section(d: &mut Doc, m: &crate::manifest::Manifest, e: &ClaimEval, full: bool) {
+    let c = &m.claims[e.claim];
+    d.push(Block::Heading(3, format!("{} — {}", c.id, c.where_), anchor(&c.id)));
+    if !c.says.is_empty() {
+        d.push(Block::Quote(c.says.clone()));
+    }
+    let scale = c.scale(full);
+    let scenario = scale.and_then(|s| s.scenario.clone()).or_else(|| c.scenario.clone()).unwrap_or_default();
+    let sets = scale.map(|s| params_text(&s.set)).filter(|s| !s.is_empty()).map(|s| format!(" with {s}")).unwrap_or_default();
+    d.push(Block::Para(format!(
+        "Scenario `{scenario}`{sets}; schemes {}; metric `{}` ({}){}; compare: {}{}.",
+        c.schemes.join(", "),
+        c.metric.as_deref().unwrap_or("-"),
+        params_text(&c.params_at(full)),
+        if unit_label(c).is_empty() { String::new() } else { format!(", in {}", unit_label(c)) },
+        c.compare.name(),
+        c.baseline.as_ref().map(|b| format!(", baseline {b}")).unwrap_or_default()
+    )));
+    if let Some(err) = &e.error {
+        d.push(Block::Para(format!("**Error:** {err}")));
+    }
+    let sweep_label = c.sweep.as_ref().map(|s| s.label.clone().or_else(|| s.key.clone()).unwrap_or_else(|| "point".into())).unwrap_or_default();
+    for p in &e.points {
+        let mut rows = Vec::new();
+        for r in &p.rows {
+            rows.push(vec![r.name.clone(), r.paper.as_ref().map_or_else(|| "-".into(), |x| x.text()), charts::measured_text(r)]);
+        }
+        let head = match &p.x {
+            Some(x) => format!("{sweep_label} = {}", value_text(x)),
+            None => "scheme".into(),
+        };
+        if p.x.is_some() {
+            d.push(Block::Para(format!("At {head}: direction {}, within 2x {}.", p.direction.mark(), p.within2x.mark())));
+        }
+        d.push(Block::Table(vec![head, format!("paper {}", unit_label(c)), format!("ccsim {}", unit_label(c))], rows));
+    }
+    if c.compare == Compare::Order || c.compare == Compare::SweepOrder {
+        d.push(Block::Para(format!(
+            "Paper's order (lowest first): {}.",
+            c.order.iter().map(|r| r.names().join(" = ")).collect::<Vec<_>>().join(" < ")
+        )));
+    }
+    d.push(Block::Para(format!(
+        "Direction right: **{}**; within 2x: **{}** → **{}**.",
+        e.direction.mark(),
+        e.within2x.mark(),
+        e.verdict.text()
+    )));
+    if let Some(u) = &c.unstated {
+        d.push(Block::Para(format!("*Left unstated by the paper:* {u}")));
+    }
+    if let Some(ch) = &c.chose {
+        d.push(Block::Para(format!("*ccsim chose:* {ch}")));
+    }
+    if let Some(svg) = charts::claim_chart(&format!("c-{}", c.id), &format!("{}: {}", c.id, c.where_), &unit_label(c), &sweep_label, e) {
+        d.push(Block::Chart(format!("claim-{}.svg", c.id), svg));
+    }
+    for (k, s) in e.sensitivity.iter().enumerate() {
+        let why = c.sensitivity.get(k).and_then(|x| x.why.clone()).map(|w| format!(" ({w})")).unwrap_or_default();
+        d.push(Block::Para(format!("Sensitivity to `{}`{why}:", s.key)));
+        let names: Vec<String> = s.rows.first().and_then(|p| p.first()).map(|r| r.iter().map(|x| x.name.clone()).collect()).unwrap_or_default();
+        let mut head = vec![s.key.clone()];
+        head.extend(names.iter().cloned());
+        let mut rows = Vec::new();
+        for (i, v) in s.values.iter().enumerate() {
+            for (j, pts) in s.rows[i].iter().enumerate() {
+                let mut row = vec![if s.rows[i].len() > 1 { format!("{} (point {j})", value_text(v)) } else { value_text(v) }];
+                for n in &names {
+                    row.push(pts.iter().find(|r| &r.name == n).map(charts::measured_text).unwrap_or_default());
+                }
+                rows.push(row);
+            }
+        }
+        d.push(Block::Table(head, rows));
+        d.push(Block::Chart(
+            format!("sens-{}-{k}.svg", c.id),
+            charts::sensitivity_chart(&format!("s-{}-{k}", c.id), &format!("{}: sensitivity to {}", c.id, s.key), &unit_label(c), s),
+        ));
+    }
+}
+
+fn figures_section(d: &mut Doc, pp: &PaperPlan, runs: &Runs) {
+    if pp.figures.is_empty() {
+        return;
+    }
+    d.push(Block::Heading(2, "Figures".into(), "figures".into()));
+    for fp in &pp.figures {
+        let f = &pp.manifest.figures[fp.figure];
+        d.push(Block::Heading(3, format!("{} — {}", f.where_, f.title), format!("figure-{}", f.id)));
+        if let Some(e) = &fp.error {
+            d.push(Block::Para(format!("**Error:** {e}")));
+            continue;
+        }
+        let loaded: Result<Vec<(String, Rc<(RunResult, Scenario)>)>, String> =
+            f.schemes.iter().map(|s| runs.get(fp.runs[s]).map(|x| (s.clone(), x))).collect();
+        let drawn = loaded.and_then(|l| {
+            let refs: Vec<charts::FigRun> = l.iter().map(|(n, x)| (n.clone(), &x.0, &x.1)).collect();
+            charts::figure_chart(&format!("f-{}", f.id), f, &refs)
+        });
+        match drawn {
+            Ok(svg) => {
+                d.push(Block::Para(format!("Scenario `{}`, seed 1; schemes {}.", f.scenario, f.schemes.join(", "))));
+                d.push(Block::Chart(format!("figure-{}.svg", f.id), svg));
+            }
+            Err(e) => d.push(Block::Para(format!("**Error:** {e}"))),
+        }
+    }
+}
+
+fn write_index(out: &Path, sums: &[PaperSummary], full: bool) -> Result<(), String> {
+    let mut d = Doc { title: "ccsim: reproduction of the seed papers".into(), blocks: vec![] };
+    d.push(Block::Heading(1, "Reproduction of the seed papers".into(), "top".into()));
+    d.push(Block::Para(format!(
+        "Generated by `ccsim reproduce all{}`; one report per paper ({} scale).",
+        if full { " --full" } else { "" },
+        if full { "full" } else { "reduced" }
+    )));
+    let mut rows = Vec::new();
+    let mut tot = [0usize; 7];
+    for s in sums {
+        let v = [
+            s.claims,
+            s.count(Verdict::Reproduced),
+            s.count(Verdict::DirectionOnly),
+            s.count(Verdict::NotReproduced),
+            s.count(Verdict::Error),
+            s.count(Verdict::NotSimulable) + s.count(Verdict::NotAttempted),
+            s.runs,
+        ];
+        for (t, x) in tot.iter_mut().zip(v) {
+            *t += x;
+        }
+        let mut row = vec![format!("[{}]({}/report.md) ([html]({}/report.html))", s.title, s.paper, s.paper)];
+        row.extend(v.iter().map(|x| x.to_string()));
+        rows.push(row);
+    }
+    let mut total = vec!["**all**".to_string()];
+    total.extend(tot.iter().map(|x| x.to_string()));
+    rows.push(total);
+    d.push(Block::Table(
+        ["paper", "claims", "reproduced", "direction only", "not reproduced", "error", "not simulated", "runs"].iter().map(|s| s.to_string()).collect(),
+        rows,
+    ));
+    let fail = |e: std::io::Error| format!("cannot write the index in {}: {e}", out.display());
+    std::fs::create_dir_all(out).map_err(fail)?;
+    std::fs::write(out.join("index.md"), d.markdown().replace("/report.md)", "/report.md)")).map_err(fail)?;
+    std::fs::write(out.join("index.html"), d.html().replace("/report.md\"", "/report.html\"")).map_err(fail)
+}

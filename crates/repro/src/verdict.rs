@@ -1,0 +1,639 @@
+//! Measured against the paper: each claim's metric on each of its runs,
+//! aggregated over seeds (mean, spread), converted to the claim's unit, and
+//! judged by its compare mode. The rules (experiments/README.md):
+//!
+//! * direction: `absolute` with a baseline: every scheme on the baseline's
+//!   side the paper puts it on (paper values within 2% of the baseline's are
+//!   "equal" and pass when measured within 10%); without a baseline, every
+//!   pair of schemes ranked as in the paper; `relative`: every change has the
+//!   paper's sign; `order`: the ranking matches (ties within 10%); `band`,
+//!   `at_most`, `at_least`: the value is in the range.
+//! * within 2x: every measured value within a factor 2 of the paper's (a
+//!   paper 0 needs a measured 0); for changes, the same sign and within a
+//!   factor 2 (changes under 5 points in the paper: within 5 points).
+//! * undefined values ("never") rank above every defined one and fail 2x.
+
+use std::collections::BTreeMap;
+
+use crate::manifest::{Claim, Compare, Manifest};
+use crate::metrics;
+use crate::plan::{PointPlan, SeedRuns};
+
+/// A value over seeds, in the claim's unit.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Measured {
+    pub mean: Option<f64>,
+    pub std: f64,
+    pub min: f64,
+    pub max: f64,
+    /// Seeds with a defined value.
+    pub n: usize,
+    /// Seeds whose value is undefined ("never", no flows in range).
+    pub undefined: usize,
+    /// Seeds whose run failed or whose metric could not be computed.
+    pub errors: Vec<String>,
+}
+
+impl Measured {
+    pub fn of(values: &[Result<Option<f64>, String>]) -> Measured {
+        let mut m = Measured::default();
+        let mut v = Vec::new();
+        for x in values {
+            match x {
+                Ok(Some(y)) => v.push(*y),
+                Ok(None) => m.undefined += 1,
+                Err(e) => m.errors.push(e.clone()),
+            }
+        }
+        m.n = v.len();
+        if !v.is_empty() {
+            let mean = v.iter().sum::<f64>() / v.len() as f64;
+            m.mean = Some(mean);
+            m.std = (v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / v.len() as f64).sqrt();
+            m.min = v.iter().cloned().fold(f64::INFINITY, f64::min);
+            m.max = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        }
+        m
+    }
+
+    /// The mean for ranking: undefined ("never") above everything.
+    fn rank_value(&self) -> f64 {
+        if self.undefined > 0 && self.n == 0 {
+            f64::INFINITY
+        } else {
+            self.mean.unwrap_or(f64::NAN)
+        }
+    }
+}
+
+/// Yes / no / not applicable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Check {
+    Yes,
+    No,
+    Na,
+}
+
+impl Check {
+    fn all(v: impl IntoIterator<Item = Check>) -> Check {
+        let mut any = false;
+        for c in v {
+            match c {
+                Check::No => return Check::No,
+                Check::Yes => any = true,
+                Check::Na => {}
+            }
+        }
+        if any {
+            Check::Yes
+        } else {
+            Check::Na
+        }
+    }
+    fn from(b: bool) -> Check {
+        if b {
+            Check::Yes
+        } else {
+            Check::No
+        }
+    }
+    pub fn mark(self) -> &'static str {
+        match self {
+            Check::Yes => "yes",
+            Check::No => "no",
+            Check::Na => "-",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verdict {
+    Reproduced,
+    DirectionOnly,
+    NotReproduced,
+    /// The runs or the metric failed.
+    Error,
+    NotSimulable,
+    NotAttempted,
+}
+
+impl Verdict {
+    pub fn text(self) -> &'static str {
+        match self {
+            Verdict::Reproduced => "reproduced",
+            Verdict::DirectionOnly => "direction only",
+            Verdict::NotReproduced => "not reproduced",
+            Verdict::Error => "error",
+            Verdict::NotSimulable => "not simulable",
+            Verdict::NotAttempted => "not attempted",
+        }
+    }
+}
+
+/// The paper's value of a row.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PaperValue {
+    Number(f64),
+    Range(f64, f64),
+}
+
+impl PaperValue {
+    pub fn text(&self) -> String {
+        match self {
+            PaperValue::Number(x) => fmt_num(*x),
+            PaperValue::Range(a, b) => format!("{}-{}", fmt_num(*a), fmt_num(*b)),
+        }
+    }
+}
+
+/// One compared quantity at one point: a scheme's value, or a change "a/b".
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub name: String,
+    pub paper: Option<PaperValue>,
+    pub measured: Measured,
+}
+
+#[derive(Clone, Debug)]
+pub struct PointEval {
+    pub x: Option<toml::Value>,
+    pub rows: Vec<Row>,
+    pub direction: Check,
+    pub within2x: Check,
+}
+
+/// A sensitivity sweep's values: per setting value, per point, per scheme.
+#[derive(Clone, Debug)]
+pub struct SensitivityEval {
+    pub key: String,
+    pub values: Vec<toml::Value>,
+    /// `rows[value][point]`: the schemes' measured values.
+    pub rows: Vec<Vec<Vec<Row>>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ClaimEval {
+    pub claim: usize,
+    pub points: Vec<PointEval>,
+    pub direction: Check,
+    pub within2x: Check,
+    pub verdict: Verdict,
+    pub sensitivity: Vec<SensitivityEval>,
+    /// Why it could not be judged.
+    pub error: Option<String>,
+}
+
+/// A compact number: 3 significant digits, no exponent for usual sizes.
+pub fn fmt_num(x: f64) -> String {
+    if !x.is_finite() {
+        return "never".into();
+    }
+    let a = x.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if a >= 1e6 || a < 1e-3 {
+        format!("{x:.3e}")
+    } else if a >= 100.0 {
+        format!("{x:.0}")
+    } else if a >= 10.0 {
+        format!("{x:.1}")
+    } else if a >= 1.0 {
+        format!("{x:.2}")
+    } else {
+        format!("{x:.3}")
+    }
+}
+
+fn num(v: &toml::Value) -> Option<f64> {
+    v.as_float().or_else(|| v.as_integer().map(|i| i as f64))
+}
+
+/// The paper's value for `key` at point `i` of `points`.
+fn paper_at(c: &Claim, key: &str, i: usize) -> Option<PaperValue> {
+    let v = c.paper.get(key)?;
+    let pair = |a: &toml::Value| -> Option<PaperValue> {
+        let t = a.as_array()?;
+        Some(PaperValue::Range(num(t.first()?)?, num(t.get(1)?)?))
+    };
+    if c.compare == Compare::Band {
+        return match v.as_array() {
+            Some(a) if a.len() == 2 && a.iter().all(|x| num(x).is_some()) => pair(v),
+            Some(a) => pair(a.get(i)?),
+            None => None,
+        };
+    }
+    match v {
+        toml::Value::Array(a) => num(a.get(i)?).map(PaperValue::Number),
+        x => num(x).map(PaperValue::Number),
+    }
+}
+
+/// Computes a claim's metric on every run of a point, per scheme, in the claim's unit.
+pub fn measure_point(
+    c: &Claim,
+    full: bool,
+    runs: &BTreeMap<String, SeedRuns>,
+    value: &dyn Fn(usize, &str, &toml::Table) -> Result<Option<f64>, String>,
+) -> BTreeMap<String, Vec<Result<Option<f64>, String>>> {
+    let metric = c.metric.as_deref().unwrap_or("");
+    let params = c.params_at(full);
+    let unit = c.value_unit();
+    let from = metrics::unit_of(metric, &params);
+    runs.iter()
+        .map(|(scheme, seeds)| {
+            let v = seeds
+                .iter()
+                .map(|&r| {
+                    value(r, metric, &params).and_then(|x| x.map(|y| metrics::convert(from, unit, y, &params)).transpose())
+                })
+                .collect();
+            (scheme.clone(), v)
+        })
+        .collect()
+}
+
+/// Per-seed change of a against b, in percent.
+fn changes(a: &[Result<Option<f64>, String>], b: &[Result<Option<f64>, String>]) -> Vec<Result<Option<f64>, String>> {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| match (x, y) {
+            (Ok(Some(x)), Ok(Some(y))) if *y != 0.0 => Ok(Some((x - y) / y * 100.0)),
+            (Ok(_), Ok(_)) => Ok(None),
+            (Err(e), _) | (_, Err(e)) => Err(e.clone()),
+        })
+        .collect()
+}
+
+/// Rows of one point: the schemes' values, and for `relative` the changes.
+fn rows_of(c: &Claim, i: usize, per: &BTreeMap<String, Vec<Result<Option<f64>, String>>>) -> Vec<Row> {
+    let mut rows: Vec<Row> = c
+        .schemes
+        .iter()
+        .map(|s| Row {
+            name: s.clone(),
+            paper: if c.compare == Compare::Relative { None } else { paper_at(c, s, i) },
+            measured: Measured::of(per.get(s).map(|v| v.as_slice()).unwrap_or(&[])),
+        })
+        .collect();
+    if c.compare == Compare::Relative {
+        for key in c.paper.keys() {
+            let Some((a, b)) = key.split_once('/') else { continue };
+            let (Some(va), Some(vb)) = (per.get(a), per.get(b)) else { continue };
+            rows.push(Row { name: key.clone(), paper: paper_at(c, key, i), measured: Measured::of(&changes(va, vb)) });
+        }
+    }
+    rows
+}
+
+fn within2(p: f64, m: Option<f64>) -> bool {
+    let Some(m) = m else { return false };
+    if p == 0.0 {
+        return m.abs() < 1e-9;
+    }
+    let r = m / p;
+    (0.5..=2.0).contains(&r)
+}
+
+fn change_close(p: f64, m: Option<f64>) -> bool {
+    let Some(m) = m else { return false };
+    if p.abs() < 5.0 {
+        (m - p).abs() <= 5.0
+    } else {
+        m.signum() == p.signum() && (0.5..=2.0).contains(&(m / p))
+    }
+}
+
+fn change_direction(p: f64, m: Option<f64>) -> bool {
+    let Some(m) = m else { return false };
+    if p.abs() < 5.0 {
+        (m - p).abs() <= 5.0
+    } else {
+        m.signum() == p.signum()
+    }
+}
+
+/// Whether measured `mi`, `mj` are ordered as paper `pi`, `pj`.
+fn same_side(pi: f64, pj: f64, mi: f64, mj: f64) -> bool {
+    if (pi - pj).abs() <= 0.02 * pj.abs().max(pi.abs()) {
+        (mi - mj).abs() <= 0.1 * mj.abs().max(mi.abs()) || (mi.is_infinite() && mj.is_infinite())
+    } else {
+        (pi < pj) == (mi < mj) && mi != mj
+    }
+}
+
+fn by_name<'a>(rows: &'a [Row], n: &str) -> Option<&'a Row> {
+    rows.iter().find(|r| r.name == n)
+}
+
+/// Direction and 2x of one point.
+fn judge_point(c: &Claim, rows: &[Row]) -> (Check, Check) {
+    let num_of = |r: &Row| match r.paper {
+        Some(PaperValue::Number(x)) => Some(x),
+        _ => None,
+    };
+    let with_paper: Vec<&Row> = rows.iter().filter(|r| r.paper.is_some()).collect();
+    match c.compare {
+        Compare::Absolute => {
+            let x2 = Check::all(with_paper.iter().map(|r| Check::from(num_of(r).is_some_and(|p| within2(p, r.measured.mean)))));
+            let dir = match c.baseline.as_deref().and_then(|b| by_name(rows, b)) {
+                Some(b) => match num_of(b) {
+                    Some(pb) => Check::all(with_paper.iter().filter(|r| r.name != b.name).map(|r| {
+                        Check::from(same_side(num_of(r).unwrap_or(f64::NAN), pb, r.measured.rank_value(), b.measured.rank_value()))
+                    })),
+                    None => Check::Na,
+                },
+                None => {
+                    let mut checks = Vec::new();
+                    for (i, a) in with_paper.iter().enumerate() {
+                        for b in &with_paper[i + 1..] {
+                            let (pa, pb) = (num_of(a).unwrap_or(f64::NAN), num_of(b).unwrap_or(f64::NAN));
+                            checks.push(Check::from(same_side(pa, pb, a.measured.rank_value(), b.measured.rank_value())));
+                        }
+                    }
+                    Check::all(checks)
+                }
+            };
+            (dir, x2)
+        }
+        Compare::Relative => {
+            let changes: Vec<&Row> = rows.iter().filter(|r| r.name.contains('/')).collect();
+            let dir = Check::all(changes.iter().map(|r| Check::from(num_of(r).is_some_and(|p| change_direction(p, r.measured.mean)))));
+            let x2 = Check::all(changes.iter().map(|r| Check::from(num_of(r).is_some_and(|p| change_close(p, r.measured.mean)))));
+            (dir, x2)
+        }
+        Compare::Order => {
+            let x2 = Check::all(with_paper.iter().map(|r| Check::from(num_of(r).is_some_and(|p| within2(p, r.measured.mean)))));
+            (order_holds(&c.order.iter().map(|r| r.names()).collect::<Vec<_>>(), &|n| by_name(rows, n).map(|r| r.measured.rank_value())), x2)
+        }
+        Compare::Band | Compare::AtMost | Compare::AtLeast => {
+            let holds = |r: &Row, slack: f64| -> bool {
+                let Some(m) = r.measured.mean else { return false };
+                match (&r.paper, c.compare) {
+                    (Some(PaperValue::Range(lo, hi)), _) => m >= lo / slack && m <= hi * slack,
+                    (Some(PaperValue::Number(x)), Compare::AtMost) => m <= x * slack,
+                    (Some(PaperValue::Number(x)), Compare::AtLeast) => m >= x / slack,
+                    _ => false,
+                }
+            };
+            (
+                Check::all(with_paper.iter().map(|r| Check::from(holds(r, 1.0)))),
+                Check::all(with_paper.iter().map(|r| Check::from(holds(r, 2.0)))),
+            )
+        }
+        // judged across points
+        Compare::SweepRelative | Compare::SweepOrder => (Check::Na, Check::Na),
+    }
+}
+
+/// Whether measured values (by name) rank as `ranks` (lowest first; names
+/// in one rank tie: within 10% of each other).
+fn order_holds(ranks: &[Vec<String>], value: &dyn Fn(&str) -> Option<f64>) -> Check {
+    let mut checks = Vec::new();
+    let mut all_values = Vec::new();
+    for (i, ri) in ranks.iter().enumerate() {
+        for a in ri {
+            let Some(va) = value(a) else { return Check::No };
+            all_values.push(va);
+            for b in ri {
+                if let Some(vb) = value(b) {
+                    checks.push(Check::from((va - vb).abs() <= 0.1 * va.abs().max(vb.abs()) || va == vb));
+                }
+            }
+            for rj in &ranks[i + 1..] {
+                for b in rj {
+                    let Some(vb) = value(b) else { return Check::No };
+                    checks.push(Check::from(va < vb));
+                }
+            }
+        }
+    }
+    Check::all(checks)
+}
+
+/// Judges a claim from its points' per-scheme values.
+pub fn judge(c: &Claim, points: Vec<(Option<toml::Value>, BTreeMap<String, Vec<Result<Option<f64>, String>>>)>) -> (Vec<PointEval>, Check, Check) {
+    let mut out = Vec::new();
+    for (i, (x, per)) in points.iter().enumerate() {
+        let rows = rows_of(c, i, per);
+        let (d, w) = judge_point(c, &rows);
+        out.push(PointEval { x: x.clone(), rows, direction: d, within2x: w });
+    }
+    match c.compare {
+        Compare::SweepRelative => sweep_relative(c, &mut out),
+        Compare::SweepOrder => {
+            let ranks: Vec<Vec<String>> = c.order.iter().map(|r| r.names()).collect();
+            let dir = Check::all(c.schemes.iter().map(|s| {
+                order_holds(&ranks, &|v| {
+                    let i = out.iter().position(|p| p.x.as_ref().map(crate::manifest::value_text).as_deref() == Some(v))?;
+                    by_name(&out[i].rows, s).map(|r| r.measured.rank_value())
+                })
+            }));
+            (out, dir, Check::Na)
+        }
+        _ => {
+            let d = Check::all(out.iter().map(|p| p.direction));
+            let w = Check::all(out.iter().map(|p| p.within2x));
+            (out, d, w)
+        }
+    }
+}
+
+/// Along a sweep: each scheme's change against its own first point, in
+/// percent, as rows "scheme@x"; judged like relative changes.
+fn sweep_relative(c: &Claim, out: &mut [PointEval]) -> (Vec<PointEval>, Check, Check) {
+    let mut dirs = Vec::new();
+    let mut x2s = Vec::new();
+    let first: BTreeMap<String, Option<f64>> =
+        out.first().map(|p| p.rows.iter().map(|r| (r.name.clone(), r.measured.mean)).collect()).unwrap_or_default();
+    for (i, p) in out.iter_mut().enumerate().skip(1) {
+        let mut extra = Vec::new();
+        for s in &c.schemes {
+            let Some(PaperValue::Number(pv)) = paper_at(c, s, i) else { continue };
+            let m = by_name(&p.rows, s).and_then(|r| r.measured.mean);
+            let base = first.get(s).copied().flatten();
+            let change = match (m, base) {
+                (Some(m), Some(b)) if b != 0.0 => Some((m - b) / b * 100.0),
+                _ => None,
+            };
+            let d = Check::from(change_direction(pv, change));
+            let w = Check::from(change_close(pv, change));
+            dirs.push(d);
+            x2s.push(w);
+            extra.push(Row {
+                name: format!("{s} change"),
+                paper: Some(PaperValue::Number(pv)),
+                measured: Measured { mean: change, n: change.is_some() as usize, ..Default::default() },
+            });
+        }
+        p.rows.extend(extra);
+        p.direction = Check::all(dirs.iter().copied());
+        p.within2x = Check::all(x2s.iter().copied());
+    }
+    // scheme rows keep no paper value under sweep_relative (it is for changes)
+    for p in out.iter_mut() {
+        for r in p.rows.iter_mut().filter(|r| !r.name.ends_with(" change")) {
+            r.paper = None;
+        }
+    }
+    (out.to_vec(), Check::all(dirs), Check::all(x2s))
+}
+
+/// The verdict from the two checks.
+pub fn verdict(direction: Check, within2x: Check) -> Verdict {
+    match (direction, within2x) {
+        (Check::No, _) => Verdict::NotReproduced,
+        (Check::Yes, Check::No) => Verdict::DirectionOnly,
+        (Check::Na, Check::No) => Verdict::NotReproduced,
+        (Check::Na, Check::Na) => Verdict::Error,
+        _ => Verdict::Reproduced,
+    }
+}
+
+/// Evaluates every planned claim of a paper; `value(run, metric, params)`
+/// computes a metric on a run (from the cache).
+pub fn evaluate(
+    m: &Manifest,
+    claims: &[crate::plan::ClaimPlan],
+    full: bool,
+    value: &dyn Fn(usize, &str, &toml::Table) -> Result<Option<f64>, String>,
+) -> Vec<ClaimEval> {
+    claims
+        .iter()
+        .map(|cp| {
+            let c = &m.claims[cp.claim];
+            if let Some(e) = &cp.error {
+                return ClaimEval {
+                    claim: cp.claim,
+                    points: vec![],
+                    direction: Check::Na,
+                    within2x: Check::Na,
+                    verdict: Verdict::Error,
+                    sensitivity: vec![],
+                    error: Some(e.clone()),
+                };
+            }
+            let measure = |pts: &[PointPlan]| -> Vec<_> {
+                pts.iter().map(|p| (p.x.clone(), measure_point(c, full, &p.runs, value))).collect()
+            };
+            let (points, direction, within2x) = judge(c, measure(&cp.points));
+            let errors: Vec<String> =
+                points.iter().flat_map(|p| p.rows.iter().flat_map(|r| r.measured.errors.clone())).collect();
+            let sensitivity = cp
+                .sensitivity
+                .iter()
+                .map(|s| SensitivityEval {
+                    key: s.key.clone(),
+                    values: s.values.clone(),
+                    rows: s
+                        .points
+                        .iter()
+                        .map(|pts| measure(pts).iter().enumerate().map(|(i, (_, per))| rows_of(c, i, per)).collect())
+                        .collect(),
+                })
+                .collect();
+            let (verdict, error) = if errors.is_empty() {
+                (verdict(direction, within2x), None)
+            } else {
+                let mut e = errors;
+                e.dedup();
+                (Verdict::Error, Some(e.join("; ")))
+            };
+            ClaimEval { claim: cp.claim, points, direction, within2x, verdict, sensitivity, error }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A claim from manifest text (only the judging keys matter).
+    fn claim(extra: &str) -> Claim {
+        let text = format!("id = \"c\"\nwhere = \"x\"\nscenario = \"s.toml\"\nmetric = \"fct\"\n{extra}");
+        toml::from_str(&text).unwrap()
+    }
+
+    type Per = BTreeMap<String, Vec<Result<Option<f64>, String>>>;
+
+    fn per(v: &[(&str, &[f64])]) -> Per {
+        v.iter().map(|(k, xs)| (k.to_string(), xs.iter().map(|&x| Ok(if x.is_nan() { None } else { Some(x) })).collect())).collect()
+    }
+
+    fn judged(c: &Claim, p: Per) -> (Check, Check) {
+        let (_, d, w) = judge(c, vec![(None, p)]);
+        (d, w)
+    }
+
+    #[test]
+    fn absolute_with_a_baseline() {
+        let c = claim("schemes = [\"a\", \"b\", \"c\"]\npaper = { a = 300, b = 330, c = 346 }\nbaseline = \"b\"");
+        assert_eq!(judged(&c, per(&[("a", &[308.0]), ("b", &[316.0]), ("c", &[329.0])])), (Check::Yes, Check::Yes));
+        // c below the baseline while the paper puts it above
+        assert_eq!(judged(&c, per(&[("a", &[308.0]), ("b", &[316.0]), ("c", &[310.0])])).0, Check::No);
+        // more than 2x off
+        assert_eq!(judged(&c, per(&[("a", &[100.0]), ("b", &[316.0]), ("c", &[329.0])])), (Check::Yes, Check::No));
+        // "never" is above everything
+        assert_eq!(judged(&c, per(&[("a", &[308.0]), ("b", &[316.0]), ("c", &[f64::NAN])])), (Check::Yes, Check::No));
+    }
+
+    #[test]
+    fn relative_changes_per_seed() {
+        let c = claim("schemes = [\"a\", \"b\"]\ncompare = \"relative\"\npaper = { \"a/b\" = -40 }");
+        // seeds: -50% and -30% -> mean -40%
+        assert_eq!(judged(&c, per(&[("a", &[50.0, 70.0]), ("b", &[100.0, 100.0])])), (Check::Yes, Check::Yes));
+        assert_eq!(judged(&c, per(&[("a", &[90.0]), ("b", &[100.0])])), (Check::Yes, Check::No));
+        assert_eq!(judged(&c, per(&[("a", &[110.0]), ("b", &[100.0])])), (Check::No, Check::No));
+        // a change of under 5 points in the paper is compared as a difference
+        let small = claim("schemes = [\"a\", \"b\"]\ncompare = \"relative\"\npaper = { \"a/b\" = 2 }");
+        assert_eq!(judged(&small, per(&[("a", &[98.0]), ("b", &[100.0])])), (Check::Yes, Check::Yes));
+        assert_eq!(judged(&small, per(&[("a", &[110.0]), ("b", &[100.0])])), (Check::No, Check::No));
+    }
+
+    #[test]
+    fn order_with_ties_and_never() {
+        let c = claim("schemes = [\"a\", \"b\", \"c\"]\ncompare = \"order\"\norder = [\"a\", [\"b\", \"c\"]]");
+        assert_eq!(judged(&c, per(&[("a", &[1.0]), ("b", &[5.0]), ("c", &[5.2])])).0, Check::Yes);
+        assert_eq!(judged(&c, per(&[("a", &[1.0]), ("b", &[5.0]), ("c", &[9.0])])).0, Check::No, "not a tie");
+        assert_eq!(judged(&c, per(&[("a", &[6.0]), ("b", &[5.0]), ("c", &[5.0])])).0, Check::No);
+        let c = claim("schemes = [\"a\", \"b\"]\ncompare = \"order\"\norder = [\"a\", \"b\"]");
+        assert_eq!(judged(&c, per(&[("a", &[7.0]), ("b", &[f64::NAN])])).0, Check::Yes, "never ranks last");
+        assert_eq!(judged(&c, per(&[("a", &[0.0]), ("b", &[0.0])])).0, Check::No, "a tie is not an order");
+    }
+
+    #[test]
+    fn bands_and_bounds() {
+        let c = claim("schemes = [\"a\"]\ncompare = \"band\"\npaper = { a = [100, 200] }");
+        assert_eq!(judged(&c, per(&[("a", &[150.0])])), (Check::Yes, Check::Yes));
+        assert_eq!(judged(&c, per(&[("a", &[275.0])])), (Check::No, Check::Yes));
+        assert_eq!(judged(&c, per(&[("a", &[450.0])])), (Check::No, Check::No));
+        let c = claim("schemes = [\"a\"]\ncompare = \"at_most\"\npaper = { a = 25 }");
+        assert_eq!(judged(&c, per(&[("a", &[13.0])])), (Check::Yes, Check::Yes));
+        assert_eq!(judged(&c, per(&[("a", &[33.0])])), (Check::No, Check::Yes));
+        let c = claim("schemes = [\"a\"]\ncompare = \"at_least\"\npaper = { a = 0.9 }");
+        assert_eq!(judged(&c, per(&[("a", &[0.95])])), (Check::Yes, Check::Yes));
+    }
+
+    #[test]
+    fn sweeps_judge_every_point() {
+        let c = claim("schemes = [\"a\"]\npaper = { a = [10, 20] }\nsweep = { key = \"k\", values = [1, 2] }");
+        let pts = |x: f64, y: f64| vec![(Some(1.into()), per(&[("a", &[x])])), (Some(2.into()), per(&[("a", &[y])]))];
+        assert_eq!(judge(&c, pts(12.0, 18.0)).2, Check::Yes);
+        assert_eq!(judge(&c, pts(12.0, 50.0)).2, Check::No);
+        let c = claim("schemes = [\"a\"]\ncompare = \"sweep_relative\"\npaper = { a = [0, 100] }\nsweep = { key = \"k\", values = [1, 2] }");
+        let (_, d, w) = judge(&c, pts(10.0, 19.0));
+        assert_eq!((d, w), (Check::Yes, Check::Yes));
+        let c = claim("schemes = [\"a\"]\ncompare = \"sweep_order\"\norder = [2, 1]\nsweep = { key = \"k\", values = [1, 2] }");
+        assert_eq!(judge(&c, pts(10.0, 5.0)).1, Check::Yes);
+        assert_eq!(judge(&c, pts(10.0, 15.0)).1, Check::No);
+    }
+
+    #[test]
+    fn verdicts() {
+        assert_eq!(verdict(Check::Yes, Check::Yes), Verdict::Reproduced);
+        assert_eq!(verdict(Check::Yes, Check::Na), Verdict::Reproduced);
+        assert_eq!(verdict(Check::Na, Check::Yes), Verdict::Reproduced);
+        assert_eq!(verdict(Check::Yes, Check::No), Verdict::DirectionOnly);
+        assert_eq!(verdict(Check::No, Check::Yes), Verdict::NotReproduced);
+        assert_eq!(verdict(Check::Na, Check::No), Verdict::NotReproduced);
+    }
+}

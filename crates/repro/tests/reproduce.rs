@@ -1,0 +1,103 @@
+//! The reproduction pipeline end to end on a tiny manifest (tests/tiny):
+//! plan (runs shared between claims, sweeps and sensitivity planned once),
+//! runs, the cache answering a second run, and a report with the verdicts
+//! the fixture's claims are built to get.
+
+use ccsim_repro::cache::Cache;
+use ccsim_repro::exec::{self, Outcome};
+use ccsim_repro::plan::{self, Options};
+use ccsim_repro::report;
+use ccsim_repro::verdict::Verdict;
+use ccsim_scenario::testutil::TempDir;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tiny")
+}
+
+fn opts(version: &str) -> Options {
+    Options { version: version.into(), ..Default::default() }
+}
+
+#[test]
+fn tiny_manifest_plans_runs_caches_and_reports() {
+    let tmp = TempDir::new("repro");
+    let papers = vec!["tiny".to_string()];
+    let plan = plan::plan(&root(), &papers, &opts("test-1")).unwrap();
+    assert!(plan.papers[0].claims.iter().all(|c| c.error.is_none()), "{:?}", plan.papers[0].claims);
+    // none and half at seeds 1 and 2, half at the two sensitivity windows, none
+    // at 100 KB (the 1 MB sweep point and the sensitivity's none runs are the
+    // claims' own runs)
+    let labels: Vec<String> = plan.runs.iter().map(|r| r.label()).collect();
+    assert_eq!(plan.runs.len(), 7, "{labels:#?}");
+
+    let cache = Cache::new(&tmp.path().join("cache"));
+    let quiet = |_: &exec::Status| {};
+    let first = exec::run_all(&plan.runs, &cache, 2, &quiet);
+    assert!(first.iter().all(|o| matches!(o, Outcome::Ran(_))), "{first:?}");
+    let again = exec::run_all(&plan.runs, &cache, 2, &quiet);
+    assert!(again.iter().all(|o| *o == Outcome::Cached), "{again:?}");
+    // another build does not reuse them
+    let other = plan::plan(&root(), &papers, &opts("test-2")).unwrap();
+    assert!(other.runs.iter().all(|r| !cache.contains(&r.key)));
+
+    let out = tmp.path().join("report");
+    let sums = report::write(&plan, &cache, &again, &out, "test-1").unwrap();
+    let s = &sums[0];
+    assert_eq!(s.claims, 6);
+    assert_eq!(
+        (s.count(Verdict::Reproduced), s.count(Verdict::DirectionOnly), s.count(Verdict::NotReproduced), s.count(Verdict::NotSimulable)),
+        (3, 1, 1, 1),
+        "{:?}",
+        s.counts
+    );
+    let md = std::fs::read_to_string(out.join("tiny/report.md")).unwrap();
+    for (claim, verdict) in [
+        ("lone-slowdown", "reproduced"),
+        ("half-window-slower", "reproduced"),
+        ("wrong-order", "not reproduced"),
+        ("too-small-change", "direction only"),
+        ("size-sweep", "reproduced"),
+    ] {
+        let row = md.lines().find(|l| l.starts_with(&format!("| [{claim}]"))).unwrap_or_else(|| panic!("no row for {claim}"));
+        assert!(row.ends_with(&format!("| {verdict} |")), "{claim}: {row}");
+    }
+    assert!(md.contains("Sensitivity to `variants.half.window_bdps`"));
+    assert!(md.contains("testbed CPU use"));
+    let html = std::fs::read_to_string(out.join("tiny/report.html")).unwrap();
+    assert!(html.contains("<svg") && html.contains("Pacing rate of the flow"));
+    for chart in ["claim-lone-slowdown.svg", "claim-size-sweep.svg", "sens-too-small-change-0.svg", "figure-fig1.svg"] {
+        assert!(out.join("tiny/charts").join(chart).is_file(), "{chart}");
+    }
+}
+
+#[test]
+fn bad_manifests_are_refused_with_the_claim_named() {
+    let tmp = TempDir::new("repro-bad");
+    let dir = tmp.path().join("bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(root().join("tiny/star.toml"), dir.join("star.toml")).unwrap();
+    let write = |claims: &str| {
+        std::fs::write(dir.join("manifest.toml"), format!("paper = \"bad\"\ntitle = \"t\"\n{claims}")).unwrap();
+        plan::plan(tmp.path(), &["bad".to_string()], &opts("t"))
+    };
+    let base = "[[claim]]\nid = \"c\"\nwhere = \"w\"\nscenario = \"star.toml\"\nschemes = [\"none\"]\n";
+    let e = write(&format!("{base}metric = \"fct\"\nparams = {{ stat = \"p101\" }}\npaper = {{ none = 1 }}\n")).unwrap_err();
+    assert!(e.contains("claim 'c'") && e.contains("stat"), "{e}");
+    let e = write(&format!("{base}metric = \"fcts\"\npaper = {{ none = 1 }}\n")).unwrap_err();
+    assert!(e.contains("unknown metric 'fcts'"), "{e}");
+    let e = write(&format!("{base}metric = \"fct\"\npaper = {{ hpcc = 1 }}\n")).unwrap_err();
+    assert!(e.contains("'hpcc' is not among the claim's schemes"), "{e}");
+    let e = write(&format!("{base}metric = \"fct\"\npaper = {{ none = 1 }}\nunit = \"KB\"\n")).unwrap_err();
+    assert!(e.contains("unit"), "{e}");
+    let e = write("[[claim]]\nid = \"c\"\nwhere = \"w\"\nstatus = \"not_simulable\"\n").unwrap_err();
+    assert!(e.contains("reason"), "{e}");
+    let e = write(&format!("{base}metric = \"fct\"\npaper = {{ none = 1 }}\nwhat = 1\n")).unwrap_err();
+    assert!(e.contains("what"), "{e}");
+    // a scheme the scenario cannot make: the claim is planned with an error
+    let plan = write("[[claim]]\nid = \"c\"\nwhere = \"w\"\nscenario = \"star.toml\"\nschemes = [\"reno\"]\nmetric = \"fct\"\ncompare = \"order\"\norder = [\"reno\"]\n").unwrap();
+    assert!(plan.papers[0].claims[0].error.as_deref().unwrap_or("").contains("reno"));
+    // a metric input the scenario does not record
+    let plan = write(&format!("{base}metric = \"queue\"\nparams = {{ port = \"3:0\" }}\npaper = {{ none = 1 }}\n")).unwrap();
+    assert!(plan.papers[0].claims[0].error.as_deref().unwrap_or("").contains("3:0"));
+}
