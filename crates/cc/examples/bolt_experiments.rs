@@ -51,18 +51,18 @@
 //!
 //! | experiment | Bolt | HPCC | paper (Bolt / HPCC / Swift) |
 //! |---|---|---|---|
-//! | Fig. 10 peak queue | 65.5 KB | 99.6 KB | < 1 BDP / ~1 BDP (100 KB) |
-//! | Fig. 10 time from the join to a queue < 1 MTU / <= 3 MTU (CC_THRESH) | 24 / 17.5 us | 24.5 / 24 us | < 16 us / ~2 RTT |
-//! | Fig. 10 lowest 1-us utilization | 93.0% | 33.5% | no dip / ~75% |
-//! | Fig. 11 time to full utilization (4-us avg) | 8 us | 62.5 us | ~1 us / ~20 us / > 370 us |
-//! | Fig. 11 capacity lost | 1.2 us | 43.7 us | |
+//! | Fig. 10 peak queue | 65.5 KB | 105.7 KB | < 1 BDP / ~1 BDP (100 KB) |
+//! | Fig. 10 time from the join to a queue < 1 MTU / <= 3 MTU (CC_THRESH) | 24 / 17.5 us | 26 / 25 us | < 16 us / ~2 RTT |
+//! | Fig. 10 lowest 1-us utilization | 93.0% | 34.9% | no dip / ~75% |
+//! | Fig. 11 time to full utilization (4-us avg) | 8 us | 50.5 us | ~1 us / ~20 us / > 370 us |
+//! | Fig. 11 capacity lost | 1.2 us | 46.7 us | |
 //! | Fig. 12 reroute, SM on / off: link full (4-us avg >= 95%) after | 40 us / 330 us | | |
 //! | Fig. 12 reroute, SM on / off: capacity lost | 6.5 us / 77.7 us | | |
 //! | Fig. 12 reroute, SM on / off: cwnd back to BDP after | 51.5 us / 344.5 us | | 23 us / > 264 us (33 RTTs) |
 //! | Table 1 PRU off/SM off, SM on, PRU on, both (1000 B payload) | 83.9 / 90.0 / 90.5 / 92.0 % | | 90.46 / 92.41 / 97.38 / 98.54 % |
 //! | Table 1, same, ns-3 star sizes (5000 B MTU, 1048 ns links) | 100 / 100 / 100 / 100 % | | 90.46 / 92.41 / 97.38 / 98.54 % |
-//! | Table 2 p99 queue (--full) | 13.27 ms | 25.15 ms | 13.72 / 23.07 / 23.54 ms |
-//! | Table 2 p99 FCT / line-rate time (--full) | 5000 | 4943 | 5000 / 5037 / 7017 |
+//! | Table 2 p99 queue (--full) | 13.27 ms | 26.16 ms | 13.72 / 23.07 / 23.54 ms |
+//! | Table 2 p99 FCT / line-rate time (--full) | 5000 | 5141 | 5000 / 5037 / 7017 |
 //! | Table 2 SRC bandwidth (--full) | 7.47 Gbps | | 0.77 Gbps |
 //! | Table 2 SRC per data packet; SRC bandwidth with the ns-3 script's 5000 B MTU and 45 B SRC | 1.00; 0.93 Gbps | | 0.77 Gbps (<= 0.9 by eq. 3) |
 //!

@@ -42,7 +42,7 @@
 //!
 //! Observed behaviour (crates/cc/tests/fncc.rs, examples/fncc_experiments.rs):
 //! * FNCC reacts before HPCC (Fig. 9 dumbbell: flow0 below 90% of line rate
-//!   at 308 us vs 316 us after a join at 300 us) with a 20% lower queue peak.
+//!   at 308 us vs 317 us after a join at 300 us) with a 20% lower queue peak.
 //! * With two or more hops carrying the same load (3-switch dumbbell) the
 //!   senders run ~5% below eta (total ~90% instead of ~95%): the ACK samples
 //!   each switch's table at a different moment, so the per-hop estimates have
@@ -52,7 +52,7 @@
 //! * `int_table = "live"` makes per-ACK rate estimates jumpy (tx_bytes advances a
 //!   whole packet at each transmission start); an uncongested last hop then
 //!   sometimes reads u > alpha and LHCS fires with that receiver's N (often 1),
-//!   which made two flows settle at 13 / 80 Gbps on the Fig. 9 dumbbell. The
+//!   which made two flows settle at 13 / 78 Gbps on the Fig. 9 dumbbell. The
 //!   default `on_departure` table (u <= 1 + queue at an uncongested hop) does
 //!   not mis-fire there.
 //!

@@ -74,7 +74,7 @@ macro_rules! hpcc_config {
             /// expected number N of concurrent flows on a link, W_AI = W_init (1 - eta) / N,
             /// i.e. rate_ai = (1 - eta) x B / N: 1.25 Gbps for 4 flows at 100G; 50 Mbps is
             /// that rule for N of about 100, and leaves 4 long flows at 100G unequal
-            /// (~29 vs ~20 Gbps for 100 ms): each flow reads the queue at its own packets,
+            /// (~28 vs ~20 Gbps for 100 ms): each flow reads the queue at its own packets,
             /// which only other flows' packets queue behind, so a flow with a larger share
             /// sees a smaller queue and a smaller U (tests/network.rs).
             pub rate_ai: ::ccsim_core::units::Rate,

@@ -72,9 +72,11 @@
 //!   sent (8 us at 100G) before a CNM can reach it (>= 12 us back on the
 //!   paper's 4 us links).
 //! * Incast (leaf-spine 8x16, 24 hosts/leaf, 22 MB; 50 MB from N servers;
-//!   goodput Gbps, line rate minus headers 95.4): N=20: srcc 51.3 (= DCQCN:
-//!   no CNM), srcc literal 92.4, DCQCN 51.3 (mlx preset 81.2), Swift 93.5, HPCC
-//!   85.0, PCN 87.3; N=80 and 160: every scheme 94.7 except HPCC 88.7 at 80.
+//!   goodput Gbps, line rate minus headers 95.4, minus headers and INT 91.7
+//!   for HPCC): N=20: srcc 51.3 (= DCQCN: no CNM), srcc literal 92.4, DCQCN
+//!   51.3 (mlx preset 81.2), Swift 93.5, HPCC 83.3, PCN 87.3; N=80 and 160:
+//!   every scheme 94.7 except HPCC, 86.1 at 80 and 91.1 at 160 (at 160 the
+//!   same share of its INT-reduced ceiling as the others').
 //!   DCQCN's 51 Gbps at N=20 is DCQCN (paper parameters) itself: the first
 //!   line-rate RTT builds MBs of queue held upstream by PFC; the marks last
 //!   ~1.9 ms and cut every flow to `min_rate` 0.1 Gbps; the queue then empties
@@ -92,11 +94,12 @@
 //!   has 2383 at web server 0.8) and beats its base DCQCN everywhere on avg
 //!   FCT (-9..-50%), but not HPCC or PCN where DCQCN itself is slow (web
 //!   search, Hadoop), and its web server p99 is worse than every baseline's
-//!   (1413 vs 852 us DCQCN): a flow cut by a CNM recovers at DCQCN's speed.
-//!   Web server 0.8 avg 140 us: -16/-12/-13/-14% vs DCQCN/Swift/HPCC/PCN
+//!   but HPCC's at 0.8 (1413 vs 852 us DCQCN, 1419 us HPCC): a flow cut by a
+//!   CNM recovers at DCQCN's speed.
+//!   Web server 0.8 avg 140 us: -16/-12/-23/-14% vs DCQCN/Swift/HPCC/PCN
 //!   (paper -61/-52/-40/-24%).
 //! * Fig. 2 (srcc-fig2-motivation): PAUSE frames 92 (DCQCN 308, Swift 209,
-//!   HPCC 75, PCN 393), paused time 3.9 ms (DCQCN 19.0).
+//!   HPCC 79, PCN 393), paused time 3.9 ms (DCQCN 19.0).
 //!
 //! Not modelled: the per-switch MAC flow table of §III-D (the core routes the
 //! CNM to the sender host by shortest path from the switch, ECMP-hashed on the

@@ -62,8 +62,8 @@ fn first_slowdown(r: &RunResult, f: usize, from: Time, frac: f64, line: f64) -> 
 /// reached the receiver and its ACK has come back. So FNCC's flow 0 slows down
 /// first (paper: FNCC at 300 us, HPCC at 330 us) and its queue peaks lower.
 /// Slowdown = first 1 us sample after the join with flow 0's rate below 90% of
-/// line rate. Measured (100G): FNCC 308 us, HPCC 316 us; peak queue FNCC
-/// 123 KB, HPCC 152 KB.
+/// line rate. Measured (100G): FNCC 308 us, HPCC 317 us; peak queue FNCC
+/// 123 KB, HPCC 156 KB.
 #[test]
 fn fncc_slows_down_before_hpcc_on_the_fig9_dumbbell() {
     let end = 700 * US;
@@ -96,7 +96,7 @@ fn fncc_slows_down_before_hpcc_on_the_fig9_dumbbell() {
 /// 100 us window from convergence to the end; converged within 300 us of the join.
 /// Steady state (last 500 us): queue mean < 10 KB, p99 < 30 KB, utilization > 90%.
 /// Measured: converged 130 us after the join; shares 48.1 / 48.7 Gbps (Jain
-/// 1.0000); queue mean 747 B, p99 1518 B (one packet); utilization 1.000.
+/// 1.0000); queue mean 759 B, p99 1518 B (one packet); utilization 1.000.
 #[test]
 fn fncc_two_flows_converge_fair_with_a_short_queue() {
     let end = 1500 * US;
@@ -317,7 +317,7 @@ fn n_check(ack_every: u32) {
 /// the incast queue drains sooner. The peak is the same: it is built in the
 /// first RTT, before any feedback.
 /// Measured: rates at 20 us LHCS ~7.3 Gbps each (W_c / (U / eta) while the queue
-/// drains) vs ~32 Gbps without; at 40 us 22.2-22.6 vs 25.4-25.8 Gbps; queue
+/// drains) vs ~32 Gbps without; at 40 us 22.3-22.6 vs 25.5-25.8 Gbps; queue
 /// below 10 KB at 28 us with LHCS vs 41 us without (see eprintln).
 #[test]
 fn lhcs_brings_a_last_hop_incast_to_the_fair_share() {

@@ -11,7 +11,7 @@
 //!   expected flows, i.e. `rate_ai` = W_AI / T = (1 - eta) B / N; everything else
 //!   default (eta 0.95, max_stage 5, window, fast react). The default 50 Mbps is
 //!   that rule for N ~ 100 flows (W_AI ~ 39 B here); with it 4 flows settle
-//!   unfairly (about 29 vs 20 Gbps for 100 ms): each flow's INT samples the queue
+//!   unfairly (about 28 vs 20 Gbps for 100 ms): each flow's INT samples the queue
 //!   at its own packets, which only the other flows' packets queue behind, so a
 //!   flow with a larger share sees a smaller queue and a smaller U (about 5e-4
 //!   less than the others, against a total additive margin N W_AI / W_init of
@@ -139,9 +139,9 @@ fn fair_steady(name: &str, r: &RunResult, t0: Time, t1: Time) -> SteadyStats {
 /// 200 us windows, ~30 RTTs) and then hold the bottleneck queue near zero:
 /// mean < 4 KB (~5% of the 78 KB BDP) and 99th percentile < 10 KB, at > 95%
 /// utilization, with no drops and no PFC pause.
-/// Measured: converged 240 us (N = 4) and 500 us (N = 8) after the last join;
-/// steady queue mean ~2.1 KB / ~1.7 KB, p99 6.3 KB / 5.2 KB, max 7.3 KB / 6.3 KB;
-/// utilization 0.981 / 0.986.
+/// Measured: converged 240 us (N = 4) and 460 us (N = 8) after the last join;
+/// steady queue mean ~2.5 KB / ~2.1 KB, p99 6.5 KB / 6.5 KB, max 7.6 KB / 7.6 KB;
+/// utilization 0.976 / 0.983.
 #[test]
 fn hpcc_flows_converge_to_fair_shares_with_near_zero_queue() {
     const ETA: f64 = 0.95;
