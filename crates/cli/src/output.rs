@@ -147,7 +147,7 @@ pub fn write_flows_csv(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
 }
 
 pub fn write_ports_csv(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
-    writeln!(w, "node,peer,rate_gbps,tx_bytes,tx_data_bytes,pause_sent,paused_us,drops,ecn_marked,max_qlen")?;
+    writeln!(w, "node,peer,rate_gbps,tx_bytes,tx_data_bytes,pause_sent,paused_us,drops,ecn_marked,max_qlen_bytes")?;
     for p in &r.ports {
         writeln!(
             w,
@@ -167,9 +167,9 @@ pub fn write_ports_csv(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
     Ok(())
 }
 
-/// Long format: one row per sample.
-pub fn write_series_csv(w: &mut impl Write, series: &[ccsim_core::results::Series]) -> io::Result<()> {
-    writeln!(w, "series,t_us,value")?;
+/// Long format: one row per sample; `value` names the column and its unit.
+pub fn write_series_csv(w: &mut impl Write, series: &[ccsim_core::results::Series], value: &str) -> io::Result<()> {
+    writeln!(w, "port,t_us,{value}")?;
     for s in series {
         let name = csv_field(&s.name);
         for (t, v) in s.t.iter().zip(&s.v) {
@@ -341,12 +341,12 @@ pub fn write_run_files(dir: &Path, scn: &Scenario, scheme: &str, r: &RunResult) 
     w.flush()?;
     if !r.queues.is_empty() {
         let mut w = create(dir, "queues.csv")?;
-        write_series_csv(&mut w, &r.queues)?;
+        write_series_csv(&mut w, &r.queues, "queue_bytes")?;
         w.flush()?;
     }
     if !r.utilization.is_empty() {
         let mut w = create(dir, "utilization.csv")?;
-        write_series_csv(&mut w, &r.utilization)?;
+        write_series_csv(&mut w, &r.utilization, "utilization_fraction")?;
         w.flush()?;
     }
     if !r.flow_traces.is_empty() {

@@ -150,7 +150,7 @@ fn run_writes_a_complete_result_and_never_overwrites() {
     assert!(s["engine"]["events"].as_u64().unwrap() > 0);
     assert_eq!(s["network"]["mtu"], "1KB");
     let queue = csv_rows(&dir.join("queues.csv"));
-    assert_eq!(queue[0].join(","), "series,t_us,value");
+    assert_eq!(queue[0].join(","), "port,t_us,queue_bytes");
     assert!(queue.len() > 10);
     assert_eq!(
         std::fs::read_to_string(dir.join("scenario.toml")).unwrap(),
