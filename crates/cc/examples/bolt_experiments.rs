@@ -141,7 +141,13 @@ fn two_flow_dumbbell(scheme: &dyn ccsim_core::Scheme, flows: &[FlowSpec], stop: 
     let opts = SimOptions {
         seed: 1,
         stop_at: Some(stop),
-        trace: TraceConfig { interval: sample, queue_ports: vec![bott], util_ports: vec![bott], flows: vec![0, 1], ..Default::default() },
+        trace: TraceConfig {
+            interval: sample,
+            queue_ports: vec![bott],
+            util_ports: vec![bott],
+            flows: vec![0, 1],
+            ..Default::default()
+        },
     };
     run(&topo, &NetConfig::default(), flows, scheme, &opts, None).unwrap()
 }
@@ -235,7 +241,10 @@ fn completion_run(scheme: &dyn ccsim_core::Scheme) -> (RunResult, Time) {
 /// Fig. 11.
 fn flow_completion(schemes: &[String]) {
     println!("\n== Fig. 11: flow completion (flow 1 of 1.25 MB ends at ~200 us; flow 0 stays)");
-    println!("{:<22} {:>8} {:>22} {:>14} {:>18}", "scheme", "t_c us", "time to full util us", "lost us@100G", "cwnd@t_c+10us KB");
+    println!(
+        "{:<22} {:>8} {:>22} {:>14} {:>18}",
+        "scheme", "t_c us", "time to full util us", "lost us@100G", "cwnd@t_c+10us KB"
+    );
     let row = |label: &str, sch: &dyn ccsim_core::Scheme| {
         let (r, tc) = completion_run(sch);
         if std::env::var("DUMP").is_ok() {
@@ -289,11 +298,8 @@ fn reroute() {
     let topo = reroute_topology();
     let mut net = NetConfig::default();
     let e = |at: Time, a, b, action| LinkEvent { at: Dur(at), a, b, action };
-    net.link_events = vec![
-        e(0, 6, 7, LinkAction::Down),
-        e(200 * US, 6, 4, LinkAction::Down),
-        e(200 * US, 6, 7, LinkAction::Up),
-    ];
+    net.link_events =
+        vec![e(0, 6, 7, LinkAction::Down), e(200 * US, 6, 4, LinkAction::Down), e(200 * US, 6, 7, LinkAction::Up)];
     let flows = [flow(0, 0, 2, 100_000_000, 0), flow(1, 1, 3, 100_000_000, 0)];
     let bott = PortRef { node: 4, peer: 5 };
     let tc = 200 * US;
@@ -302,7 +308,13 @@ fn reroute() {
         let opts = SimOptions {
             seed: 1,
             stop_at: Some(800 * US),
-            trace: TraceConfig { interval: US / 2, queue_ports: vec![bott], util_ports: vec![bott], flows: vec![0, 1], ..Default::default() },
+            trace: TraceConfig {
+                interval: US / 2,
+                queue_ports: vec![bott],
+                util_ports: vec![bott],
+                flows: vec![0, 1],
+                ..Default::default()
+            },
         };
         let r = run(&topo, &net, &flows, sch.as_ref(), &opts, None).unwrap();
         if std::env::var("DUMP").is_ok() {
@@ -336,7 +348,10 @@ fn reroute() {
 /// 1000 B payload with 1.2 us links (also a 5 us RTT).
 fn pru_sm() {
     println!("\n== Table 1: star 100G, 5 us RTT, 5 x 500 KB to one receiver, 15 us apart");
-    println!("{:<8} {:<8} {:>30} {:>30} {:>10}", "PRU", "SM", "util % (5000 B MTU, ns-3 star)", "util % (1000 B payload)", "paper %");
+    println!(
+        "{:<8} {:<8} {:>30} {:>30} {:>10}",
+        "PRU", "SM", "util % (5000 B MTU, ns-3 star)", "util % (1000 B payload)", "paper %"
+    );
     let bott = PortRef { node: 6, peer: 5 };
     let flows: Vec<FlowSpec> = (0..5).map(|i| flow(i, i, 5, 500_000, i as u64 * 15 * US)).collect();
     let util = |pru: bool, sm: bool, mtu: u64, delay: Time| {
@@ -346,7 +361,13 @@ fn pru_sm() {
         let opts = SimOptions {
             seed: 1,
             stop_at: None,
-            trace: TraceConfig { interval: 100 * NS, queue_ports: vec![bott], util_ports: vec![bott], flows: (0..5).collect(), ..Default::default() },
+            trace: TraceConfig {
+                interval: 100 * NS,
+                queue_ports: vec![bott],
+                util_ports: vec![bott],
+                flows: (0..5).collect(),
+                ..Default::default()
+            },
         };
         let r = run(&topo, &net, &flows, sch.as_ref(), &opts, None).unwrap();
         // Completions as seen at the bottleneck: the sender learns of one when the
@@ -359,7 +380,10 @@ fn pru_sm() {
         let u = &r.utilization[0];
         let w: Vec<f64> = in_window(&u.t, &u.v, a, b).iter().map(|x| x.1).collect();
         if std::env::var("DUMP").is_ok() {
-            eprintln!("mtu {mtu} pru {pru} sm {sm}: completions at the bottleneck {:?} us", done.iter().map(|&t| us(t)).collect::<Vec<_>>());
+            eprintln!(
+                "mtu {mtu} pru {pru} sm {sm}: completions at the bottleneck {:?} us",
+                done.iter().map(|&t| us(t)).collect::<Vec<_>>()
+            );
         }
         if std::env::var("DUMP1").is_ok_and(|v| v == format!("{mtu}{}{}", pru as u8, sm as u8)) {
             // 1-us rows: utilization, queue (KB) and the five cwnds (KB)
@@ -375,7 +399,13 @@ fn pru_sm() {
                         format!("{:6.1}", tr.window[j].min(1e9) / 1000.0)
                     })
                     .collect();
-                eprintln!("{:>7.1} util {:.2} q {:6.1} cwnd {}", us(u.t[i]), uu, q.v[(i + 1).min(q.v.len() - 1)] / 1000.0, c.join(" "));
+                eprintln!(
+                    "{:>7.1} util {:.2} q {:6.1} cwnd {}",
+                    us(u.t[i]),
+                    uu,
+                    q.v[(i + 1).min(q.v.len() - 1)] / 1000.0,
+                    c.join(" ")
+                );
             }
         }
         100.0 * w.iter().sum::<f64>() / w.len() as f64
@@ -391,7 +421,13 @@ fn pru_sm() {
 fn incast(schemes: &[String], per_sender: u32) {
     let n = 50u32;
     let size = 100_000u64;
-    println!("\n== Table 2: {}-to-1 incast ({} senders x {} flows of {} KB) on a 100G star", n * per_sender, n, per_sender, size / 1000);
+    println!(
+        "\n== Table 2: {}-to-1 incast ({} senders x {} flows of {} KB) on a 100G star",
+        n * per_sender,
+        n,
+        per_sender,
+        size / 1000
+    );
     println!(
         "{:<8} {:>14} {:>14} {:>14} {:>18} {:>10} {:>14}",
         "scheme", "p99 queue KB", "p99 queue us", "p99 slowdown", "p99 FCT/(size/C)", "SRC Gbps", "last done us"
@@ -409,7 +445,13 @@ fn incast(schemes: &[String], per_sender: u32) {
         let opts = SimOptions {
             seed: 1,
             stop_at: None,
-            trace: TraceConfig { interval: US, queue_ports: vec![bott], util_ports: vec![], flows: vec![], ..Default::default() },
+            trace: TraceConfig {
+                interval: US,
+                queue_ports: vec![bott],
+                util_ports: vec![],
+                flows: vec![],
+                ..Default::default()
+            },
         };
         // A 1 GB switch buffer: the incast's queue is not capped by the default
         // 32 MB buffer and PFC (the paper's queues reach 13-24 "msec", i.e.
@@ -543,9 +585,18 @@ fn dump(r: &RunResult, t0: Time, t1: Time) {
     let q = &r.queues[0];
     let tr = &r.flow_traces[0];
     for i in 0..u.t.len() {
-        if u.t[i] >= t0 && u.t[i] <= t1 && i % std::env::var("DUMP").ok().and_then(|x| x.parse().ok()).unwrap_or(4) == 0 {
+        if u.t[i] >= t0 && u.t[i] <= t1 && i % std::env::var("DUMP").ok().and_then(|x| x.parse().ok()).unwrap_or(4) == 0
+        {
             let j = tr.t.partition_point(|&x| x < u.t[i]).min(tr.t.len() - 1);
-            eprintln!("{:>7.1} util {:.2} q {:>7.0} cwnd0 {:>8.0} cwnd1 {:>8.0} acked1 {:>9.0}", us(u.t[i]), u.v[i], q.v[i + 1], tr.window[j], r.flow_traces[1].window[j], r.flow_traces[1].acked[j]);
+            eprintln!(
+                "{:>7.1} util {:.2} q {:>7.0} cwnd0 {:>8.0} cwnd1 {:>8.0} acked1 {:>9.0}",
+                us(u.t[i]),
+                u.v[i],
+                q.v[i + 1],
+                tr.window[j],
+                r.flow_traces[1].window[j],
+                r.flow_traces[1].acked[j]
+            );
         }
     }
 }

@@ -69,10 +69,7 @@ fn one() -> u64 {
 
 fn port(s: &str) -> PortRef {
     let (a, b) = s.split_once(':').expect("node:peer");
-    PortRef {
-        node: a.trim().parse().unwrap(),
-        peer: b.trim().parse().unwrap(),
-    }
+    PortRef { node: a.trim().parse().unwrap(), peer: b.trim().parse().unwrap() }
 }
 
 struct Scenario {
@@ -103,30 +100,13 @@ fn load(name: &str) -> Scenario {
         },
         None => TraceConfig::default(),
     };
-    let opts = SimOptions {
-        seed: file.seed,
-        stop_at: file.stop.map(|d| d.0),
-        trace,
-    };
-    Scenario {
-        file,
-        topo,
-        flows,
-        opts,
-    }
+    let opts = SimOptions { seed: file.seed, stop_at: file.stop.map(|d| d.0), trace };
+    Scenario { file, topo, flows, opts }
 }
 
 fn run_scheme(s: &Scenario, name: &str) -> RunResult {
     let scheme = ccsim_cc::make(name, s.file.scheme.get(name)).unwrap();
-    run(
-        &s.topo,
-        &s.file.network,
-        &s.flows,
-        scheme.as_ref(),
-        &s.opts,
-        None,
-    )
-    .unwrap()
+    run(&s.topo, &s.file.network, &s.flows, scheme.as_ref(), &s.opts, None).unwrap()
 }
 
 /// First sample at or after the join with flow0's rate below `frac` x `base`
@@ -135,19 +115,11 @@ fn first_slowdown(r: &RunResult, base: Option<f64>, frac: f64) -> Option<Time> {
     let tr = &r.flow_traces[0];
     let pre = tr.rate_bps[tr.t.partition_point(|&x| x < JOIN).saturating_sub(1)];
     let base = base.unwrap_or(pre);
-    tr.t.iter()
-        .zip(&tr.rate_bps)
-        .find(|(&t, &v)| t >= JOIN && v < frac * base)
-        .map(|(&t, _)| t)
+    tr.t.iter().zip(&tr.rate_bps).find(|(&t, &v)| t >= JOIN && v < frac * base).map(|(&t, _)| t)
 }
 
 fn mean_after(t: &[Time], v: &[f64], from: Time) -> f64 {
-    let x: Vec<f64> = t
-        .iter()
-        .zip(v)
-        .filter(|(&t, _)| t >= from)
-        .map(|(_, &v)| v)
-        .collect();
+    let x: Vec<f64> = t.iter().zip(v).filter(|(&t, _)| t >= from).map(|(_, &v)| v).collect();
     x.iter().sum::<f64>() / x.len().max(1) as f64
 }
 
@@ -177,10 +149,7 @@ fn congested(s: &Scenario) -> PortRef {
 }
 
 fn max_q(r: &RunResult, p: PortRef) -> u64 {
-    r.ports
-        .iter()
-        .find(|x| x.port == p)
-        .map_or(0, |x| x.max_qlen)
+    r.ports.iter().find(|x| x.port == p).map_or(0, |x| x.max_qlen)
 }
 
 fn us(t: Option<Time>) -> String {
@@ -188,9 +157,7 @@ fn us(t: Option<Time>) -> String {
 }
 
 fn fig9() {
-    println!(
-        "== Fig. 9: 3-switch dumbbell, flow1 joins flow0 at 300 us (scenarios/fncc-fig9-*.toml)"
-    );
+    println!("== Fig. 9: 3-switch dumbbell, flow1 joins flow0 at 300 us (scenarios/fncc-fig9-*.toml)");
     println!("paper (100G): first slowdown FNCC 300 us, HPCC 330 us, DCQCN 346 us (RoCC 370 us);");
     println!("paper (all rates): FNCC lowest queue, fewest PAUSE frames, highest utilization, fair first.");
     println!(
@@ -220,26 +187,12 @@ fn fig9() {
 }
 
 fn fig13() {
-    println!(
-        "== Fig. 13: congestion at the first / middle / last hop (scenarios/fncc-fig13-*.toml)"
-    );
+    println!("== Fig. 13: congestion at the first / middle / last hop (scenarios/fncc-fig13-*.toml)");
     println!(
         "{:>12} {:>12} {:>12} {:>9} {:>9} {:>12} {:>12} {:>10}",
-        "case",
-        "FNCC pk KB",
-        "HPCC pk KB",
-        "pk diff",
-        "avg diff",
-        "FNCC avg KB",
-        "HPCC avg KB",
-        "paper"
+        "case", "FNCC pk KB", "HPCC pk KB", "pk diff", "avg diff", "FNCC avg KB", "HPCC avg KB", "paper"
     );
-    for (case, paper) in [
-        ("first", "-37.5%"),
-        ("middle", "-29.5%"),
-        ("last-nolhcs", "-8.4%"),
-        ("last", "-38.5%"),
-    ] {
+    for (case, paper) in [("first", "-37.5%"), ("middle", "-29.5%"), ("last-nolhcs", "-8.4%"), ("last", "-38.5%")] {
         let s = load(&format!("fncc-fig13-{case}.toml"));
         let p = congested(&s);
         let f = run_scheme(&s, "fncc");
@@ -265,26 +218,14 @@ fn fig13() {
 fn fattree(full: bool) {
     let suffix = if full { "" } else { "-short" };
     for (cdf, paper) in [
-        (
-            "websearch",
-            "paper (Fig. 14): flows >= 1MB median slowdown FNCC -12.4% vs HPCC, -42.8% vs DCQCN",
-        ),
-        (
-            "hadoop",
-            "paper (Fig. 15): flows < 100KB p95 slowdown FNCC -27.4% vs HPCC, -88.9% vs DCQCN",
-        ),
+        ("websearch", "paper (Fig. 14): flows >= 1MB median slowdown FNCC -12.4% vs HPCC, -42.8% vs DCQCN"),
+        ("hadoop", "paper (Fig. 15): flows < 100KB p95 slowdown FNCC -27.4% vs HPCC, -88.9% vs DCQCN"),
     ] {
         let file = format!("fncc-fattree-{cdf}-50{suffix}.toml");
         let s = load(&file);
-        println!(
-            "== k=8 fat tree, {cdf} at 50% load (scenarios/{file}, {} flows)",
-            s.flows.len()
-        );
+        println!("== k=8 fat tree, {cdf} at 50% load (scenarios/{file}, {} flows)", s.flows.len());
         println!("{paper}");
-        println!(
-            "{:>6} {:>12} {:>28}",
-            "scheme", "size", "avg / p50 / p95 / p99 slowdown"
-        );
+        println!("{:>6} {:>12} {:>28}", "scheme", "size", "avg / p50 / p95 / p99 slowdown");
         let mut rows: BTreeMap<(String, String), [f64; 4]> = BTreeMap::new();
         for name in &s.file.schemes {
             let r = run_scheme(&s, name);
@@ -302,26 +243,13 @@ fn fattree(full: bool) {
                 sum.pause_frames
             );
             for (label, st) in &sum.by_size {
-                println!(
-                    "{:>6} {:>12} {:>7.2} {:>6.2} {:>6.2} {:>6.2}",
-                    name, label, st.avg, st.p50, st.p95, st.p99
-                );
-                rows.insert(
-                    (name.clone(), label.clone()),
-                    [st.avg, st.p50, st.p95, st.p99],
-                );
+                println!("{:>6} {:>12} {:>7.2} {:>6.2} {:>6.2} {:>6.2}", name, label, st.avg, st.p50, st.p95, st.p99);
+                rows.insert((name.clone(), label.clone()), [st.avg, st.p50, st.p95, st.p99]);
             }
         }
         // The paper's headline comparison for this workload.
-        let (label, idx, what) = if cdf == "hadoop" {
-            ("<100KB", 2, "p95")
-        } else {
-            (">=1MB", 1, "p50")
-        };
-        let get = |n: &str| {
-            rows.get(&(n.to_string(), label.to_string()))
-                .map(|v| v[idx])
-        };
+        let (label, idx, what) = if cdf == "hadoop" { ("<100KB", 2, "p95") } else { (">=1MB", 1, "p50") };
+        let get = |n: &str| rows.get(&(n.to_string(), label.to_string())).map(|v| v[idx]);
         if let (Some(f), Some(h), Some(d)) = (get("fncc"), get("hpcc"), get("dcqcn")) {
             println!(
                 "measured: {label} {what} slowdown FNCC {:+.1}% vs HPCC, {:+.1}% vs DCQCN",
@@ -336,11 +264,7 @@ fn fattree(full: bool) {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let full = args.iter().any(|a| a == "--full");
-    let picked: Vec<&str> = args
-        .iter()
-        .map(|s| s.as_str())
-        .filter(|a| !a.starts_with("--"))
-        .collect();
+    let picked: Vec<&str> = args.iter().map(|s| s.as_str()).filter(|a| !a.starts_with("--")).collect();
     let all = picked.is_empty();
     if all || picked.contains(&"fig9") {
         fig9();

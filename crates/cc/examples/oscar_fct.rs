@@ -35,27 +35,17 @@ fn main() {
     while let Some(a) = args.next() {
         match a.as_str() {
             "--schemes" => {
-                labels = Some(
-                    args.next()
-                        .expect("--schemes a,b")
-                        .split(';')
-                        .flat_map(support::split_labels)
-                        .collect(),
-                )
+                labels = Some(args.next().expect("--schemes a,b").split(';').flat_map(support::split_labels).collect())
             }
             "--jobs" => jobs = args.next().and_then(|v| v.parse().ok()).expect("--jobs N"),
             "--stop" => {
                 let v = args.next().expect("--stop DUR");
-                stop = Some(
-                    ccsim_core::units::parse_dur(&v).unwrap_or_else(|e| panic!("--stop {v}: {e}")),
-                );
+                stop = Some(ccsim_core::units::parse_dur(&v).unwrap_or_else(|e| panic!("--stop {v}: {e}")));
             }
             _ => path = Some(std::path::PathBuf::from(a)),
         }
     }
-    let path = path.unwrap_or_else(|| {
-        support::scenarios_dir().join("oscar-fat320-cachefollower-80-short.toml")
-    });
+    let path = path.unwrap_or_else(|| support::scenarios_dir().join("oscar-fat320-cachefollower-80-short.toml"));
     let mut scn = Scn::load(&path).unwrap_or_else(|e| panic!("{e}"));
     if stop.is_some() {
         scn.stop = stop;
@@ -87,9 +77,7 @@ fn main() {
         } else {
             "FULL (as the slides' runs)"
         },
-        scn.stop
-            .map(|t| format!("; runs stopped at {:.1} ms", t as f64 / 1e9))
-            .unwrap_or_default()
+        scn.stop.map(|t| format!("; runs stopped at {:.1} ms", t as f64 / 1e9)).unwrap_or_default()
     );
     // Run `jobs` at a time.
     let next = Mutex::new(0usize);
@@ -130,12 +118,7 @@ fn main() {
             });
         }
     });
-    let results: Vec<(RunResult, f64)> = results
-        .into_inner()
-        .unwrap()
-        .into_iter()
-        .map(|x| x.unwrap())
-        .collect();
+    let results: Vec<(RunResult, f64)> = results.into_inner().unwrap().into_iter().map(|x| x.unwrap()).collect();
     let name = |l: &str| {
         if l == "hpcc:eta=1.5" {
             "hpcc*".to_string()
@@ -202,12 +185,7 @@ fn main() {
         .iter()
         .zip(&results)
         .map(|(l, (r, s))| {
-            format!(
-                "{} {:.0} s ({:.2} ms simulated)",
-                name(l),
-                s,
-                r.engine.sim_end as f64 / US as f64 / 1000.0
-            )
+            format!("{} {:.0} s ({:.2} ms simulated)", name(l), s, r.engine.sim_end as f64 / US as f64 / 1000.0)
         })
         .collect();
     println!("wall time: {}", sims.join(", "));

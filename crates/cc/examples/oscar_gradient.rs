@@ -20,11 +20,7 @@ fn main() {
     let mut path = support::scenarios_dir().join("oscar-gradient.toml");
     let (mut flow, mut tau_us, mut weight, mut from_us) = (0u32, 5.0f64, 0.875f64, 900.0f64);
     while let Some(a) = args.next() {
-        let mut num = || {
-            args.next()
-                .and_then(|v| v.parse::<f64>().ok())
-                .unwrap_or_else(|| panic!("{a} NUMBER"))
-        };
+        let mut num = || args.next().and_then(|v| v.parse::<f64>().ok()).unwrap_or_else(|| panic!("{a} NUMBER"));
         match a.as_str() {
             "--flow" => flow = num() as u32,
             "--tau-us" => tau_us = num(),
@@ -34,33 +30,14 @@ fn main() {
         }
     }
     let scn = Scn::load(&path).unwrap_or_else(|e| panic!("{e}"));
-    let port = *scn
-        .trace_queues
-        .first()
-        .expect("the scenario must trace the bottleneck queue ([trace] queues)");
-    let interval = if scn.trace_interval > 0 {
-        scn.trace_interval
-    } else {
-        100_000
-    };
-    let trace = TraceConfig {
-        interval,
-        queue_ports: vec![port],
-        util_ports: vec![],
-        flows: vec![],
-        ..Default::default()
-    };
-    let (r, logs) = scn
-        .run("oscar", &[flow], trace)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let port = *scn.trace_queues.first().expect("the scenario must trace the bottleneck queue ([trace] queues)");
+    let interval = if scn.trace_interval > 0 { scn.trace_interval } else { 100_000 };
+    let trace =
+        TraceConfig { interval, queue_ports: vec![port], util_ports: vec![], flows: vec![], ..Default::default() };
+    let (r, logs) = scn.run("oscar", &[flow], trace).unwrap_or_else(|e| panic!("{e}"));
     let log = &logs[&flow];
     let src = scn.flows[flow as usize].src;
-    let link = scn
-        .topo
-        .links
-        .iter()
-        .find(|l| l.a == src || l.b == src)
-        .expect("sender link");
+    let link = scn.topo.links.iter().find(|l| l.a == src || l.b == src).expect("sender link");
     let offset = link.delay + ser_time(scn.net.packet_size(), link.rate_bps);
     let cap = scn
         .topo
@@ -79,24 +56,8 @@ fn main() {
     );
     let tau = (tau_us * US as f64) as u64;
     let from = (from_us * US as f64) as u64;
-    let e = gradient_errors(
-        &log.acks,
-        &r.queues[0],
-        cap as f64,
-        offset,
-        tau,
-        weight,
-        from,
-    );
-    println!(
-        "batches compared: {} (mean |true gradient| {:.3})",
-        e.batches, e.mean_abs_true
-    );
-    println!(
-        "MSE  BLS {:.4}   divide+EWMA {:.4}   ratio {:.1}x",
-        e.mse_bls,
-        e.mse_ewma,
-        e.mse_ewma / e.mse_bls
-    );
+    let e = gradient_errors(&log.acks, &r.queues[0], cap as f64, offset, tau, weight, from);
+    println!("batches compared: {} (mean |true gradient| {:.3})", e.batches, e.mean_abs_true);
+    println!("MSE  BLS {:.4}   divide+EWMA {:.4}   ratio {:.1}x", e.mse_bls, e.mse_ewma, e.mse_ewma / e.mse_bls);
     println!("slides (testbed): BLS 0.0058, divide+EWMA 0.079, ratio 13.4x");
 }

@@ -42,52 +42,27 @@ fn main() {
     let mut chosen: Option<Vec<String>> = None;
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--schemes" => {
-                chosen = Some(support::split_labels(&args.next().expect("--schemes a,b")))
-            }
-            "--tol" => {
-                tol = args
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .expect("--tol NUMBER")
-            }
+            "--schemes" => chosen = Some(support::split_labels(&args.next().expect("--schemes a,b"))),
+            "--tol" => tol = args.next().and_then(|v| v.parse().ok()).expect("--tol NUMBER"),
             "--csv" => csv = Some(args.next().expect("--csv FILE").into()),
             _ => path = a.into(),
         }
     }
     let scn = Scn::load(&path).unwrap_or_else(|e| panic!("{e}"));
     let known = ccsim_cc::names();
-    let wanted: Vec<String> =
-        chosen.unwrap_or_else(|| SCHEMES.iter().map(|s| s.to_string()).collect());
+    let wanted: Vec<String> = chosen.unwrap_or_else(|| SCHEMES.iter().map(|s| s.to_string()).collect());
     let base = |l: &str| l.split(':').next().unwrap().to_string();
-    let schemes: Vec<&str> = wanted
-        .iter()
-        .map(|s| s.as_str())
-        .filter(|s| known.contains(&base(s).as_str()))
-        .collect();
-    let missing: Vec<&str> = wanted
-        .iter()
-        .map(|s| s.as_str())
-        .filter(|s| !known.contains(&base(s).as_str()))
-        .collect();
+    let schemes: Vec<&str> = wanted.iter().map(|s| s.as_str()).filter(|s| known.contains(&base(s).as_str())).collect();
+    let missing: Vec<&str> = wanted.iter().map(|s| s.as_str()).filter(|s| !known.contains(&base(s).as_str())).collect();
     let results: Vec<_> = std::thread::scope(|sc| {
-        let hs: Vec<_> = schemes
-            .iter()
-            .map(|s| sc.spawn(|| scn.run(s, &[0], TraceConfig::default())))
-            .collect();
-        hs.into_iter()
-            .map(|h| h.join().unwrap().unwrap_or_else(|e| panic!("{e}")))
-            .collect()
+        let hs: Vec<_> = schemes.iter().map(|s| sc.spawn(|| scn.run(s, &[0], TraceConfig::default()))).collect();
+        hs.into_iter().map(|h| h.join().unwrap().unwrap_or_else(|e| panic!("{e}"))).collect()
     });
     // each long flow's signals, computed once: [rate, throughput]
     let sigs = [Signal::Rate, Signal::Throughput];
-    let series: Vec<Vec<Vec<(Time, f64)>>> = results
-        .iter()
-        .map(|(_, logs)| sigs.iter().map(|&g| logs[&0].series(g)).collect())
-        .collect();
-    let mut out = csv
-        .as_ref()
-        .map(|p| std::fs::File::create(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())));
+    let series: Vec<Vec<Vec<(Time, f64)>>> =
+        results.iter().map(|(_, logs)| sigs.iter().map(|&g| logs[&0].series(g)).collect()).collect();
+    let mut out = csv.as_ref().map(|p| std::fs::File::create(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())));
     if let Some(f) = out.as_mut() {
         writeln!(f, "scheme,signal,t_us,rate_norm").unwrap();
     }
@@ -98,18 +73,13 @@ fn main() {
             tol * 100.0,
             match sig {
                 Signal::Rate => "pacing rate set by the controller",
-                Signal::Throughput => "throughput (acked bytes incl. headers) over the last 4 base RTTs; what window-based schemes get",
+                Signal::Throughput =>
+                    "throughput (acked bytes incl. headers) over the last 4 base RTTs; what window-based schemes get",
             }
         );
         println!("steps = rate/window changes of the sender; time in us and in base RTTs; '-' = never");
-        println!(
-            "{:<24} | {:^34} | {:^34}",
-            "", "burst starts: fair share 0.1 C", "burst ends: fair share 1.0 C"
-        );
-        println!(
-            "{:<24} | {:>16} {:>17} | {:>16} {:>17}",
-            "scheme", "reach", "settle", "reach", "settle"
-        );
+        println!("{:<24} | {:^34} | {:^34}", "", "burst starts: fair share 0.1 C", "burst ends: fair share 1.0 C");
+        println!("{:<24} | {:>16} {:>17} | {:>16} {:>17}", "scheme", "reach", "settle", "reach", "settle");
         for ((s, (r, logs)), ser) in schemes.iter().zip(&results).zip(&series) {
             let log = &logs[&0];
             println!("{s:<24} | {}", phases(r, log, &ser[k], tol));
@@ -127,11 +97,8 @@ fn main() {
         let log = &logs[&0];
         let (start, first_end, _) = burst_window(r);
         let from = start + 500 * US;
-        let v: Vec<f64> = ser[1]
-            .iter()
-            .filter(|p| p.0 >= from && p.0 < first_end)
-            .map(|p| p.1 / log.line_rate)
-            .collect();
+        let v: Vec<f64> =
+            ser[1].iter().filter(|p| p.0 >= from && p.0 < first_end).map(|p| p.1 / log.line_rate).collect();
         if v.is_empty() {
             println!("{s:<24} | {:>7}", "-");
             continue;
@@ -147,28 +114,18 @@ fn main() {
             .iter()
             .zip(&results)
             .map(|(s, (r, _))| {
-                let e = r
-                    .flows
-                    .iter()
-                    .filter(|f| f.id != 0)
-                    .filter_map(|f| f.fct.map(|x| f.start + x))
-                    .max();
-                format!(
-                    "{s} {}",
-                    e.map(|t| format!("{:.0} us", t as f64 / US as f64))
-                        .unwrap_or("-".into())
-                )
+                let e = r.flows.iter().filter(|f| f.id != 0).filter_map(|f| f.fct.map(|x| f.start + x)).max();
+                format!("{s} {}", e.map(|t| format!("{:.0} us", t as f64 / US as f64)).unwrap_or("-".into()))
             })
             .collect::<Vec<_>>()
             .join(", ")
     );
     if !missing.is_empty() {
-        println!(
-            "not registered in this build (skipped): {}",
-            missing.join(", ")
-        );
+        println!("not registered in this build (skipped): {}", missing.join(", "));
     }
-    println!("HPCC changes its rate on every ACK (fast react): its step count is per ACK, its RTT count is the fairer one.");
+    println!(
+        "HPCC changes its rate on every ACK (fast react): its step count is per ACK, its RTT count is the fairer one."
+    );
 }
 
 /// The burst flows' first start, first end (the run's end if none ended)
@@ -176,16 +133,9 @@ fn main() {
 fn burst_window(r: &ccsim_core::results::RunResult) -> (Time, Time, Option<Time>) {
     let burst: Vec<_> = r.flows.iter().filter(|f| f.id != 0).collect();
     let start = burst.iter().map(|f| f.start).min().unwrap();
-    let ends: Vec<_> = burst
-        .iter()
-        .filter_map(|f| f.fct.map(|x| f.start + x))
-        .collect();
+    let ends: Vec<_> = burst.iter().filter_map(|f| f.fct.map(|x| f.start + x)).collect();
     let first_end = ends.iter().copied().min().unwrap_or(r.engine.sim_end);
-    let last_end = if ends.len() == burst.len() {
-        ends.iter().copied().max()
-    } else {
-        None
-    };
+    let last_end = if ends.len() == burst.len() { ends.iter().copied().max() } else { None };
     (start, first_end, last_end)
 }
 
@@ -196,12 +146,9 @@ fn phases(r: &ccsim_core::results::RunResult, log: &FlowLog, s: &[(Time, f64)], 
     let (start, first_end, last_end) = burst_window(r);
     let phase = |from: Time, until: Time, fair: f64| -> String {
         let fmt = |cv: Option<Convergence>| match cv {
-            Some(cv) => format!(
-                "{}/{:.1}/{:.1}",
-                cv.steps,
-                cv.time as f64 / US as f64,
-                cv.time as f64 / log.base_rtt as f64
-            ),
+            Some(cv) => {
+                format!("{}/{:.1}/{:.1}", cv.steps, cv.time as f64 / US as f64, cv.time as f64 / log.base_rtt as f64)
+            }
             None => "-".to_string(),
         };
         format!(
@@ -224,12 +171,6 @@ fn write_rates(f: &mut std::fs::File, scheme: &str, log: &FlowLog, sig: Signal, 
         Signal::Throughput => "throughput",
     };
     for &(t, rate) in s {
-        writeln!(
-            f,
-            "{scheme},{name},{:.3},{:.5}",
-            t as f64 / US as f64,
-            rate / log.line_rate
-        )
-        .unwrap();
+        writeln!(f, "{scheme},{name},{:.3},{:.5}", t as f64 / US as f64, rate / log.line_rate).unwrap();
     }
 }

@@ -42,9 +42,7 @@ struct Stat {
 
 fn run_incast(scheme: &str, params: &str, n: u32, stop: Time) -> (RunResult, Stat) {
     // Every flow starts at its fair share C/N unless the parameters say otherwise.
-    let params = if params.contains("init_rate_fraction")
-        || !scheme.contains("timely") && scheme != "sqcc"
-    {
+    let params = if params.contains("init_rate_fraction") || !scheme.contains("timely") && scheme != "sqcc" {
         params.to_string()
     } else {
         format!("{params}\ninit_rate_fraction = {}", 1.0 / n as f64)
@@ -54,12 +52,7 @@ fn run_incast(scheme: &str, params: &str, n: u32, stop: Time) -> (RunResult, Sta
     let r = sqcc_support::run_incast(s.as_ref(), &vec![0; n as usize], 1 << 40, stop, false);
     let t0 = (stop as f64 * (1.0 - STEADY)) as Time;
     let q = &r.queues[0];
-    let mut v: Vec<f64> =
-        q.t.iter()
-            .zip(&q.v)
-            .filter(|(t, _)| **t >= t0)
-            .map(|(_, x)| x / PKT)
-            .collect();
+    let mut v: Vec<f64> = q.t.iter().zip(&q.v).filter(|(t, _)| **t >= t0).map(|(_, x)| x / PKT).collect();
     let k = v.len() as f64;
     let avg = v.iter().sum::<f64>() / k;
     let std = (v.iter().map(|x| (x - avg).powi(2)).sum::<f64>() / k).sqrt();
@@ -67,22 +60,9 @@ fn run_incast(scheme: &str, params: &str, n: u32, stop: Time) -> (RunResult, Sta
     let range = v[v.len() - 1] - v[0];
     let p90range = percentile_sorted(&v, 95.0) - percentile_sorted(&v, 5.0);
     let u = &r.utilization[0];
-    let uv: Vec<f64> =
-        u.t.iter()
-            .zip(&u.v)
-            .filter(|(t, _)| **t >= t0)
-            .map(|(_, x)| *x)
-            .collect();
+    let uv: Vec<f64> = u.t.iter().zip(&u.v).filter(|(t, _)| **t >= t0).map(|(_, x)| *x).collect();
     let util = uv.iter().sum::<f64>() / uv.len() as f64;
-    let st = Stat {
-        avg,
-        std,
-        range,
-        p90range,
-        util,
-        pauses: r.pause_frames,
-        wall: r.engine.wall_secs,
-    };
+    let st = Stat { avg, std, range, p90range, util, pauses: r.pause_frames, wall: r.engine.wall_secs };
     (r, st)
 }
 
@@ -102,11 +82,7 @@ fn row(label: &str, n: u32, s: &Stat) {
 
 /// The SQCC variants of the ablation.
 const PATCHED: (&str, &str, &str) = ("patched TIMELY", "patched_timely", "");
-const ERR_ONLY: (&str, &str, &str) = (
-    "SQCC error only",
-    "sqcc",
-    "adaptive_delta = false\nadaptive_t_low = false",
-);
+const ERR_ONLY: (&str, &str, &str) = ("SQCC error only", "sqcc", "adaptive_delta = false\nadaptive_t_low = false");
 const ERR_DELTA: (&str, &str, &str) = ("SQCC error + delta", "sqcc", "adaptive_t_low = false");
 const FULL: (&str, &str, &str) = ("SQCC (error + delta + T_low)", "sqcc", "");
 
@@ -190,10 +166,7 @@ fn table2() {
 }
 
 fn fig4(full: bool) {
-    println!(
-        "\nFig. 4: full SQCC, N = 60, 100, 500{}",
-        if full { ", 1000" } else { "" }
-    );
+    println!("\nFig. 4: full SQCC, N = 60, 100, 500{}", if full { ", 1000" } else { "" });
     println!("  paper: steady queue within 100-200 pkt, oscillation 1-25 pkt");
     header();
     let mut ns = vec![60u32, 100, 500];
@@ -211,11 +184,7 @@ fn fig4(full: bool) {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let full = args.iter().any(|a| a == "--full");
-    let what: Vec<&str> = args
-        .iter()
-        .filter(|a| !a.starts_with("--"))
-        .map(|s| s.as_str())
-        .collect();
+    let what: Vec<&str> = args.iter().filter(|a| !a.starts_with("--")).map(|s| s.as_str()).collect();
     if what.first() == Some(&"one") {
         let scheme = what.get(1).copied().unwrap_or("sqcc");
         let n: u32 = what.get(2).map(|x| x.parse().unwrap()).unwrap_or(60);

@@ -109,7 +109,12 @@ fn fig2() {
         let r = go(&sc, scheme, &[]);
         // victims: delivered to hosts 48..55 (leaf 67's ports towards them)
         let end = r.engine.sim_end as f64 / 1e12;
-        let vict: u64 = r.ports.iter().filter(|p| p.port.node == 67 && (48..56).contains(&p.port.peer)).map(|p| p.tx_data_bytes).sum();
+        let vict: u64 = r
+            .ports
+            .iter()
+            .filter(|p| p.port.node == 67 && (48..56).contains(&p.port.peer))
+            .map(|p| p.tx_data_bytes)
+            .sum();
         let q = r.ports.iter().find(|p| p.port.node == 67 && p.port.peer == 63).map(|p| p.max_qlen).unwrap_or(0);
         println!(
             "{:<8} {:>8} {:>11.1} {:>12.3} {:>9.1} {:>14.1} {:>12}",
@@ -257,7 +262,14 @@ fn incast(full: bool) {
             } else {
                 format!("  srcc {} srcc-lit {}", pct(srcc_g[0], g), pct(srcc_g[1], g))
             };
-            println!("{:<6} {:<10} {:>14.1} {:>8} {:>9.1}{vs}", n, label, g, r.pause_frames, 100.0 * r.hol_blocked_share());
+            println!(
+                "{:<6} {:<10} {:>14.1} {:>8} {:>9.1}{vs}",
+                n,
+                label,
+                g,
+                r.pause_frames,
+                100.0 * r.hol_blocked_share()
+            );
         }
     }
 }

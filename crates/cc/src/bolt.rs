@@ -73,8 +73,7 @@
 
 use crate::registry::SchemeConfig;
 use ccsim_core::cc::{
-    FlowView, PortStat, ReceiverCc, ReceiverCx, Requirements, Scheme, SenderCc, SenderCx, SwitchCc,
-    SwitchCx,
+    FlowView, PortStat, ReceiverCc, ReceiverCx, Requirements, Scheme, SenderCc, SenderCx, SwitchCc, SwitchCx,
 };
 use ccsim_core::packet::{Packet, PktKind};
 use ccsim_core::results::RunResult;
@@ -240,15 +239,11 @@ impl BoltConfig {
         let params = if self.brownfield_params.is_empty() {
             None
         } else {
-            let t: toml::Table = self
-                .brownfield_params
-                .parse()
-                .map_err(|e| ("brownfield_params", format!("not a TOML table: {e}")))?;
+            let t: toml::Table =
+                self.brownfield_params.parse().map_err(|e| ("brownfield_params", format!("not a TOML table: {e}")))?;
             Some(toml::Value::Table(t))
         };
-        crate::registry::make(&self.brownfield, params.as_ref())
-            .map(Some)
-            .map_err(|e| ("brownfield", e))
+        crate::registry::make(&self.brownfield, params.as_ref()).map(Some).map_err(|e| ("brownfield", e))
     }
 }
 
@@ -304,9 +299,7 @@ impl SchemeConfig for BoltConfig {
     }
 
     fn into_scheme(self) -> Box<dyn Scheme> {
-        let inner = self
-            .make_inner()
-            .unwrap_or_else(|(k, e)| panic!("scheme.bolt.{k}: {e}"));
+        let inner = self.make_inner().unwrap_or_else(|(k, e)| panic!("scheme.bolt.{k}: {e}"));
         Box::new(Bolt { cfg: self, inner })
     }
 }
@@ -352,11 +345,7 @@ impl Scheme for Bolt {
 /// SRC bandwidth of a run as a fraction of a link of `capacity_bps` over
 /// `duration` (picoseconds): `bolt_src_bytes x 8 / (capacity x duration)`.
 pub fn src_overhead(r: &RunResult, capacity_bps: f64, duration: Time) -> f64 {
-    let bytes = r
-        .scheme_counters
-        .iter()
-        .find(|(k, _)| k == "bolt_src_bytes")
-        .map_or(0, |x| x.1);
+    let bytes = r.scheme_counters.iter().find(|(k, _)| k == "bolt_src_bytes").map_or(0, |x| x.1);
     bytes as f64 * 8.0 / (capacity_bps * duration as f64 / SEC as f64)
 }
 
@@ -707,7 +696,8 @@ mod tests {
     }
 
     fn data(f: u64) -> Packet {
-        let mut p = Packet { kind: PktKind::Data, src: 3, size: PKT, ts: 5 * US, seq: 42_000, hash: 9, ..Default::default() };
+        let mut p =
+            Packet { kind: PktKind::Data, src: 3, size: PKT, ts: 5 * US, seq: 42_000, hash: 9, ..Default::default() };
         p.aux[AUX] = f | flag::DATA;
         p
     }
@@ -840,7 +830,10 @@ mod tests {
         assert_eq!(q_size(e[0].aux[AUX]), 4 * 1057);
         let e = enq(&mut sw3, 200 * NS, 1057, &mut data(0));
         assert_eq!(q_size(e[0].aux[AUX]), 0);
-        assert_eq!(BoltConfig { src_q_offset_mtus: -1.0, ..Default::default() }.validate().unwrap_err().0, "src_q_offset_mtus");
+        assert_eq!(
+            BoltConfig { src_q_offset_mtus: -1.0, ..Default::default() }.validate().unwrap_err().0,
+            "src_q_offset_mtus"
+        );
         // ACKs and other control packets pass untouched
         let mut a = ack(7);
         let e = enq(&mut sw, 400 * NS, 50_000, &mut a);
@@ -998,7 +991,11 @@ mod tests {
 
     #[test]
     fn brownfield_window_is_the_min_of_both() {
-        let cfg = BoltConfig { brownfield: "none".into(), brownfield_params: "window_bdps = 0.5".into(), ..Default::default() };
+        let cfg = BoltConfig {
+            brownfield: "none".into(),
+            brownfield_params: "window_bdps = 0.5".into(),
+            ..Default::default()
+        };
         let (mut s, mut h) = sender(cfg);
         h.start(s.as_mut());
         assert_eq!(h.window, 62_500, "the inner scheme's window is smaller");

@@ -192,8 +192,7 @@ impl Default for DcqcnConfig {
 
 impl SchemeConfig for DcqcnConfig {
     const NAME: &'static str = "dcqcn";
-    const SUMMARY: &'static str =
-        "DCQCN (Zhu et al. SIGCOMM'15): ECN/CNP rate control; presets paper | hpcc";
+    const SUMMARY: &'static str = "DCQCN (Zhu et al. SIGCOMM'15): ECN/CNP rate control; presets paper | hpcc";
     const PARAMS: &'static [(&'static str, &'static str)] = &[
         ("preset", "parameter set: \"paper\" or \"hpcc\" (HPCC simulator); other keys override it"),
         ("rp_model", "RP state machine: \"paper\" (timer + byte counter) or \"mlx\" (rdma-hw.cc); hpcc: \"mlx\""),
@@ -212,8 +211,7 @@ impl SchemeConfig for DcqcnConfig {
 
     fn base(table: &Table) -> Result<Self, (&'static str, String)> {
         let preset = match table.get("preset") {
-            Some(v) => Preset::deserialize(v.clone())
-                .map_err(|e| ("preset", e.message().trim().to_string()))?,
+            Some(v) => Preset::deserialize(v.clone()).map_err(|e| ("preset", e.message().trim().to_string()))?,
             None => Preset::Paper,
         };
         Ok(Self::preset(preset))
@@ -229,22 +227,15 @@ impl SchemeConfig for DcqcnConfig {
         match self.rp_model {
             RpModel::Mlx => {
                 if self.rate_decrease_interval.0 == 0 {
-                    return Err((
-                        "rate_decrease_interval",
-                        "must be > 0 with rp_model = \"mlx\"".into(),
-                    ));
+                    return Err(("rate_decrease_interval", "must be > 0 with rp_model = \"mlx\"".into()));
                 }
                 if self.rate_increase_interval.0 == 0 {
-                    return Err((
-                        "rate_increase_interval",
-                        "must be > 0 with rp_model = \"mlx\"".into(),
-                    ));
+                    return Err(("rate_increase_interval", "must be > 0 with rp_model = \"mlx\"".into()));
                 }
                 if self.byte_counter.0 != 0 {
                     return Err((
                         "byte_counter",
-                        "rp_model = \"mlx\" has no byte counter: set 0 or use rp_model = \"paper\""
-                            .into(),
+                        "rp_model = \"mlx\" has no byte counter: set 0 or use rp_model = \"paper\"".into(),
                     ));
                 }
             }
@@ -597,10 +588,7 @@ pub struct DcqcnReceiver {
 
 impl DcqcnReceiver {
     pub fn new(cfg: &DcqcnConfig) -> Self {
-        DcqcnReceiver {
-            interval: cfg.cnp_interval.0,
-            last_cnp: None,
-        }
+        DcqcnReceiver { interval: cfg.cnp_interval.0, last_cnp: None }
     }
 }
 
@@ -719,17 +707,11 @@ mod tests {
 
     #[test]
     fn hyper_increase_once_timer_and_byte_counter_pass_f() {
-        let cfg = DcqcnConfig {
-            byte_counter: Bytes(10_000),
-            ..DcqcnConfig::paper()
-        };
+        let cfg = DcqcnConfig { byte_counter: Bytes(10_000), ..DcqcnConfig::paper() };
         let (mut s, mut h) = two_cuts(&cfg);
         h.run_until(&mut s, 60 * US + 6 * 55 * US); // T = 6: 5 x FR, 1 x AI
         assert!(close(s.target_rate(), 50.04e9));
-        let mut pkt = Packet {
-            size: 10_000,
-            ..Default::default()
-        };
+        let mut pkt = Packet { size: 10_000, ..Default::default() };
         let mut rt = 50.04e9;
         // BC = 1..5: max(T, BC) > F, min(T, BC) <= F: additive.
         for _ in 1..=5 {
@@ -749,10 +731,7 @@ mod tests {
         rt += 800e6;
         assert!(close(s.target_rate(), rt));
         // Packets smaller than the counter accumulate; BC = 8 with T = 7: i = 2.
-        let mut small = Packet {
-            size: 4_000,
-            ..Default::default()
-        };
+        let mut small = Packet { size: 4_000, ..Default::default() };
         h.send(&mut s, &mut small);
         h.send(&mut s, &mut small);
         assert!(close(s.target_rate(), rt));
@@ -762,29 +741,16 @@ mod tests {
 
     #[test]
     fn byte_counter_increase_is_published_on_the_next_ack() {
-        let cfg = DcqcnConfig {
-            byte_counter: Bytes(10_000),
-            ..DcqcnConfig::paper()
-        };
+        let cfg = DcqcnConfig { byte_counter: Bytes(10_000), ..DcqcnConfig::paper() };
         let (mut s, mut h) = started(&cfg);
         h.run_until(&mut s, 10 * US);
         h.control(&mut s, &cnp());
         assert_eq!(h.rate, 50e9);
         // A core that ignores what on_send sets: call it on a scratch context.
         let f = flow();
-        let mut scratch = SenderCx {
-            now: h.now,
-            flow: &f,
-            snd_nxt: 0,
-            snd_una: 0,
-            rate: 50e9,
-            window: u64::MAX,
-            timers: [None; 4],
-        };
-        let mut pkt = Packet {
-            size: 10_000,
-            ..Default::default()
-        };
+        let mut scratch =
+            SenderCx { now: h.now, flow: &f, snd_nxt: 0, snd_una: 0, rate: 50e9, window: u64::MAX, timers: [None; 4] };
+        let mut pkt = Packet { size: 10_000, ..Default::default() };
         s.on_send(&mut scratch, &mut pkt);
         assert_eq!(s.current_rate(), 75e9, "BC = 1: fast recovery");
         assert_eq!(h.rate, 50e9);
@@ -829,10 +795,7 @@ mod tests {
             assert!(s.target_rate() <= L);
         }
         assert_eq!(h.rate, L, "recovers to line rate and no further");
-        assert_eq!(
-            h.timers[INCREASE_TIMER], None,
-            "increase timer stops at line rate"
-        );
+        assert_eq!(h.timers[INCREASE_TIMER], None, "increase timer stops at line rate");
     }
 
     #[test]
@@ -852,18 +815,9 @@ mod tests {
         assert_eq!(c.cnp_interval, Dur(0));
         assert!(c.validate().is_ok());
         let p = DcqcnConfig::paper();
-        assert_eq!(
-            (p.alpha_interval, p.rate_increase_interval),
-            (Dur(55 * US), Dur(55 * US))
-        );
-        assert_eq!(
-            (p.byte_counter, p.fast_recovery_stages),
-            (Bytes(10_000_000), 5)
-        );
-        assert_eq!(
-            (p.rate_ai, p.cnp_interval),
-            (Rate(40_000_000), Dur(50 * US))
-        );
+        assert_eq!((p.alpha_interval, p.rate_increase_interval), (Dur(55 * US), Dur(55 * US)));
+        assert_eq!((p.byte_counter, p.fast_recovery_stages), (Bytes(10_000_000), 5));
+        assert_eq!((p.rate_ai, p.cnp_interval), (Rate(40_000_000), Dur(50 * US)));
     }
 
     #[test]
@@ -877,10 +831,7 @@ mod tests {
         h.ack(&mut s, &ack_ecn(2000));
         assert_eq!((h.rate, s.probe()), (L, 1.0));
         h.run_until(&mut s, t0 + US);
-        assert!(
-            close(s.probe(), 1.0 - G),
-            "first CNP does not count in its own period"
-        );
+        assert!(close(s.probe(), 1.0 - G), "first CNP does not count in its own period");
         // The cut comes with the first check, 4 us + 1 ns after the first CNP.
         h.run_until(&mut s, t0 + 4 * US);
         assert_eq!(h.rate, L);
@@ -928,10 +879,7 @@ mod tests {
     fn np_sends_at_most_one_cnp_per_interval() {
         let mut np = DcqcnReceiver::new(&DcqcnConfig::paper());
         let f = flow();
-        let ce = Packet {
-            ce: true,
-            ..Default::default()
-        };
+        let ce = Packet { ce: true, ..Default::default() };
         let clean = Packet::default();
         let mut sent = vec![];
         let events = [
@@ -946,12 +894,7 @@ mod tests {
             (200, &clean),
         ];
         for (t_us, p) in events {
-            let mut cx = ReceiverCx {
-                now: t_us * US,
-                flow: &f,
-                host_active_flows: 1,
-                send_cnp: false,
-            };
+            let mut cx = ReceiverCx { now: t_us * US, flow: &f, host_active_flows: 1, send_cnp: false };
             np.on_data(&mut cx, p);
             if cx.send_cnp {
                 sent.push(t_us);
@@ -961,12 +904,7 @@ mod tests {
         // Interval 0 (hpcc preset): the NP never sends CNPs.
         let mut np = DcqcnReceiver::new(&DcqcnConfig::hpcc());
         for t_us in 0..100 {
-            let mut cx = ReceiverCx {
-                now: t_us * US,
-                flow: &f,
-                host_active_flows: 1,
-                send_cnp: false,
-            };
+            let mut cx = ReceiverCx { now: t_us * US, flow: &f, host_active_flows: 1, send_cnp: false };
             np.on_data(&mut cx, &ce);
             assert!(!cx.send_cnp);
         }
@@ -974,24 +912,12 @@ mod tests {
 
     #[test]
     fn validation() {
-        let mlx_bc = DcqcnConfig {
-            byte_counter: Bytes(1000),
-            ..DcqcnConfig::hpcc()
-        };
+        let mlx_bc = DcqcnConfig { byte_counter: Bytes(1000), ..DcqcnConfig::hpcc() };
         assert_eq!(mlx_bc.validate().unwrap_err().0, "byte_counter");
-        let no_increase = DcqcnConfig {
-            rate_increase_interval: Dur(0),
-            byte_counter: Bytes(0),
-            ..DcqcnConfig::paper()
-        };
-        assert_eq!(
-            no_increase.validate().unwrap_err().0,
-            "rate_increase_interval"
-        );
-        let g = DcqcnConfig {
-            g: 1.5,
-            ..DcqcnConfig::paper()
-        };
+        let no_increase =
+            DcqcnConfig { rate_increase_interval: Dur(0), byte_counter: Bytes(0), ..DcqcnConfig::paper() };
+        assert_eq!(no_increase.validate().unwrap_err().0, "rate_increase_interval");
+        let g = DcqcnConfig { g: 1.5, ..DcqcnConfig::paper() };
         assert_eq!(g.validate().unwrap_err().0, "g");
     }
 }

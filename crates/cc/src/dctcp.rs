@@ -107,13 +107,7 @@ impl DctcpConfig {
         } else {
             self.k.0
         };
-        EcnConfig {
-            mode: EcnMode::Step,
-            kmin: Bytes(k),
-            kmax: Bytes(k),
-            pmax: 1.0,
-            scale_per_25g: self.k_scale,
-        }
+        EcnConfig { mode: EcnMode::Step, kmin: Bytes(k), kmax: Bytes(k), pmax: 1.0, scale_per_25g: self.k_scale }
     }
 
     /// K in bytes at a port of `rate_bps`.
@@ -128,30 +122,17 @@ impl DctcpConfig {
 
 impl SchemeConfig for DctcpConfig {
     const NAME: &'static str = "dctcp";
-    const SUMMARY: &'static str =
-        "DCTCP (Alizadeh et al. SIGCOMM'10, RFC 8257): step ECN at K, cwnd cut by alpha/2";
+    const SUMMARY: &'static str = "DCTCP (Alizadeh et al. SIGCOMM'10, RFC 8257): step ECN at K, cwnd cut by alpha/2";
     const PARAMS: &'static [(&'static str, &'static str)] = &[
-        (
-            "k",
-            "marking threshold K at a port of rate k_ref_rate (DCTCP paper: 65 packets at 10G)",
-        ),
+        ("k", "marking threshold K at a port of rate k_ref_rate (DCTCP paper: 65 packets at 10G)"),
         ("k_ref_rate", "port rate at which K = k"),
-        (
-            "k_scale",
-            "scale K linearly with each port's rate; false = k at every port",
-        ),
+        ("k_scale", "scale K linearly with each port's rate; false = k at every port"),
         ("g", "EWMA gain of alpha"),
         ("alpha_init", "initial alpha"),
-        (
-            "init_cwnd",
-            "initial cwnd in packets; 0 = one BDP (line-rate start)",
-        ),
+        ("init_cwnd", "initial cwnd in packets; 0 = one BDP (line-rate start)"),
         ("min_cwnd", "lowest cwnd in packets"),
         ("max_cwnd", "highest cwnd in packets; 0 = no limit"),
-        (
-            "slow_start",
-            "slow start from init_cwnd until the first cut",
-        ),
+        ("slow_start", "slow start from init_cwnd until the first cut"),
     ];
 
     fn validate(&self) -> Result<(), (&'static str, String)> {
@@ -194,10 +175,7 @@ impl Scheme for Dctcp {
         DctcpConfig::NAME
     }
     fn requirements(&self) -> Requirements {
-        Requirements {
-            ecn: Some(self.cfg.ecn()),
-            ..Default::default()
-        }
+        Requirements { ecn: Some(self.cfg.ecn()), ..Default::default() }
     }
     fn sender(&self, flow: &FlowView) -> Box<dyn SenderCc> {
         Box::new(DctcpSender::new(&self.cfg, flow))
@@ -229,17 +207,9 @@ impl DctcpSender {
     pub fn new(cfg: &DctcpConfig, flow: &FlowView) -> Self {
         let mss = flow.mtu.max(1) as f64;
         let bdp_pkts = flow.bdp as f64 / flow.packet_size.max(1) as f64;
-        let max_cwnd = if cfg.max_cwnd > 0.0 {
-            cfg.max_cwnd * mss
-        } else {
-            f64::INFINITY
-        };
+        let max_cwnd = if cfg.max_cwnd > 0.0 { cfg.max_cwnd * mss } else { f64::INFINITY };
         let min_cwnd = cfg.min_cwnd * mss;
-        let init = if cfg.init_cwnd > 0.0 {
-            cfg.init_cwnd
-        } else {
-            bdp_pkts
-        };
+        let init = if cfg.init_cwnd > 0.0 { cfg.init_cwnd } else { bdp_pkts };
         let cwnd = (init * mss).clamp(min_cwnd, max_cwnd);
         DctcpSender {
             mss,
@@ -312,8 +282,7 @@ impl SenderCc for DctcpSender {
         }
         if !self.in_reduction(ack.seq) {
             if ack.ecn_echo {
-                self.cwnd =
-                    (self.cwnd * (1.0 - self.alpha / 2.0)).clamp(self.min_cwnd, self.max_cwnd);
+                self.cwnd = (self.cwnd * (1.0 - self.alpha / 2.0)).clamp(self.min_cwnd, self.max_cwnd);
                 self.ssthresh = self.cwnd;
                 self.enter_reduction();
             } else if acked > 0 && inflight_before as f64 + self.mss > self.cwnd {
@@ -390,19 +359,13 @@ mod tests {
         assert_eq!(h.rate, 100e9);
         assert_eq!(h.window, (bdp - MSS + 1.0) as u64);
         assert_eq!(s.alpha(), 1.0);
-        let (s, _) = start(DctcpConfig {
-            init_cwnd: 10.0,
-            ..Default::default()
-        });
+        let (s, _) = start(DctcpConfig { init_cwnd: 10.0, ..Default::default() });
         assert_eq!(s.cwnd(), 10_000.0);
     }
 
     #[test]
     fn alpha_is_an_ewma_of_the_marked_fraction_once_per_window() {
-        let (mut s, mut h) = start(DctcpConfig {
-            alpha_init: 0.0,
-            ..Default::default()
-        });
+        let (mut s, mut h) = start(DctcpConfig { alpha_init: 0.0, ..Default::default() });
         // First ACK ends the (empty) initial window: F = 0 for one packet.
         feed(&mut s, &mut h, 1000, 100_000, false);
         assert_eq!(s.alpha(), 0.0);
@@ -424,20 +387,13 @@ mod tests {
 
     #[test]
     fn marked_ack_cuts_by_half_alpha_once_per_window() {
-        let (mut s, mut h) = start(DctcpConfig {
-            init_cwnd: 100.0,
-            alpha_init: 0.5,
-            ..Default::default()
-        });
+        let (mut s, mut h) = start(DctcpConfig { init_cwnd: 100.0, alpha_init: 0.5, ..Default::default() });
         // First ACK unmarked: closes the empty window, alpha = 15/16 x 0.5.
         feed(&mut s, &mut h, 1000, 100_000, false);
         let a = 0.5 * 15.0 / 16.0;
         assert!(close(s.alpha(), a));
         let w0 = s.cwnd();
-        assert!(
-            close(w0, 100_000.0 + MSS * 1000.0 / 100_000.0),
-            "window full: grows"
-        );
+        assert!(close(w0, 100_000.0 + MSS * 1000.0 / 100_000.0), "window full: grows");
         feed(&mut s, &mut h, 2000, 101_000, true);
         let w1 = w0 * (1.0 - a / 2.0);
         assert!(close(s.cwnd(), w1), "{} vs {w1}", s.cwnd());
@@ -459,10 +415,7 @@ mod tests {
 
     #[test]
     fn additive_increase_one_mss_per_window_only_when_window_limited() {
-        let (mut s, mut h) = start(DctcpConfig {
-            init_cwnd: 50.0,
-            ..Default::default()
-        });
+        let (mut s, mut h) = start(DctcpConfig { init_cwnd: 50.0, ..Default::default() });
         let mut w = s.cwnd();
         // A full window of clean ACKs, window always full: cwnd grows by ~1 MSS.
         let mut nxt = 50_000u64;
@@ -484,12 +437,7 @@ mod tests {
 
     #[test]
     fn slow_start_until_first_cut_and_bounds() {
-        let cfg = DctcpConfig {
-            init_cwnd: 10.0,
-            slow_start: true,
-            alpha_init: 1.0,
-            ..Default::default()
-        };
+        let cfg = DctcpConfig { init_cwnd: 10.0, slow_start: true, alpha_init: 1.0, ..Default::default() };
         let (mut s, mut h) = start(cfg);
         feed(&mut s, &mut h, 1000, 10_000, false);
         assert_eq!(s.cwnd(), 11_000.0);
@@ -507,11 +455,7 @@ mod tests {
         assert!(close(s.cwnd(), w + MSS * 10_000.0 / w));
 
         // min_cwnd holds against repeated cuts at alpha 1; max_cwnd caps growth.
-        let cfg = DctcpConfig {
-            init_cwnd: 4.0,
-            max_cwnd: 4.5,
-            ..Default::default()
-        };
+        let cfg = DctcpConfig { init_cwnd: 4.0, max_cwnd: 4.5, ..Default::default() };
         let (mut s, mut h) = start(cfg);
         let mut seq = 0;
         for _ in 0..5 {
@@ -529,31 +473,12 @@ mod tests {
 
     #[test]
     fn loss_reactions() {
-        let (mut s, mut h) = start(DctcpConfig {
-            init_cwnd: 40.0,
-            ..Default::default()
-        });
+        let (mut s, mut h) = start(DctcpConfig { init_cwnd: 40.0, ..Default::default() });
         h.snd_nxt = 40_000;
-        h.call(|cx| {
-            s.on_nack(
-                cx,
-                &Packet {
-                    seq: 5000,
-                    ..ack(5000)
-                },
-            )
-        });
+        h.call(|cx| s.on_nack(cx, &Packet { seq: 5000, ..ack(5000) }));
         assert_eq!(s.cwnd(), 20_000.0);
         // Another NACK in the same window: no second cut.
-        h.call(|cx| {
-            s.on_nack(
-                cx,
-                &Packet {
-                    seq: 6000,
-                    ..ack(6000)
-                },
-            )
-        });
+        h.call(|cx| s.on_nack(cx, &Packet { seq: 6000, ..ack(6000) }));
         assert_eq!(s.cwnd(), 20_000.0);
         h.call(|cx| s.on_timeout(cx));
         assert_eq!((s.cwnd(), s.ssthresh()), (2000.0, 10_000.0));
@@ -572,11 +497,7 @@ mod tests {
         assert!(e.scale_per_25g);
         assert_eq!(e.kmin, Bytes(250_000), "100KB at 10G = 250KB per 25G");
         assert_eq!(c.k_at(100_000_000_000), 1_000_000);
-        let fixed = DctcpConfig {
-            k: Bytes(200_000),
-            k_scale: false,
-            ..Default::default()
-        };
+        let fixed = DctcpConfig { k: Bytes(200_000), k_scale: false, ..Default::default() };
         let e = fixed.ecn();
         assert!(!e.scale_per_25g);
         assert_eq!((e.kmin, e.kmax), (Bytes(200_000), Bytes(200_000)));

@@ -61,8 +61,7 @@
 use crate::hpcc::{hpcc_config, HpccSender};
 use crate::registry::SchemeConfig;
 use ccsim_core::cc::{
-    FlowView, PortStat, ReceiverCc, ReceiverCx, Requirements, Scheme, SenderCc, SenderCx, SwitchCc,
-    SwitchCx,
+    FlowView, PortStat, ReceiverCc, ReceiverCx, Requirements, Scheme, SenderCc, SenderCx, SwitchCc, SwitchCx,
 };
 use ccsim_core::packet::{IntHop, Packet, PktKind};
 use ccsim_core::time::Time;
@@ -116,42 +115,20 @@ hpcc_config! {
 
 impl SchemeConfig for FnccConfig {
     const NAME: &'static str = "fncc";
-    const SUMMARY: &'static str =
-        "FNCC (Xu et al. 2024): HPCC with request-path INT stamped on ACKs, last-hop speedup";
+    const SUMMARY: &'static str = "FNCC (Xu et al. 2024): HPCC with request-path INT stamped on ACKs, last-hop speedup";
     const PARAMS: &'static [(&'static str, &'static str)] = &[
         ("eta", "target utilization (HPCC)"),
-        (
-            "max_stage",
-            "additive stages before a multiplicative update (HPCC)",
-        ),
-        (
-            "rate_ai",
-            "additive increase W_AI as a rate (W_AI / T) (HPCC)",
-        ),
+        ("max_stage", "additive stages before a multiplicative update (HPCC)"),
+        ("rate_ai", "additive increase W_AI as a rate (W_AI / T) (HPCC)"),
         ("min_rate", "lowest rate (HPCC)"),
-        (
-            "base_rtt",
-            "T: \"global\" (largest base RTT) or \"path\" (HPCC)",
-        ),
+        ("base_rtt", "T: \"global\" (largest base RTT) or \"path\" (HPCC)"),
         ("window", "limit bytes in flight to rate x T (HPCC)"),
-        (
-            "fast_react",
-            "apply an update on every ACK, committing once per RTT (HPCC)",
-        ),
-        (
-            "lhcs",
-            "last-hop congestion speedup: W_c = B x RTT x beta / N",
-        ),
+        ("fast_react", "apply an update on every ACK, committing once per RTT (HPCC)"),
+        ("lhcs", "last-hop congestion speedup: W_c = B x RTT x beta / N"),
         ("alpha", "LHCS threshold on the last hop's u"),
         ("beta", "LHCS share of the fair window"),
-        (
-            "int_table",
-            "switch INT table: \"on_departure\" (refreshed as packets leave) or \"live\"",
-        ),
-        (
-            "table_period",
-            "on_departure: least age of an entry before a departure refreshes it",
-        ),
+        ("int_table", "switch INT table: \"on_departure\" (refreshed as packets leave) or \"live\""),
+        ("table_period", "on_departure: least age of an entry before a departure refreshes it"),
     ];
 
     fn validate(&self) -> Result<(), (&'static str, String)> {
@@ -180,12 +157,7 @@ impl Scheme for Fncc {
         FnccConfig::NAME
     }
     fn requirements(&self) -> Requirements {
-        Requirements {
-            int_on_data: false,
-            int_on_acks: true,
-            symmetric_paths: true,
-            ..Default::default()
-        }
+        Requirements { int_on_data: false, int_on_acks: true, symmetric_paths: true, ..Default::default() }
     }
     fn sender(&self, flow: &FlowView) -> Box<dyn SenderCc> {
         Box::new(FnccSender::new(&self.cfg, flow))
@@ -194,22 +166,13 @@ impl Scheme for Fncc {
         Box::new(FnccReceiver)
     }
     fn switch(&self, _node: u32, ports: &[PortStat]) -> Option<Box<dyn SwitchCc>> {
-        Some(Box::new(FnccSwitch::new(
-            self.cfg.int_table,
-            self.cfg.table_period.0,
-            ports,
-        )))
+        Some(Box::new(FnccSwitch::new(self.cfg.int_table, self.cfg.table_period.0, ports)))
     }
 }
 
 /// The INT record of a port's current state.
 fn record(cx_now: Time, p: &PortStat) -> IntHop {
-    IntHop {
-        ts: cx_now,
-        tx_bytes: p.tx_bytes,
-        qlen: p.qlen,
-        rate_bps: p.rate_bps,
-    }
+    IntHop { ts: cx_now, tx_bytes: p.tx_bytes, qlen: p.qlen, rate_bps: p.rate_bps }
 }
 
 /// FNCC switch part (CP): the All_INT_Table and the stamping of ACKs.
@@ -241,16 +204,13 @@ impl FnccSwitch {
 impl SwitchCc for FnccSwitch {
     fn on_dequeue(&mut self, cx: &mut SwitchCx, in_port: u16, out_port: u16, pkt: &mut Packet) {
         let o = out_port as usize;
-        if self.mode == IntTable::OnDeparture
-            && (!self.fresh[o] || cx.now >= self.table[o].ts + self.period)
-        {
+        if self.mode == IntTable::OnDeparture && (!self.fresh[o] || cx.now >= self.table[o].ts + self.period) {
             self.table[o] = record(cx.now, &cx.ports[o]);
             self.fresh[o] = true;
         }
         // The ACK came in by the port its flow's data leaves by: stamp that
         // port's INT (Algorithm 1 lines 7-9). u16::MAX = emitted by this switch.
-        if matches!(pkt.kind, PktKind::Ack | PktKind::Nack) && (in_port as usize) < self.table.len()
-        {
+        if matches!(pkt.kind, PktKind::Ack | PktKind::Nack) && (in_port as usize) < self.table.len() {
             let h = match self.mode {
                 IntTable::OnDeparture => self.table[in_port as usize],
                 IntTable::Live => record(cx.now, &cx.ports[in_port as usize]),
@@ -369,29 +329,16 @@ mod tests {
     }
 
     fn port(qlen: u64, tx_bytes: u64) -> PortStat {
-        PortStat {
-            rate_bps: B,
-            qlen,
-            tx_bytes,
-            ..Default::default()
-        }
+        PortStat { rate_bps: B, qlen, tx_bytes, ..Default::default() }
     }
 
     fn pkt(kind: PktKind) -> Packet {
-        Packet {
-            kind,
-            ..Default::default()
-        }
+        Packet { kind, ..Default::default() }
     }
 
     fn dequeue(sw: &mut FnccSwitch, now: Time, ports: &[PortStat], i: u16, o: u16, p: &mut Packet) {
         let mut emit = Vec::new();
-        let mut cx = SwitchCx {
-            now,
-            node: 9,
-            ports,
-            emit: &mut emit,
-        };
+        let mut cx = SwitchCx { now, node: 9, ports, emit: &mut emit };
         sw.on_dequeue(&mut cx, i, o, p);
         assert!(emit.is_empty());
     }
@@ -408,15 +355,7 @@ mod tests {
             dequeue(&mut sw, 5 * US, &ports, 0, 2, &mut data);
             assert_eq!(data.n_int, 0, "data packets carry no INT");
             if mode == IntTable::OnDeparture {
-                assert_eq!(
-                    sw.entry(2),
-                    IntHop {
-                        ts: 5 * US,
-                        tx_bytes: 9_000,
-                        qlen: 3_000,
-                        rate_bps: B
-                    }
-                );
+                assert_eq!(sw.entry(2), IntHop { ts: 5 * US, tx_bytes: 9_000, qlen: 3_000, rate_bps: B });
             }
             // Port 2 moves on before the ACK comes back.
             ports[2] = port(4_500, 10_048);
@@ -425,18 +364,8 @@ mod tests {
             assert_eq!(ack.n_int, 1);
             let want = match mode {
                 // The table entry as the last departure from port 2 left it.
-                IntTable::OnDeparture => IntHop {
-                    ts: 5 * US,
-                    tx_bytes: 9_000,
-                    qlen: 3_000,
-                    rate_bps: B,
-                },
-                IntTable::Live => IntHop {
-                    ts: 7 * US,
-                    tx_bytes: 10_048,
-                    qlen: 4_500,
-                    rate_bps: B,
-                },
+                IntTable::OnDeparture => IntHop { ts: 5 * US, tx_bytes: 9_000, qlen: 3_000, rate_bps: B },
+                IntTable::Live => IntHop { ts: 7 * US, tx_bytes: 10_048, qlen: 4_500, rate_bps: B },
             };
             assert_eq!(ack.int[0], want, "{mode:?}");
             // The ACK's own departure refreshed port 0's entry (on_departure).
@@ -468,11 +397,7 @@ mod tests {
         assert_eq!(sw.entry(1).ts, 10 * US, "first departure always refreshes");
         ports[1] = port(2_000, 6_518);
         dequeue(&mut sw, 10 * US + 500_000, &ports, 0, 1, &mut data);
-        assert_eq!(
-            (sw.entry(1).ts, sw.entry(1).tx_bytes),
-            (10 * US, 5_000),
-            "too young"
-        );
+        assert_eq!((sw.entry(1).ts, sw.entry(1).tx_bytes), (10 * US, 5_000), "too young");
         let mut ack = pkt(PktKind::Ack);
         dequeue(&mut sw, 10 * US + 600_000, &ports, 1, 0, &mut ack);
         assert_eq!(ack.int[0].tx_bytes, 5_000);
@@ -494,12 +419,7 @@ mod tests {
             (2, f.size, 3),
             (0, f.size, 1),
         ] {
-            let cx = ReceiverCx {
-                now: 0,
-                flow: &f,
-                host_active_flows: active,
-                send_cnp: false,
-            };
+            let cx = ReceiverCx { now: 0, flow: &f, host_active_flows: active, send_cnp: false };
             let mut ack = pkt(PktKind::Ack);
             ack.seq = seq;
             r.fill_ack(&cx, &data, &mut ack);
@@ -509,18 +429,9 @@ mod tests {
 
     #[test]
     fn hop_detection_picks_the_largest_u_ties_to_the_last_hop() {
-        assert_eq!(
-            FnccSender::most_congested(&[Some(0.5), Some(1.2), None]),
-            Some((1, 1.2))
-        );
-        assert_eq!(
-            FnccSender::most_congested(&[Some(1.1), Some(1.1)]),
-            Some((0, 1.1))
-        );
-        assert_eq!(
-            FnccSender::most_congested(&[None, Some(0.3)]),
-            Some((1, 0.3))
-        );
+        assert_eq!(FnccSender::most_congested(&[Some(0.5), Some(1.2), None]), Some((1, 1.2)));
+        assert_eq!(FnccSender::most_congested(&[Some(1.1), Some(1.1)]), Some((0, 1.1)));
+        assert_eq!(FnccSender::most_congested(&[None, Some(0.3)]), Some((1, 0.3)));
         assert_eq!(FnccSender::most_congested(&[None]), None);
     }
 
@@ -544,12 +455,7 @@ mod tests {
             let mut hops = [IntHop::default(); 2];
             for k in 0..2 {
                 self.tx[k] += bytes(util[k], dt_us);
-                hops[k] = IntHop {
-                    ts: self.ts,
-                    tx_bytes: self.tx[k],
-                    qlen: qlen[k],
-                    rate_bps: B,
-                };
+                hops[k] = IntHop { ts: self.ts, tx_bytes: self.tx[k], qlen: qlen[k], rate_bps: B };
             }
             let mut p = ack_int(seq, &hops);
             p.aux[N_AUX] = n;
@@ -633,10 +539,7 @@ mod tests {
             (false, [1.0, 0.5], [50_000, 0]),     // u = 1.4 but LHCS off
         ];
         for (lhcs, util, qlen) in cases {
-            let cfg = FnccConfig {
-                lhcs,
-                ..Default::default()
-            };
+            let cfg = FnccConfig { lhcs, ..Default::default() };
             let (mut s, mut h, mut hp, mut hh) = start(&cfg);
             let mut a = Two { ts: 0, tx: [0, 0] };
             let mut seq = 1000;
@@ -646,11 +549,7 @@ mod tests {
                 let p = a.ack(seq, 10.0, util, qlen, 8);
                 h.ack(&mut s, &p);
                 hh.ack(&mut hp, &p);
-                assert_eq!(
-                    (h.rate, h.window),
-                    (hh.rate, hh.window),
-                    "{lhcs} {util:?} {qlen:?} {k}"
-                );
+                assert_eq!((h.rate, h.window), (hh.rate, hh.window), "{lhcs} {util:?} {qlen:?} {k}");
                 seq = h.snd_nxt + 1;
             }
             assert_eq!(s.lhcs_fired(), 0);
@@ -665,10 +564,7 @@ mod tests {
         assert!(!req.int_on_data && req.int_on_acks && req.symmetric_paths);
         assert_eq!(scheme.name(), "fncc");
         assert!(scheme.switch(0, &[port(0, 0)]).is_some());
-        let bad = FnccConfig {
-            beta: 1.5,
-            ..Default::default()
-        };
+        let bad = FnccConfig { beta: 1.5, ..Default::default() };
         assert_eq!(bad.validate().unwrap_err().0, "beta");
         assert!(FnccConfig::default().validate().is_ok());
     }

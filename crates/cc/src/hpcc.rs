@@ -141,25 +141,15 @@ hpcc_config! {
 
 impl SchemeConfig for HpccConfig {
     const NAME: &'static str = "hpcc";
-    const SUMMARY: &'static str =
-        "HPCC (Li et al. SIGCOMM'19): INT-based rate/window control, as the HPCC simulator";
+    const SUMMARY: &'static str = "HPCC (Li et al. SIGCOMM'19): INT-based rate/window control, as the HPCC simulator";
     const PARAMS: &'static [(&'static str, &'static str)] = &[
         ("eta", "target utilization; 1.5 gives OSCAR's HPCC*"),
-        (
-            "max_stage",
-            "additive stages before a multiplicative update (reference runs: 0)",
-        ),
+        ("max_stage", "additive stages before a multiplicative update (reference runs: 0)"),
         ("rate_ai", "additive increase W_AI as a rate (W_AI / T)"),
         ("min_rate", "lowest rate (reference runs: 1Gbps)"),
-        (
-            "base_rtt",
-            "T: \"global\" (largest base RTT, as the HPCC simulator) or \"path\"",
-        ),
+        ("base_rtt", "T: \"global\" (largest base RTT, as the HPCC simulator) or \"path\""),
         ("window", "limit bytes in flight to rate x T"),
-        (
-            "fast_react",
-            "apply an update on every ACK, committing once per RTT",
-        ),
+        ("fast_react", "apply an update on every ACK, committing once per RTT"),
     ];
 
     fn validate(&self) -> Result<(), (&'static str, String)> {
@@ -181,10 +171,7 @@ impl Scheme for Hpcc {
         HpccConfig::NAME
     }
     fn requirements(&self) -> Requirements {
-        Requirements {
-            int_on_data: true,
-            ..Default::default()
-        }
+        Requirements { int_on_data: true, ..Default::default() }
     }
     fn sender(&self, flow: &FlowView) -> Box<dyn SenderCc> {
         Box::new(HpccSender::new(&self.cfg, flow))
@@ -328,8 +315,7 @@ impl HpccSender {
             }
             let tau = h.ts - prev.ts;
             let b = h.rate_bps as f64;
-            let tx_rate =
-                h.tx_bytes.saturating_sub(prev.tx_bytes) as f64 * 8.0 * SEC as f64 / tau as f64;
+            let tx_rate = h.tx_bytes.saturating_sub(prev.tx_bytes) as f64 * 8.0 * SEC as f64 / tau as f64;
             let queue = h.qlen.min(prev.qlen) as f64 * 8.0 * SEC as f64 / (b * t);
             let u = tx_rate / b + queue;
             per_hop[i] = Some(u);
@@ -346,11 +332,7 @@ impl HpccSender {
             hook(self, &per_hop[..int.len()]);
             let k = self.u / self.eta;
             let (rate, stage) = if k >= 1.0 || self.inc_stage >= self.max_stage {
-                let base = if k > 0.0 {
-                    self.cur_rate / k
-                } else {
-                    f64::INFINITY
-                };
+                let base = if k > 0.0 { self.cur_rate / k } else { f64::INFINITY };
                 (base + self.rate_ai, 0)
             } else {
                 (self.cur_rate + self.rate_ai, self.inc_stage + 1)
@@ -404,12 +386,7 @@ mod tests {
     }
 
     fn hop(ts: Time, tx_bytes: u64, qlen: u64) -> IntHop {
-        IntHop {
-            ts,
-            tx_bytes,
-            qlen,
-            rate_bps: B,
-        }
+        IntHop { ts, tx_bytes, qlen, rate_bps: B }
     }
 
     fn close(a: f64, b: f64) -> bool {
@@ -499,10 +476,7 @@ mod tests {
         r.ack(31_000, 170_000, 1.0, 0.5, 0);
         let u2 = (u1 * 9.0 + 0.5) / 10.0;
         let r2 = rc / (u2 / 0.95) + 50e6;
-        assert!(
-            close(r.h.rate, r2),
-            "from Rc, not from the last per-ACK rate"
-        );
+        assert!(close(r.h.rate, r2), "from Rc, not from the last per-ACK rate");
         assert_eq!(r.s.committed_rate(), rc);
         assert_eq!(r.s.last_update_seq, 150_000);
         // The first ACK beyond last_update_seq commits and moves it to snd_nxt.
@@ -516,10 +490,7 @@ mod tests {
 
     #[test]
     fn without_fast_react_acks_within_the_rtt_change_nothing() {
-        let mut r = congested(HpccConfig {
-            fast_react: false,
-            ..Default::default()
-        });
+        let mut r = congested(HpccConfig { fast_react: false, ..Default::default() });
         let (rate, u) = (r.h.rate, r.s.probe());
         r.ack(30_000, 160_000, 1.0, 0.1, 0);
         assert_eq!((r.h.rate, r.s.probe()), (rate, u));
@@ -544,10 +515,7 @@ mod tests {
         assert_eq!(r.s.inc_stage(), 0);
 
         // max_stage = 0 (the reference runs' MI_THRESH 0): always multiplicative.
-        let mut r = congested(HpccConfig {
-            max_stage: 0,
-            ..Default::default()
-        });
+        let mut r = congested(HpccConfig { max_stage: 0, ..Default::default() });
         let mut rc = r.s.committed_rate();
         let mut seq = 150_000;
         for _ in 0..3 {
@@ -574,10 +542,7 @@ mod tests {
         assert_eq!(r.h.window, 125);
 
         // HPCC* (eta 1.5): U = 1.2 is below target, so additive increase.
-        let mut r = congested(HpccConfig {
-            eta: 1.5,
-            ..Default::default()
-        });
+        let mut r = congested(HpccConfig { eta: 1.5, ..Default::default() });
         let rc = r.s.committed_rate();
         assert!(close(rc, L / (2.0 / 1.5) + 50e6));
         r.ack(150_001, 300_000, 10.0, 1.0, 25_000); // u = 1 + 0.2
@@ -593,18 +558,12 @@ mod tests {
         h.start(&mut HpccSender::new(&HpccConfig::default(), &f));
         assert_eq!(h.window, 125_000, "global T = max_base_rtt = 10 us");
         let mut h = Harness::new(f.clone());
-        let path = HpccConfig {
-            base_rtt: BaseRtt::Path,
-            ..Default::default()
-        };
+        let path = HpccConfig { base_rtt: BaseRtt::Path, ..Default::default() };
         h.start(&mut HpccSender::new(&path, &f));
         assert_eq!(h.window, 62_500, "path T = 5 us");
         let mut h = Harness::new(f.clone());
         h.window = 1;
-        let nowin = HpccConfig {
-            window: false,
-            ..Default::default()
-        };
+        let nowin = HpccConfig { window: false, ..Default::default() };
         h.start(&mut HpccSender::new(&nowin, &f));
         assert_eq!((h.rate, h.window), (L, u64::MAX));
         let scheme = HpccConfig::default().into_scheme();
@@ -622,13 +581,7 @@ mod tests {
         h.ack(&mut s, &ack_int(1000, &[hop(US, 0, 0), hop(US, 0, 0)]));
         // Hop 0 at 0.3 B, hop 1 at 0.9 B over 10 us: U = 0.9 (from hop 1).
         h.snd_nxt = 20_000;
-        let p = ack_int(
-            11_000,
-            &[
-                hop(11 * US, bytes(0.3, 10.0), 0),
-                hop(11 * US, bytes(0.9, 10.0), 0),
-            ],
-        );
+        let p = ack_int(11_000, &[hop(11 * US, bytes(0.3, 10.0), 0), hop(11 * US, bytes(0.9, 10.0), 0)]);
         h.ack(&mut s, &p);
         assert!(close(s.probe(), 0.9));
         // The same records again: no time elapsed, nothing measured, no change.

@@ -26,10 +26,8 @@ impl Default for NoneConfig {
 impl SchemeConfig for NoneConfig {
     const NAME: &'static str = "none";
     const SUMMARY: &'static str = "no congestion control: line rate, optional fixed window";
-    const PARAMS: &'static [(&'static str, &'static str)] = &[(
-        "window_bdps",
-        "window in flow BDPs (line rate x path base RTT); 0 = no window",
-    )];
+    const PARAMS: &'static [(&'static str, &'static str)] =
+        &[("window_bdps", "window in flow BDPs (line rate x path base RTT); 0 = no window")];
 
     fn validate(&self) -> Result<(), (&'static str, String)> {
         if !(self.window_bdps.is_finite() && self.window_bdps >= 0.0) {

@@ -183,45 +183,21 @@ impl SchemeConfig for OscarConfig {
     const SUMMARY: &'static str =
         "OSCAR (NSDI'26): sender-only MIMD on delay and BLS delay gradient, O(1)-step convergence";
     const PARAMS: &'static [(&'static str, &'static str)] = &[
-        (
-            "target_queue",
-            "target queue; D_target = base RTT + target_queue / C",
-        ),
+        ("target_queue", "target queue; D_target = base RTT + target_queue / C"),
         ("bls_period", "batched-least-squares period tau"),
         ("min_samples", "fewest samples for a batch to close"),
-        (
-            "idle_factor",
-            "batch longer than this x tau = idle gap (g = 0, no ref rate)",
-        ),
-        (
-            "ai",
-            "fairness additive increase (ratio of line rate) per step",
-        ),
-        (
-            "linear_start",
-            "ratio added per step while the queue is empty",
-        ),
+        ("idle_factor", "batch longer than this x tau = idle gap (g = 0, no ref rate)"),
+        ("ai", "fairness additive increase (ratio of line rate) per step"),
+        ("linear_start", "ratio added per step while the queue is empty"),
         ("min_ratio", "lowest rate ratio"),
         ("start_ratio", "rate ratio at flow start"),
         ("gradient_floor", "lower clamp of the delay gradient"),
         ("empty_margin", "queue empty when mean delay < base + this"),
-        (
-            "accel_margin",
-            "accelerate (max) when mean delay < D_target - this, else min",
-        ),
-        (
-            "signal",
-            "\"rtt\" or \"owd\" (one-way delay, receiver timestamp)",
-        ),
-        (
-            "estimator",
-            "gradient estimator: \"bls\" or \"ewma\" (divide + EWMA)",
-        ),
+        ("accel_margin", "accelerate (max) when mean delay < D_target - this, else min"),
+        ("signal", "\"rtt\" or \"owd\" (one-way delay, receiver timestamp)"),
+        ("estimator", "gradient estimator: \"bls\" or \"ewma\" (divide + EWMA)"),
         ("ewma_weight", "divide+EWMA: weight of the old value"),
-        (
-            "window",
-            "enforce window min(u (BDP + target_queue), BDP) besides the rate",
-        ),
+        ("window", "enforce window min(u (BDP + target_queue), BDP) besides the rate"),
     ];
 
     fn validate(&self) -> Result<(), (&'static str, String)> {
@@ -230,10 +206,7 @@ impl SchemeConfig for OscarConfig {
             return Err(("bls_period", "must be greater than zero".into()));
         }
         if self.min_samples < 2 {
-            return Err((
-                "min_samples",
-                "a regression needs at least 2 samples".into(),
-            ));
+            return Err(("min_samples", "a regression needs at least 2 samples".into()));
         }
         if !(self.idle_factor.is_finite() && self.idle_factor >= 1.0) {
             return Err(("idle_factor", "must be a number >= 1".into()));
@@ -250,10 +223,7 @@ impl SchemeConfig for OscarConfig {
         if !unit(self.start_ratio) || self.start_ratio < self.min_ratio {
             return Err(("start_ratio", "must be in [min_ratio, 1]".into()));
         }
-        if !(self.gradient_floor.is_finite()
-            && self.gradient_floor > -1.0
-            && self.gradient_floor <= 0.0)
-        {
+        if !(self.gradient_floor.is_finite() && self.gradient_floor > -1.0 && self.gradient_floor <= 0.0) {
             return Err(("gradient_floor", "must be in (-1, 0]".into()));
         }
         if !unit(self.ewma_weight) || self.ewma_weight >= 1.0 {
@@ -280,9 +250,7 @@ impl Scheme for Oscar {
         Box::new(OscarSender::new(&self.cfg, flow))
     }
     fn receiver(&self, _flow: &FlowView) -> Box<dyn ReceiverCc> {
-        Box::new(OscarReceiver {
-            owd: self.cfg.signal == Signal::Owd,
-        })
+        Box::new(OscarReceiver { owd: self.cfg.signal == Signal::Owd })
     }
 }
 
@@ -405,11 +373,7 @@ impl Bls {
         let den = n * self.sxx - self.sx * self.sx;
         let span = self.x_max - self.x_min;
         let idle = span as f64 > self.idle_factor * self.tau as f64;
-        let gradient = if den > 0.0 && !idle {
-            (n * self.sxy - self.sx * self.sy) / den
-        } else {
-            0.0
-        };
+        let gradient = if den > 0.0 && !idle { (n * self.sxy - self.sx * self.sy) / den } else { 0.0 };
         Batch {
             n: self.n,
             first_send: self.x_min,
@@ -433,11 +397,7 @@ pub struct DivideEwma {
 impl DivideEwma {
     /// `weight`: of the old value, g = weight x g + (1 - weight) x g_i.
     pub fn new(weight: f64) -> DivideEwma {
-        DivideEwma {
-            weight,
-            prev: None,
-            g: 0.0,
-        }
+        DivideEwma { weight, prev: None, g: 0.0 }
     }
 
     /// Adds a sample (send time, delay in ps) and returns the estimate.
@@ -481,17 +441,7 @@ pub struct SendRecords {
 impl SendRecords {
     pub fn new(capacity: usize) -> SendRecords {
         let cap = capacity.next_power_of_two().max(16);
-        SendRecords {
-            slots: vec![
-                Rec {
-                    psn: EMPTY,
-                    sent: 0,
-                    ratio: 0.0
-                };
-                cap
-            ],
-            misses: 0,
-        }
+        SendRecords { slots: vec![Rec { psn: EMPTY, sent: 0, ratio: 0.0 }; cap], misses: 0 }
     }
 
     pub fn capacity(&self) -> usize {
@@ -527,29 +477,9 @@ impl SendRecords {
     }
 
     fn grow(&mut self, live_from: u64) {
-        let old = std::mem::replace(
-            &mut self.slots,
-            vec![
-                Rec {
-                    psn: EMPTY,
-                    sent: 0,
-                    ratio: 0.0
-                };
-                0
-            ],
-        );
-        self.slots = vec![
-            Rec {
-                psn: EMPTY,
-                sent: 0,
-                ratio: 0.0
-            };
-            old.len() * 2
-        ];
-        for r in old
-            .into_iter()
-            .filter(|r| r.psn != EMPTY && r.psn >= live_from)
-        {
+        let old = std::mem::replace(&mut self.slots, vec![Rec { psn: EMPTY, sent: 0, ratio: 0.0 }; 0]);
+        self.slots = vec![Rec { psn: EMPTY, sent: 0, ratio: 0.0 }; old.len() * 2];
+        for r in old.into_iter().filter(|r| r.psn != EMPTY && r.psn >= live_from) {
             self.insert(r.psn, r.sent, r.ratio, live_from);
         }
     }
@@ -693,21 +623,10 @@ impl OscarSender {
         .max(self.gradient_floor);
         let rw = b.mean_ratio * self.d_target / d;
         let span = b.last_send.saturating_sub(b.first_send);
-        let ref_r = if b.idle || span == 0 {
-            0.0
-        } else {
-            b.n as f64 * self.pkt_bits / (span as f64 / SEC as f64) / self.line
-        };
-        let rr = if ref_r == 0.0 && g == 0.0 {
-            rw
-        } else {
-            ref_r / (1.0 + g)
-        };
-        let u = if d < self.d_target - self.accel_margin {
-            rr.max(rw)
-        } else {
-            rr.min(rw)
-        };
+        let ref_r =
+            if b.idle || span == 0 { 0.0 } else { b.n as f64 * self.pkt_bits / (span as f64 / SEC as f64) / self.line };
+        let rr = if ref_r == 0.0 && g == 0.0 { rw } else { ref_r / (1.0 + g) };
+        let u = if d < self.d_target - self.accel_margin { rr.max(rw) } else { rr.min(rw) };
         (u + self.ai).min(1.0)
     }
 
@@ -733,8 +652,7 @@ impl SenderCc for OscarSender {
         pkt.aux[AUX_PSN] = pkt.seq;
         let inflight = cx.snd_nxt - cx.snd_una + pkt.payload as u64;
         let ratio = inflight as f64 * self.wire_per_payload / self.target_bytes;
-        self.records
-            .insert(pkt.seq / self.mtu, pkt.ts, ratio, cx.snd_una / self.mtu);
+        self.records.insert(pkt.seq / self.mtu, pkt.ts, ratio, cx.snd_una / self.mtu);
     }
 
     fn on_ack(&mut self, cx: &mut SenderCx, ack: &Packet) {
@@ -799,20 +717,12 @@ mod tests {
         assert_eq!(b.push(t0 + US, 12 * US, 0.7), None);
         assert_eq!(b.push(t0 + 2 * US, 11 * US, 0.6), None);
         assert_eq!(b.len(), 3);
-        let batch = b
-            .push(t0 + 6 * US, 20 * US, 0.2)
-            .expect("sent > t0 + tau with n >= 3 closes");
+        let batch = b.push(t0 + 6 * US, 20 * US, 0.2).expect("sent > t0 + tau with n >= 3 closes");
         assert!(close(batch.gradient, 139.0 / 83.0), "{}", batch.gradient);
         assert!(close(batch.mean_delay, 13.25e6));
         assert!(close(batch.mean_ratio, 0.5));
-        assert_eq!(
-            (batch.n, batch.first_send, batch.last_send, batch.idle),
-            (4, t0, t0 + 6 * US, false)
-        );
-        assert!(
-            b.is_empty(),
-            "the closing sample is not carried into the next batch"
-        );
+        assert_eq!((batch.n, batch.first_send, batch.last_send, batch.idle), (4, t0, t0 + 6 * US, false));
+        assert!(b.is_empty(), "the closing sample is not carried into the next batch");
         // The next sample opens a new batch.
         assert_eq!(b.push(t0 + 7 * US, 20 * US, 0.2), None);
         assert_eq!(b.len(), 1);
@@ -854,12 +764,7 @@ mod tests {
     fn bls_is_shift_invariant_and_tolerates_unordered_samples() {
         // A queue growing at 0.4 (delay 0.4 ns per ns) with +-20 ns of jitter.
         let pts: Vec<(Time, Time)> = (0..80u64)
-            .map(|i| {
-                (
-                    i * 84 * NS,
-                    12 * US + (i * 84 * NS * 2) / 5 + [0, 20, 7, 13][i as usize % 4] * NS,
-                )
-            })
+            .map(|i| (i * 84 * NS, 12 * US + (i * 84 * NS * 2) / 5 + [0, 20, 7, 13][i as usize % 4] * NS))
             .collect();
         let run = |offset: Time, order: &[usize]| {
             let mut b = Bls::new(5 * US, 3, 3.0);
@@ -876,19 +781,9 @@ mod tests {
         let a = run(0, &order);
         // One second later (x about 1e12 ps): same slope; relative x keeps precision.
         let b = run(SEC, &order);
-        assert!(
-            (a.gradient - b.gradient).abs() < 1e-9,
-            "{} vs {}",
-            a.gradient,
-            b.gradient
-        );
+        assert!((a.gradient - b.gradient).abs() < 1e-9, "{} vs {}", a.gradient, b.gradient);
         assert!((a.gradient - 0.4).abs() < 0.02, "{}", a.gradient);
-        let want = slope(
-            &pts[..a.n as usize]
-                .iter()
-                .map(|&(x, y)| (x as f64, y as f64))
-                .collect::<Vec<_>>(),
-        );
+        let want = slope(&pts[..a.n as usize].iter().map(|&(x, y)| (x as f64, y as f64)).collect::<Vec<_>>());
         assert!(close(a.gradient, want));
         // Swapping neighbours inside the batch changes nothing but the origin.
         let mut sw = order.clone();
@@ -897,12 +792,7 @@ mod tests {
         }
         let c = run(0, &sw);
         assert_eq!(c.n, a.n);
-        assert!(
-            close(c.gradient, a.gradient),
-            "{} vs {}",
-            c.gradient,
-            a.gradient
-        );
+        assert!(close(c.gradient, a.gradient), "{} vs {}", c.gradient, a.gradient);
         assert_eq!((c.first_send, c.last_send), (a.first_send, a.last_send));
     }
 
@@ -913,10 +803,7 @@ mod tests {
         // g_1 = (10.1 - 10) us / 100 ns = 1: g = 0.125.
         assert!(close(e.push(100 * NS, 10 * US + 100 * NS), 0.125));
         // g_2 = -50 ns / 50 ns = -1: g = 0.875 x 0.125 - 0.125.
-        assert!(close(
-            e.push(150 * NS, 10 * US + 50 * NS),
-            0.875 * 0.125 - 0.125
-        ));
+        assert!(close(e.push(150 * NS, 10 * US + 50 * NS), 0.875 * 0.125 - 0.125));
         // Same send time: remembered, no division.
         let g = e.gradient();
         assert_eq!(e.push(150 * NS, 20 * US), g);
@@ -956,11 +843,7 @@ mod tests {
         assert_eq!(h.rate, 100e9);
         // Window = min(1 x 200 KB, BDP 125 KB) wire bytes, in payload bytes.
         assert_eq!(h.window, (125_000.0 / 1.048) as u64);
-        let (mut s, mut h) = sender(&OscarConfig {
-            start_ratio: 0.25,
-            window: false,
-            ..Default::default()
-        });
+        let (mut s, mut h) = sender(&OscarConfig { start_ratio: 0.25, window: false, ..Default::default() });
         h.start(&mut s);
         assert_eq!((h.rate, h.window), (25e9, u64::MAX));
     }
@@ -977,25 +860,15 @@ mod tests {
         assert!(rr < 0.4);
         assert!(close(s.next_ratio(&b, 0.0), 0.4 + 0.001), "max picks rw");
         let b = batch(12.0, -0.5, 0.3, n, 5.0);
-        assert!(
-            close(s.next_ratio(&b, 0.0), r / 0.5 + 0.001),
-            "max picks rr = {}",
-            r / 0.5
-        );
+        assert!(close(s.next_ratio(&b, 0.0), r / 0.5 + 0.001), "max picks rr = {}", r / 0.5);
         // Decelerating (d = 20 us >= 15.5): min(rr, rw); rw = 0.3 x 16 / 20 = 0.24.
         let b = batch(20.0, 0.5, 0.3, n, 5.0);
         assert!(close(s.next_ratio(&b, 0.0), (r / 1.5).min(0.24) + 0.001));
         let b = batch(20.0, 2.0, 0.3, n, 5.0);
-        assert!(
-            close(s.next_ratio(&b, 0.0), r / 3.0 + 0.001),
-            "min picks rr"
-        );
+        assert!(close(s.next_ratio(&b, 0.0), r / 3.0 + 0.001), "min picks rr");
         // Between D_target - 0.5 us and D_target: already decelerating.
         let b = batch(15.7, -0.5, 0.3, n, 5.0);
-        assert!(close(
-            s.next_ratio(&b, 0.0),
-            (r / 0.5).min(0.3 * 16.0 / 15.7) + 0.001
-        ));
+        assert!(close(s.next_ratio(&b, 0.0), (r / 0.5).min(0.3 * 16.0 / 15.7) + 0.001));
         // Gradient floor -0.9: g = -0.99 acts as -0.9.
         let b = batch(12.0, -0.99, 0.01, n, 5.0);
         assert!(close(s.next_ratio(&b, 0.0), (r / 0.1).min(1.0)));
@@ -1009,26 +882,17 @@ mod tests {
         let b = batch(12.0, -0.5, 0.9, n, 5.0);
         assert_eq!(s.next_ratio(&b, 0.0), 1.0);
         // Queue empty (d < base + 1 us = 11 us): linear start from the current u.
-        let (mut s, mut h) = sender(&OscarConfig {
-            start_ratio: 0.5,
-            ..Default::default()
-        });
+        let (mut s, mut h) = sender(&OscarConfig { start_ratio: 0.5, ..Default::default() });
         h.start(&mut s);
         let b = batch(10.9, 3.0, 0.01, n, 5.0);
         assert!(close(s.next_ratio(&b, 0.0), 0.51));
         // The EWMA estimator replaces g only.
-        let (s, _) = sender(&OscarConfig {
-            estimator: Estimator::Ewma,
-            ..Default::default()
-        });
+        let (s, _) = sender(&OscarConfig { estimator: Estimator::Ewma, ..Default::default() });
         let b = batch(20.0, 0.0, 0.3, n, 5.0);
         assert!(close(s.next_ratio(&b, 2.0), (r / 3.0).min(0.24) + 0.001));
         let mut b = batch(20.0, 0.0, 0.3, n, 20.0);
         b.idle = true;
-        assert!(
-            close(s.next_ratio(&b, 2.0), 0.24 + 0.001),
-            "idle batch: g = 0 for EWMA too"
-        );
+        assert!(close(s.next_ratio(&b, 2.0), 0.24 + 0.001), "idle batch: g = 0 for EWMA too");
     }
 
     /// Sends `n` packets of 1000 B, one every `gap`, from `h.now`; returns them.
@@ -1053,11 +917,7 @@ mod tests {
 
     /// The ACK the core makes for data packet `p`: cumulative seq, echoed ts and aux.
     fn ack_for(p: &Packet, cum: u64) -> Packet {
-        Packet {
-            ts: p.ts,
-            aux: p.aux,
-            ..ack(cum)
-        }
+        Packet { ts: p.ts, aux: p.aux, ..ack(cum) }
     }
 
     #[test]
@@ -1089,9 +949,7 @@ mod tests {
         let b = s.last_batch().unwrap();
         assert_eq!(b.n, 12);
         assert!(close(b.gradient, 0.25), "{}", b.gradient);
-        let ratios: Vec<f64> = (0..12)
-            .map(|k| (51_000.0 + 1000.0 * k as f64) * 1.048 / 200_000.0)
-            .collect();
+        let ratios: Vec<f64> = (0..12).map(|k| (51_000.0 + 1000.0 * k as f64) * 1.048 / 200_000.0).collect();
         let ref_w = ratios.iter().sum::<f64>() / 12.0;
         assert!(close(b.mean_ratio, ref_w), "{} vs {ref_w}", b.mean_ratio);
         // Decelerating (mean delay 17 + 5.5/8 us > 15.5 us): u = min(rr, rw) + ai.
@@ -1111,16 +969,9 @@ mod tests {
         let (mut s, mut h) = sender(&OscarConfig::default());
         h.start(&mut s);
         let cap0 = s.records().capacity();
-        assert_eq!(
-            cap0, 512,
-            "2 x (BDP + target) / packet = 381 records, rounded up"
-        );
+        assert_eq!(cap0, 512, "2 x (BDP + target) / packet = 381 records, rounded up");
         let pkts = send_burst(&mut s, &mut h, 1000, 100 * NS);
-        assert_eq!(
-            s.records().capacity(),
-            1024,
-            "the ring grew for 1000 outstanding packets"
-        );
+        assert_eq!(s.records().capacity(), 1024, "the ring grew for 1000 outstanding packets");
         assert_eq!(s.records().len(), 1000);
         // ACKs in a scrambled order (as per-packet spraying delivers them):
         // every one finds its record.
@@ -1164,39 +1015,18 @@ mod tests {
 
     #[test]
     fn owd_signal_uses_receiver_timestamp_and_learns_reverse_delay() {
-        let cfg = OscarConfig {
-            signal: Signal::Owd,
-            ..Default::default()
-        };
+        let cfg = OscarConfig { signal: Signal::Owd, ..Default::default() };
         // Receiver stamps arrival time.
         let f = flow();
         let scheme = cfg.clone().into_scheme();
         let mut rx = scheme.receiver(&f);
         let data = Packet::default();
         let mut a = ack(0);
-        rx.fill_ack(
-            &ReceiverCx {
-                now: 77 * US,
-                flow: &f,
-                host_active_flows: 1,
-                send_cnp: false,
-            },
-            &data,
-            &mut a,
-        );
+        rx.fill_ack(&ReceiverCx { now: 77 * US, flow: &f, host_active_flows: 1, send_cnp: false }, &data, &mut a);
         assert_eq!(a.aux[AUX_RECV_TS], 77 * US);
         let mut rx = OscarConfig::default().into_scheme().receiver(&f);
         let mut a = ack(0);
-        rx.fill_ack(
-            &ReceiverCx {
-                now: 77 * US,
-                flow: &f,
-                host_active_flows: 1,
-                send_cnp: false,
-            },
-            &data,
-            &mut a,
-        );
+        rx.fill_ack(&ReceiverCx { now: 77 * US, flow: &f, host_active_flows: 1, send_cnp: false }, &data, &mut a);
         assert_eq!(a.aux[AUX_RECV_TS], 0, "RTT mode leaves aux alone");
 
         // Sender: forward delay rises 0.5 ns/ns; the reverse path (5 us base)
@@ -1223,26 +1053,15 @@ mod tests {
         // RTT-equivalent: OWD + the smallest reverse delay (5 us).
         let n = owd.n as u64;
         let mean_send = (0..n).map(|k| (k * 200 * NS) as f64).sum::<f64>() / n as f64;
-        assert!(
-            close(owd.mean_delay, 10e6 + mean_send / 2.0),
-            "{}",
-            owd.mean_delay
-        );
+        assert!(close(owd.mean_delay, 10e6 + mean_send / 2.0), "{}", owd.mean_delay);
         let rtt = run(&OscarConfig::default());
-        assert!(
-            (rtt.gradient - 0.5).abs() > 0.05,
-            "RTT carries the reverse-path noise: {}",
-            rtt.gradient
-        );
+        assert!((rtt.gradient - 0.5).abs() > 0.05, "RTT carries the reverse-path noise: {}", rtt.gradient);
     }
 
     #[test]
     fn rate_and_window_enforced_with_min_ratio() {
         // ai = 0, else the AI term alone keeps u above min_ratio = ai.
-        let (mut s, mut h) = sender(&OscarConfig {
-            ai: 0.0,
-            ..Default::default()
-        });
+        let (mut s, mut h) = sender(&OscarConfig { ai: 0.0, ..Default::default() });
         h.start(&mut s);
         // A huge delay with tiny reference state drives u below min_ratio.
         h.snd_nxt = 0;
@@ -1263,10 +1082,7 @@ mod tests {
         }
         assert!(close(s.ratio(), 0.011));
         // Without the window: rate only.
-        let (mut s, mut h) = sender(&OscarConfig {
-            window: false,
-            ..Default::default()
-        });
+        let (mut s, mut h) = sender(&OscarConfig { window: false, ..Default::default() });
         h.start(&mut s);
         assert_eq!(h.window, u64::MAX);
     }
@@ -1275,61 +1091,16 @@ mod tests {
     fn config_checks_and_scheme() {
         assert!(OscarConfig::default().validate().is_ok());
         let bad = |c: OscarConfig| c.validate().unwrap_err().0;
-        assert_eq!(
-            bad(OscarConfig {
-                bls_period: Dur(0),
-                ..Default::default()
-            }),
-            "bls_period"
-        );
-        assert_eq!(
-            bad(OscarConfig {
-                min_samples: 1,
-                ..Default::default()
-            }),
-            "min_samples"
-        );
-        assert_eq!(
-            bad(OscarConfig {
-                min_ratio: 0.0,
-                ..Default::default()
-            }),
-            "min_ratio"
-        );
-        assert_eq!(
-            bad(OscarConfig {
-                start_ratio: 0.0001,
-                ..Default::default()
-            }),
-            "start_ratio"
-        );
-        assert_eq!(
-            bad(OscarConfig {
-                gradient_floor: -1.0,
-                ..Default::default()
-            }),
-            "gradient_floor"
-        );
-        assert_eq!(
-            bad(OscarConfig {
-                ewma_weight: 1.0,
-                ..Default::default()
-            }),
-            "ewma_weight"
-        );
-        assert_eq!(
-            bad(OscarConfig {
-                ai: 1.0,
-                ..Default::default()
-            }),
-            "ai"
-        );
+        assert_eq!(bad(OscarConfig { bls_period: Dur(0), ..Default::default() }), "bls_period");
+        assert_eq!(bad(OscarConfig { min_samples: 1, ..Default::default() }), "min_samples");
+        assert_eq!(bad(OscarConfig { min_ratio: 0.0, ..Default::default() }), "min_ratio");
+        assert_eq!(bad(OscarConfig { start_ratio: 0.0001, ..Default::default() }), "start_ratio");
+        assert_eq!(bad(OscarConfig { gradient_floor: -1.0, ..Default::default() }), "gradient_floor");
+        assert_eq!(bad(OscarConfig { ewma_weight: 1.0, ..Default::default() }), "ewma_weight");
+        assert_eq!(bad(OscarConfig { ai: 1.0, ..Default::default() }), "ai");
         let sc = OscarConfig::default().into_scheme();
         assert_eq!(sc.name(), "oscar");
         let r = sc.requirements();
-        assert!(
-            !r.int_on_data && r.ecn.is_none(),
-            "sender-only: no switch support"
-        );
+        assert!(!r.int_on_data && r.ecn.is_none(), "sender-only: no switch support");
     }
 }

@@ -36,9 +36,7 @@
 //! `probe()` returns the last RTT sample in microseconds.
 
 use crate::registry::SchemeConfig;
-use crate::timely::{
-    high_decrease, region, rows, rtt_sample, timely_common, Common, Region, RttGradient, UpdateGate,
-};
+use crate::timely::{high_decrease, region, rows, rtt_sample, timely_common, Common, Region, RttGradient, UpdateGate};
 use ccsim_core::cc::{FlowView, Scheme, SenderCc, SenderCx};
 use ccsim_core::packet::Packet;
 use ccsim_core::time::{Time, US};
@@ -110,12 +108,7 @@ timely_common!(PatchedTimelyConfig);
 impl PatchedTimelyConfig {
     /// The rule's parameters as [`patched_step`] takes them.
     pub fn step_params(&self) -> StepParams {
-        StepParams {
-            t_low: self.t_low.0,
-            t_high: self.t_high.0,
-            delta: self.delta.0 as f64,
-            beta: self.beta,
-        }
+        StepParams { t_low: self.t_low.0, t_high: self.t_high.0, delta: self.delta.0 as f64, beta: self.beta }
     }
 
     /// RTT* = RTT_ref (1 + n delta / (beta C)): the fixed-point RTT of `n` flows
@@ -134,10 +127,7 @@ impl SchemeConfig for PatchedTimelyConfig {
         rows::ALPHA,
         ("beta", "decrease factor (band and above t_high)"),
         ("t_low", "RTT below which the rate increases by delta"),
-        (
-            "t_high",
-            "RTT above which the rate decreases by beta (1 - t_high/rtt)",
-        ),
+        ("t_high", "RTT above which the rate decreases by beta (1 - t_high/rtt)"),
         rows::MIN_RTT,
         ("delta", "additive increment"),
         ("rtt_ref", "target RTT: error = (rtt - rtt_ref) / rtt_ref"),
@@ -211,13 +201,7 @@ pub struct StepParams {
 /// gradient `g`; `error` gives the band's error term for `rtt` (patched TIMELY:
 /// [`error`] against RTT_ref; SQCC supplies its own). Returns the new rate (not
 /// clamped) and the region taken.
-pub fn patched_step(
-    p: &StepParams,
-    rate: f64,
-    rtt: Time,
-    g: f64,
-    error: impl FnOnce(Time) -> f64,
-) -> (f64, Region) {
+pub fn patched_step(p: &StepParams, rate: f64, rtt: Time, g: f64, error: impl FnOnce(Time) -> f64) -> (f64, Region) {
     let reg = region(rtt, p.t_low, p.t_high);
     let r = match reg {
         Region::Low => rate + p.delta,
@@ -264,12 +248,7 @@ impl PatchedCore {
         if !self.gate.is_event(ack.seq, cx.flow.size) {
             return None;
         }
-        Some(rtt_sample(
-            cx.now,
-            ack,
-            cx.flow,
-            self.subtract_serialization,
-        ))
+        Some(rtt_sample(cx.now, ack, cx.flow, self.subtract_serialization))
     }
 
     /// Feeds RTT sample `rtt` to the gradient and applies [`patched_step`] with
@@ -364,10 +343,7 @@ mod tests {
     }
 
     fn per_ack() -> PatchedTimelyConfig {
-        PatchedTimelyConfig {
-            segment: Bytes(0),
-            ..Default::default()
-        }
+        PatchedTimelyConfig { segment: Bytes(0), ..Default::default() }
     }
 
     fn ack_rtt(h: &mut Harness, s: &mut PatchedTimelySender, seq: u64, now_us: u64, rtt_us: u64) {
@@ -477,11 +453,7 @@ mod tests {
         h.start(&mut s);
         ack_rtt(&mut h, &mut s, 1000, 10, 10);
         assert_eq!(h.rate, L, "capped at line rate");
-        let c = PatchedTimelyConfig {
-            beta: 1.0,
-            init_rate_fraction: 0.01,
-            ..Default::default()
-        };
+        let c = PatchedTimelyConfig { beta: 1.0, init_rate_fraction: 0.01, ..Default::default() };
         let mut s = PatchedTimelySender::new(&c, &f);
         let mut h = Harness::new(f.clone());
         h.start(&mut s);
@@ -497,19 +469,10 @@ mod tests {
     #[test]
     fn validation() {
         assert!(PatchedTimelyConfig::default().validate().is_ok());
-        let c = PatchedTimelyConfig {
-            rtt_ref: Dur(0),
-            ..Default::default()
-        };
+        let c = PatchedTimelyConfig { rtt_ref: Dur(0), ..Default::default() };
         assert_eq!(c.validate().unwrap_err().0, "rtt_ref");
-        let c = PatchedTimelyConfig {
-            alpha: 2.0,
-            ..Default::default()
-        };
+        let c = PatchedTimelyConfig { alpha: 2.0, ..Default::default() };
         assert_eq!(c.validate().unwrap_err().0, "alpha");
-        assert_eq!(
-            PatchedTimelyConfig::default().into_scheme().name(),
-            "patched_timely"
-        );
+        assert_eq!(PatchedTimelyConfig::default().into_scheme().name(), "patched_timely");
     }
 }

@@ -58,8 +58,7 @@
 
 use crate::registry::SchemeConfig;
 use ccsim_core::cc::{
-    FlowView, PortStat, ReceiverCc, ReceiverCx, Requirements, Scheme, SenderCc, SenderCx, SwitchCc,
-    SwitchCx,
+    FlowView, PortStat, ReceiverCc, ReceiverCx, Requirements, Scheme, SenderCc, SenderCx, SwitchCc, SwitchCx,
 };
 use ccsim_core::config::{EcnConfig, EcnMode};
 use ccsim_core::packet::{Packet, PktKind};
@@ -136,18 +135,9 @@ impl SchemeConfig for PcnConfig {
             "NP-ECN: mark at dequeue above this egress queue if the port was not paused (value unverified)",
         ),
         ("interval", "NP: per-flow notification interval"),
-        (
-            "congested_fraction",
-            "NP: congested when more than this fraction of the interval's packets were marked",
-        ),
-        (
-            "w_min",
-            "RP: congested R = min(R, R_recv (1 - w_min)); w restarts at w_min",
-        ),
-        (
-            "w_max",
-            "RP: non-congested R = (1-w) R + w C; w = (1-w) w + w w_max",
-        ),
+        ("congested_fraction", "NP: congested when more than this fraction of the interval's packets were marked"),
+        ("w_min", "RP: congested R = min(R, R_recv (1 - w_min)); w restarts at w_min"),
+        ("w_max", "RP: non-congested R = (1-w) R + w C; w = (1-w) w + w w_max"),
         ("min_rate", "RP: lowest rate (not from the paper)"),
     ];
 
@@ -191,13 +181,7 @@ impl Scheme for Pcn {
         PcnConfig::NAME
     }
     fn requirements(&self) -> Requirements {
-        Requirements {
-            ecn: Some(EcnConfig {
-                mode: EcnMode::Off,
-                ..Default::default()
-            }),
-            ..Default::default()
-        }
+        Requirements { ecn: Some(EcnConfig { mode: EcnMode::Off, ..Default::default() }), ..Default::default() }
     }
     fn sender(&self, flow: &FlowView) -> Box<dyn SenderCc> {
         Box::new(PcnSender::new(&self.cfg, flow))
@@ -220,10 +204,7 @@ pub struct PcnSwitch {
 
 impl PcnSwitch {
     pub fn new(threshold: u64) -> Self {
-        PcnSwitch {
-            threshold,
-            marked: 0,
-        }
+        PcnSwitch { threshold, marked: 0 }
     }
 
     /// Data packets this switch has marked.
@@ -252,9 +233,7 @@ impl SwitchCc for PcnSwitch {
     }
 
     fn on_dequeue(&mut self, cx: &mut SwitchCx, _in_port: u16, out_port: u16, pkt: &mut Packet) {
-        if pkt.kind == PktKind::Data
-            && self.should_mark(&cx.ports[out_port as usize], pkt.aux[TAG_FIELD])
-        {
+        if pkt.kind == PktKind::Data && self.should_mark(&cx.ports[out_port as usize], pkt.aux[TAG_FIELD]) {
             pkt.ce = true;
             self.marked += 1;
         }
@@ -307,11 +286,7 @@ impl PcnReceiver {
     fn close_interval(&self) -> Notification {
         let congested = self.marked as f64 > self.congested_fraction * self.packets as f64;
         let rate = self.bytes as u128 * 8 * SEC as u128 / self.interval as u128;
-        Notification {
-            congested,
-            rate_bps: rate as u64,
-            marked_ppm: self.marked * 1_000_000 / self.packets.max(1),
-        }
+        Notification { congested, rate_bps: rate as u64, marked_ppm: self.marked * 1_000_000 / self.packets.max(1) }
     }
 }
 
@@ -340,11 +315,7 @@ impl ReceiverCc for PcnReceiver {
     fn fill_ack(&mut self, _cx: &ReceiverCx, _data: &Packet, ack: &mut Packet) {
         match self.pending.take() {
             Some(n) => {
-                ack.aux[FB_FIELD] = if n.congested {
-                    FB_CONGESTED
-                } else {
-                    FB_UNCONGESTED
-                };
+                ack.aux[FB_FIELD] = if n.congested { FB_CONGESTED } else { FB_UNCONGESTED };
                 ack.aux[RATE_FIELD] = n.rate_bps;
                 ack.aux[MARKED_FIELD] = n.marked_ppm;
             }
@@ -397,10 +368,7 @@ impl PcnSender {
     /// Applies one notification from the NP.
     pub fn notify(&mut self, congested: bool, recv_rate: f64) {
         if congested {
-            self.rc = self
-                .rc
-                .min(recv_rate * (1.0 - self.w_min))
-                .max(self.min_rate);
+            self.rc = self.rc.min(recv_rate * (1.0 - self.w_min)).max(self.min_rate);
             self.w = self.w_min;
         } else {
             self.rc = ((1.0 - self.w) * self.rc + self.w * self.line).min(self.line);
@@ -449,12 +417,7 @@ mod tests {
     // ---- switch ----
 
     fn data(class: u8) -> Packet {
-        Packet {
-            kind: PktKind::Data,
-            class,
-            size: 1048,
-            ..Default::default()
-        }
+        Packet { kind: PktKind::Data, class, size: 1048, ..Default::default() }
     }
 
     /// Runs one packet through a switch: enqueue at port 1 in state `at_enq`,
@@ -462,59 +425,28 @@ mod tests {
     fn through(sw: &mut PcnSwitch, pkt: &mut Packet, at_enq: PortStat, at_deq: PortStat) -> bool {
         let mut emit = Vec::new();
         let mut ports = [PortStat::default(), at_enq];
-        let mut cx = SwitchCx {
-            now: 0,
-            node: 9,
-            ports: &ports,
-            emit: &mut emit,
-        };
+        let mut cx = SwitchCx { now: 0, node: 9, ports: &ports, emit: &mut emit };
         sw.on_enqueue(&mut cx, 0, 1, pkt);
         ports[1] = at_deq;
-        let mut cx = SwitchCx {
-            now: 5 * US,
-            node: 9,
-            ports: &ports,
-            emit: &mut emit,
-        };
+        let mut cx = SwitchCx { now: 5 * US, node: 9, ports: &ports, emit: &mut emit };
         sw.on_dequeue(&mut cx, 0, 1, pkt);
         assert!(emit.is_empty(), "NP-ECN emits nothing");
         pkt.ce
     }
 
     fn port(qlen: u64, paused: u8, pauses: u64) -> PortStat {
-        PortStat {
-            rate_bps: 100_000_000_000,
-            qlen,
-            paused,
-            pauses,
-            ..Default::default()
-        }
+        PortStat { rate_bps: 100_000_000_000, qlen, paused, pauses, ..Default::default() }
     }
 
     #[test]
     fn np_ecn_marks_a_queue_built_by_congestion() {
         let mut sw = PcnSwitch::new(5_000);
         // The same 200 KB queue, no PAUSE while the packet waited: marked.
-        assert!(through(
-            &mut sw,
-            &mut data(1),
-            port(150_000, 0, 3),
-            port(200_000, 0, 3)
-        ));
+        assert!(through(&mut sw, &mut data(1), port(150_000, 0, 3), port(200_000, 0, 3)));
         assert_eq!(sw.marked(), 1);
         // Queue at or below the threshold at dequeue: not marked.
-        assert!(!through(
-            &mut sw,
-            &mut data(1),
-            port(150_000, 0, 3),
-            port(5_000, 0, 3)
-        ));
-        assert!(through(
-            &mut sw,
-            &mut data(1),
-            port(150_000, 0, 3),
-            port(5_001, 0, 3)
-        ));
+        assert!(!through(&mut sw, &mut data(1), port(150_000, 0, 3), port(5_000, 0, 3)));
+        assert!(through(&mut sw, &mut data(1), port(150_000, 0, 3), port(5_001, 0, 3)));
         assert_eq!(sw.marked(), 2);
     }
 
@@ -523,70 +455,32 @@ mod tests {
         let mut sw = PcnSwitch::new(5_000);
         // A PAUSE arrived while the packet waited (count 3 -> 4; resumed since):
         // the 200 KB queue is PFC's doing, not this port's congestion.
-        assert!(!through(
-            &mut sw,
-            &mut data(1),
-            port(150_000, 0, 3),
-            port(200_000, 0, 4)
-        ));
+        assert!(!through(&mut sw, &mut data(1), port(150_000, 0, 3), port(200_000, 0, 4)));
         // Paused and resumed several times.
-        assert!(!through(
-            &mut sw,
-            &mut data(1),
-            port(150_000, 0, 3),
-            port(200_000, 0, 9)
-        ));
+        assert!(!through(&mut sw, &mut data(1), port(150_000, 0, 3), port(200_000, 0, 9)));
         // The port was already paused (class 1) when the packet arrived, and
         // resumed without a new PAUSE frame: still unmarked.
-        assert!(!through(
-            &mut sw,
-            &mut data(1),
-            port(150_000, 0b10, 4),
-            port(200_000, 0, 4)
-        ));
+        assert!(!through(&mut sw, &mut data(1), port(150_000, 0b10, 4), port(200_000, 0, 4)));
         assert_eq!(sw.marked(), 0);
         // A pause of another class at enqueue does not delay class 1.
-        assert!(through(
-            &mut sw,
-            &mut data(1),
-            port(150_000, 0b100, 4),
-            port(200_000, 0b100, 4)
-        ));
+        assert!(through(&mut sw, &mut data(1), port(150_000, 0b100, 4), port(200_000, 0b100, 4)));
         // A mark from an upstream switch is kept.
         let mut p = data(1);
         p.ce = true;
-        assert!(through(
-            &mut sw,
-            &mut p,
-            port(150_000, 0, 3),
-            port(200_000, 0, 4)
-        ));
+        assert!(through(&mut sw, &mut p, port(150_000, 0, 3), port(200_000, 0, 4)));
     }
 
     #[test]
     fn np_ecn_ignores_control_packets_and_uses_the_egress_port() {
         let mut sw = PcnSwitch::new(5_000);
-        let mut a = Packet {
-            kind: PktKind::Ack,
-            ..Default::default()
-        };
+        let mut a = Packet { kind: PktKind::Ack, ..Default::default() };
         a.aux = [1, 2, 3, 4];
-        assert!(!through(
-            &mut sw,
-            &mut a,
-            port(150_000, 0, 3),
-            port(200_000, 0, 3)
-        ));
+        assert!(!through(&mut sw, &mut a, port(150_000, 0, 3), port(200_000, 0, 3)));
         assert_eq!(a.aux, [1, 2, 3, 4], "ACK fields untouched");
         // Port 0 (not the egress) is congested and port 1 is not: no mark.
         let mut emit = Vec::new();
         let ports = [port(900_000, 0, 0), port(0, 0, 0)];
-        let mut cx = SwitchCx {
-            now: 0,
-            node: 9,
-            ports: &ports,
-            emit: &mut emit,
-        };
+        let mut cx = SwitchCx { now: 0, node: 9, ports: &ports, emit: &mut emit };
         let mut p = data(1);
         sw.on_enqueue(&mut cx, 0, 1, &mut p);
         sw.on_dequeue(&mut cx, 0, 1, &mut p);
@@ -605,12 +499,7 @@ mod tests {
         let mut last = [0; 4];
         for i in 0..n {
             let now = t + i * span / n;
-            let mut cx = ReceiverCx {
-                now,
-                flow: &f,
-                host_active_flows: 1,
-                send_cnp: false,
-            };
+            let mut cx = ReceiverCx { now, flow: &f, host_active_flows: 1, send_cnp: false };
             let mut d = data(1);
             d.ce = i < m;
             rx.on_data(&mut cx, &d);
@@ -671,12 +560,7 @@ mod tests {
         let mut rx = PcnReceiver::new(&PcnConfig::default());
         feed(&mut rx, 0, 50 * US, 5, 0);
         // A packet closes the interval but the core sends no ACK for it.
-        let mut cx = ReceiverCx {
-            now: 51 * US,
-            flow: &f,
-            host_active_flows: 1,
-            send_cnp: false,
-        };
+        let mut cx = ReceiverCx { now: 51 * US, flow: &f, host_active_flows: 1, send_cnp: false };
         rx.on_data(&mut cx, &data(1));
         assert!(rx.pending().is_some_and(|n| !n.congested));
         cx.now = 52 * US;
@@ -771,47 +655,13 @@ mod tests {
         let ok = PcnConfig::default();
         assert!(ok.validate().is_ok());
         let bad = |c: PcnConfig| c.validate().unwrap_err().0;
-        assert_eq!(
-            bad(PcnConfig {
-                interval: Dur(0),
-                ..ok.clone()
-            }),
-            "interval"
-        );
-        assert_eq!(
-            bad(PcnConfig {
-                congested_fraction: 1.0,
-                ..ok.clone()
-            }),
-            "congested_fraction"
-        );
-        assert_eq!(
-            bad(PcnConfig {
-                w_min: 0.0,
-                ..ok.clone()
-            }),
-            "w_min"
-        );
-        assert_eq!(
-            bad(PcnConfig {
-                w_max: 0.001,
-                ..ok.clone()
-            }),
-            "w_max"
-        );
-        assert_eq!(
-            bad(PcnConfig {
-                min_rate: Rate(0),
-                ..ok.clone()
-            }),
-            "min_rate"
-        );
+        assert_eq!(bad(PcnConfig { interval: Dur(0), ..ok.clone() }), "interval");
+        assert_eq!(bad(PcnConfig { congested_fraction: 1.0, ..ok.clone() }), "congested_fraction");
+        assert_eq!(bad(PcnConfig { w_min: 0.0, ..ok.clone() }), "w_min");
+        assert_eq!(bad(PcnConfig { w_max: 0.001, ..ok.clone() }), "w_max");
+        assert_eq!(bad(PcnConfig { min_rate: Rate(0), ..ok.clone() }), "min_rate");
         let req = Pcn::new(ok).requirements();
-        assert_eq!(
-            req.ecn.map(|e| e.mode),
-            Some(EcnMode::Off),
-            "the core must not mark"
-        );
+        assert_eq!(req.ecn.map(|e| e.mode), Some(EcnMode::Off), "the core must not mark");
         assert!(!req.int_on_data);
     }
 }

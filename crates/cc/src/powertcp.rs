@@ -207,33 +207,17 @@ fn check_common(gamma: f64, expected_flows: u32) -> Result<(), (&'static str, St
 
 impl SchemeConfig for PowerTcpConfig {
     const NAME: &'static str = "powertcp";
-    const SUMMARY: &'static str =
-        "PowerTCP (Addanki et al. NSDI'22): INT power (current x voltage) window control";
+    const SUMMARY: &'static str = "PowerTCP (Addanki et al. NSDI'22): INT power (current x voltage) window control";
     const PARAMS: &'static [(&'static str, &'static str)] = &[
         ("gamma", "EWMA weight of the window update"),
-        (
-            "expected_flows",
-            "N in beta = line rate x T / N (when beta = 0)",
-        ),
-        (
-            "beta",
-            "additive increase in bytes; 0 = line rate x T / expected_flows",
-        ),
+        ("expected_flows", "N in beta = line rate x T / N (when beta = 0)"),
+        ("beta", "additive increase in bytes; 0 = line rate x T / expected_flows"),
         ("eta", "power is divided by eta (ns-3 code: 0.95)"),
-        (
-            "queue_gradient",
-            "current includes dqlen/dt (false: transmit rate only, as ns-3.39)",
-        ),
+        ("queue_gradient", "current includes dqlen/dt (false: transmit rate only, as ns-3.39)"),
         ("min_rate", "lowest rate (window >= min_rate x T)"),
         ("base_rtt", "T: \"global\" (largest base RTT) or \"path\""),
-        (
-            "window",
-            "limit bytes in flight to the window W (rate = W / T)",
-        ),
-        (
-            "reference_window",
-            "W_old: \"rtt\" (once per RTT) or \"packet\" (window when the ACKed packet was sent)",
-        ),
+        ("window", "limit bytes in flight to the window W (rate = W / T)"),
+        ("reference_window", "W_old: \"rtt\" (once per RTT) or \"packet\" (window when the ACKed packet was sent)"),
     ];
 
     fn validate(&self) -> Result<(), (&'static str, String)> {
@@ -255,36 +239,15 @@ impl SchemeConfig for ThetaPowerTcpConfig {
         "θ-PowerTCP (Addanki et al. NSDI'22): PowerTCP from RTT and its gradient, no switch support";
     const PARAMS: &'static [(&'static str, &'static str)] = &[
         ("gamma", "EWMA weight of the window update (ns-3 code: 0.7)"),
-        (
-            "expected_flows",
-            "N in beta = line rate x T / N (when beta = 0)",
-        ),
-        (
-            "beta",
-            "additive increase in bytes; 0 = line rate x T / expected_flows",
-        ),
-        (
-            "rtt_slack",
-            "power = current x RTT / (rtt_slack x T) (powertcp-linux: 1)",
-        ),
-        (
-            "min_current",
-            "lower bound of dRTT/dt + 1 (powertcp-linux: 0)",
-        ),
+        ("expected_flows", "N in beta = line rate x T / N (when beta = 0)"),
+        ("beta", "additive increase in bytes; 0 = line rate x T / expected_flows"),
+        ("rtt_slack", "power = current x RTT / (rtt_slack x T) (powertcp-linux: 1)"),
+        ("min_current", "lower bound of dRTT/dt + 1 (powertcp-linux: 0)"),
         ("learn_base_rtt", "T = min(T, smallest RTT measured)"),
         ("min_rate", "lowest rate (window >= min_rate x T)"),
-        (
-            "base_rtt",
-            "initial T: \"global\" (largest base RTT) or \"path\"",
-        ),
-        (
-            "window",
-            "limit bytes in flight to the window W (rate = W / T)",
-        ),
-        (
-            "reference_window",
-            "W_old: \"rtt\" (once per RTT) or \"packet\" (window when the ACKed packet was sent)",
-        ),
+        ("base_rtt", "initial T: \"global\" (largest base RTT) or \"path\""),
+        ("window", "limit bytes in flight to the window W (rate = W / T)"),
+        ("reference_window", "W_old: \"rtt\" (once per RTT) or \"packet\" (window when the ACKed packet was sent)"),
     ];
 
     fn validate(&self) -> Result<(), (&'static str, String)> {
@@ -313,10 +276,7 @@ impl Scheme for PowerTcp {
         PowerTcpConfig::NAME
     }
     fn requirements(&self) -> Requirements {
-        Requirements {
-            int_on_data: true,
-            ..Default::default()
-        }
+        Requirements { int_on_data: true, ..Default::default() }
     }
     fn sender(&self, flow: &FlowView) -> Box<dyn SenderCc> {
         Box::new(PowerSender::int(&self.cfg, flow))
@@ -378,11 +338,7 @@ impl IntSignal {
             let dt_s = secs(dt);
             let b = h.rate_bps as f64 / 8.0;
             let dtx = h.tx_bytes.saturating_sub(prev.tx_bytes) as f64;
-            let arrived = if self.queue_gradient {
-                (dtx + h.qlen as f64 - prev.qlen as f64).max(0.0)
-            } else {
-                dtx
-            };
+            let arrived = if self.queue_gradient { (dtx + h.qlen as f64 - prev.qlen as f64).max(0.0) } else { dtx };
             let lambda = arrived / dt_s;
             let voltage = h.qlen as f64 + b * t_s;
             let power = lambda * voltage / (b * b * t_s);
@@ -554,8 +510,7 @@ impl PowerSender {
 
     /// Additive increase beta in bytes.
     pub fn beta(&self) -> f64 {
-        self.beta_fixed
-            .unwrap_or(self.line * secs(self.t) / self.expected_flows)
+        self.beta_fixed.unwrap_or(self.line * secs(self.t) / self.expected_flows)
     }
 
     /// Highest sequence number whose acknowledgement commits the next W_old.
@@ -566,11 +521,7 @@ impl PowerSender {
     fn apply(&self, cx: &mut SenderCx) {
         let t_s = secs(self.t);
         cx.rate = self.w * 8.0 / t_s;
-        cx.window = if self.window_on {
-            (self.w as u64).max(1)
-        } else {
-            u64::MAX
-        };
+        cx.window = if self.window_on { (self.w as u64).max(1) } else { u64::MAX };
     }
 
     fn feedback(&mut self, cx: &mut SenderCx, ack: &Packet) {
@@ -650,12 +601,7 @@ mod tests {
     const BETA: f64 = 12_500.0;
 
     fn hop(ts: Time, tx_bytes: u64, qlen: u64) -> IntHop {
-        IntHop {
-            ts,
-            tx_bytes,
-            qlen,
-            rate_bps: B,
-        }
+        IntHop { ts, tx_bytes, qlen, rate_bps: B }
     }
 
     fn close(a: f64, b: f64) -> bool {
@@ -717,11 +663,7 @@ mod tests {
         let (r, w) = loaded(PowerTcpConfig::default());
         assert!(close(r.s.probe(), 1.21), "power {}", r.s.probe());
         assert!(close(r.s.beta(), BETA));
-        assert!(
-            close(r.s.window_bytes(), w),
-            "{} vs {w}",
-            r.s.window_bytes()
-        );
+        assert!(close(r.s.window_bytes(), w), "{} vs {w}", r.s.window_bytes());
         assert!(close(r.h.rate, rate_of(w)));
         assert_eq!(r.h.window, w as u64);
         // seq 21000 > 20000: W became the reference, next commit at snd_nxt.
@@ -738,10 +680,7 @@ mod tests {
         assert!(close(r.s.probe(), p3), "{}", r.s.probe());
         let w3 = 0.9 * (w2 / p3 + BETA) + 0.1 * w2;
         assert!(close(r.s.window_bytes(), w3));
-        assert!(
-            close(r.s.reference_window(), w2),
-            "not committed within the RTT"
-        );
+        assert!(close(r.s.reference_window(), w2), "not committed within the RTT");
         r.ack(31_000, 170_000, 1.0, 12_500, 12_500);
         let p4 = (p3 * 9.0 + 1.1) / 10.0;
         // W_old is still w2; the (1 - gamma) term takes the current window w3.
@@ -759,20 +698,13 @@ mod tests {
 
     /// Sends the data packet [seq, seq + 1000).
     fn send(r: &mut Int, seq: u64) {
-        let mut p = Packet {
-            seq,
-            payload: 1000,
-            ..Default::default()
-        };
+        let mut p = Packet { seq, payload: 1000, ..Default::default() };
         r.h.send(&mut r.s, &mut p);
     }
 
     #[test]
     fn packet_reference_is_the_window_when_the_acked_packet_was_sent() {
-        let mut r = Int::new(PowerTcpConfig {
-            reference_window: RefWindow::Packet,
-            ..Default::default()
-        });
+        let mut r = Int::new(PowerTcpConfig { reference_window: RefWindow::Packet, ..Default::default() });
         send(&mut r, 0);
         r.ack(1000, 1000, 1.0, 0, 0);
         send(&mut r, 1000);
@@ -830,10 +762,7 @@ mod tests {
         // Over 10 us: hop 0 at 0.3 B with no queue (power 0.3); hop 1 at B with
         // its queue grown to 0.2 BDP (lambda 1.2 B, voltage 1.2 BDP: 1.44).
         h.snd_nxt = 20_000;
-        let p = ack_int(
-            11_000,
-            &[hop(11 * US, 37_500, 0), hop(11 * US, 125_000, 25_000)],
-        );
+        let p = ack_int(11_000, &[hop(11 * US, 37_500, 0), hop(11 * US, 125_000, 25_000)]);
         h.ack(&mut s, &p);
         assert!(close(s.probe(), 1.44), "{}", s.probe());
         // The same records again: no time elapsed, no sample, nothing changes.
@@ -856,10 +785,7 @@ mod tests {
 
         // Without the gradient term: lambda = txRate only. Sent 0.5 BDP in T
         // with 0.5 BDP queued: power = 0.5 x 1.5 = 0.75.
-        let mut r = Int::new(PowerTcpConfig {
-            queue_gradient: false,
-            ..Default::default()
-        });
+        let mut r = Int::new(PowerTcpConfig { queue_gradient: false, ..Default::default() });
         r.ack(1000, 20_000, 1.0, 0, 0);
         r.ack(21_000, 150_000, 10.0, 62_500, 62_500);
         assert!(close(r.s.probe(), 0.75), "{}", r.s.probe());
@@ -869,10 +795,7 @@ mod tests {
     fn window_is_bounded_by_min_rate_and_one_bdp() {
         // beta >= the floor keeps W above min_rate x T; with a 1-byte beta a
         // huge standing queue (power ~ 800) takes W to the floor in a few RTTs.
-        let mut r = Int::new(PowerTcpConfig {
-            beta: Bytes(1),
-            ..Default::default()
-        });
+        let mut r = Int::new(PowerTcpConfig { beta: Bytes(1), ..Default::default() });
         r.ack(1000, 20_000, 1.0, 0, 100_000_000);
         let mut seq = 20_000;
         for _ in 0..4 {
@@ -892,12 +815,7 @@ mod tests {
 
     #[test]
     fn eta_fixed_beta_and_rate_only_mode() {
-        let cfg = PowerTcpConfig {
-            eta: 0.95,
-            beta: Bytes(1000),
-            window: false,
-            ..Default::default()
-        };
+        let cfg = PowerTcpConfig { eta: 0.95, beta: Bytes(1000), window: false, ..Default::default() };
         let (r, _) = loaded(cfg);
         let w = 0.9 * (BDP / (1.21 / 0.95) + 1000.0) + 0.1 * BDP;
         assert!(close(r.s.window_bytes(), w));
@@ -912,10 +830,7 @@ mod tests {
         let s = PowerSender::int(&PowerTcpConfig::default(), &f);
         assert_eq!(s.base_rtt(), 10 * US, "global T = max_base_rtt");
         assert!(close(s.window_bytes(), 125_000.0));
-        let path = PowerTcpConfig {
-            base_rtt: BaseRtt::Path,
-            ..Default::default()
-        };
+        let path = PowerTcpConfig { base_rtt: BaseRtt::Path, ..Default::default() };
         let s = PowerSender::int(&path, &f);
         assert_eq!(s.base_rtt(), 5 * US);
         assert!(close(s.window_bytes(), 62_500.0));
@@ -957,10 +872,7 @@ mod tests {
         assert!(close(s.window_bytes(), w), "{} vs {w}", s.window_bytes());
         assert!(close(h.rate, rate_of(w)));
         assert_eq!(h.window, w as u64);
-        assert!(
-            close(s.reference_window(), BDP),
-            "seq 2000 <= 20000: no commit"
-        );
+        assert!(close(s.reference_window(), BDP), "seq 2000 <= 20000: no commit");
 
         // The RTT falls by 3 us within 1 us: dRTT/dt + 1 = -2, floored at 0.5.
         theta_ack(&mut h, &mut s, 3000, 12.0, 2.0);
@@ -970,11 +882,7 @@ mod tests {
 
     #[test]
     fn theta_learns_the_smallest_rtt_as_t() {
-        let (mut s, mut h) = theta(ThetaPowerTcpConfig {
-            rtt_slack: 1.0,
-            min_current: 0.0,
-            ..Default::default()
-        });
+        let (mut s, mut h) = theta(ThetaPowerTcpConfig { rtt_slack: 1.0, min_current: 0.0, ..Default::default() });
         h.snd_nxt = 20_000;
         theta_ack(&mut h, &mut s, 1000, 8.0, 0.0);
         assert_eq!(s.base_rtt(), 8 * US);
@@ -987,10 +895,7 @@ mod tests {
         assert_eq!(h.window, 100_000);
 
         // Without learning, T stays at the flow's base RTT.
-        let (mut s, mut h) = theta(ThetaPowerTcpConfig {
-            learn_base_rtt: false,
-            ..Default::default()
-        });
+        let (mut s, mut h) = theta(ThetaPowerTcpConfig { learn_base_rtt: false, ..Default::default() });
         theta_ack(&mut h, &mut s, 1000, 8.0, 0.0);
         assert_eq!(s.base_rtt(), 10 * US);
     }
@@ -1002,29 +907,18 @@ mod tests {
         assert!(p.requirements().int_on_data);
         let t = ThetaPowerTcpConfig::default().into_scheme();
         assert_eq!(t.name(), "theta_powertcp");
-        assert_eq!(
-            t.requirements(),
-            Requirements::default(),
-            "no switch support"
-        );
+        assert_eq!(t.requirements(), Requirements::default(), "no switch support");
         for n in ["powertcp", "theta_powertcp"] {
             assert_eq!(crate::make(n, None).unwrap().name(), n);
         }
         let table = |s: &str| toml::Value::Table(s.parse::<toml::Table>().unwrap());
-        let e = crate::make("powertcp", Some(&table("gamma = 1.5")))
-            .err()
-            .unwrap();
+        let e = crate::make("powertcp", Some(&table("gamma = 1.5"))).err().unwrap();
         assert!(e.starts_with("scheme.powertcp.gamma = 1.5"), "{e}");
-        let e = crate::make("theta_powertcp", Some(&table("expected_flows = 0")))
-            .err()
-            .unwrap();
+        let e = crate::make("theta_powertcp", Some(&table("expected_flows = 0"))).err().unwrap();
         assert!(e.contains("expected_flows"), "{e}");
-        let e = crate::make("theta_powertcp", Some(&table("eta = 1.0")))
-            .err()
-            .unwrap();
+        let e = crate::make("theta_powertcp", Some(&table("eta = 1.0"))).err().unwrap();
         assert!(e.contains("unknown parameter"), "{e}");
-        let c: ThetaPowerTcpConfig =
-            crate::config(Some(&table("gamma = 0.7\nbeta = \"2KB\""))).unwrap();
+        let c: ThetaPowerTcpConfig = crate::config(Some(&table("gamma = 0.7\nbeta = \"2KB\""))).unwrap();
         assert_eq!((c.gamma, c.beta), (0.7, Bytes(2000)));
     }
 }

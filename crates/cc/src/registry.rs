@@ -111,14 +111,7 @@ pub fn names() -> Vec<&'static str> {
 
 /// Every scheme with its summary and parameters (for `ccsim list`).
 pub fn describe() -> Vec<SchemeInfo> {
-    SCHEMES
-        .iter()
-        .map(|e| SchemeInfo {
-            name: e.name,
-            summary: e.summary,
-            params: param_info(e),
-        })
-        .collect()
+    SCHEMES.iter().map(|e| SchemeInfo { name: e.name, summary: e.summary, params: param_info(e) }).collect()
 }
 
 /// Builds scheme `name` from the scenario's `[scheme.NAME]` table, if any.
@@ -127,10 +120,7 @@ pub fn describe() -> Vec<SchemeInfo> {
 pub fn make(name: &str, params: Option<&Value>) -> Result<Box<dyn Scheme>, String> {
     match SCHEMES.iter().find(|e| e.name == name) {
         Some(e) => (e.make)(params),
-        None => Err(format!(
-            "unknown congestion-control scheme '{name}'; known schemes: {}",
-            names().join(", ")
-        )),
+        None => Err(format!("unknown congestion-control scheme '{name}'; known schemes: {}", names().join(", "))),
     }
 }
 
@@ -142,12 +132,7 @@ pub fn config<C: SchemeConfig>(params: Option<&Value>) -> Result<C, String> {
     let table = match params {
         None => &empty,
         Some(Value::Table(t)) => t,
-        Some(other) => {
-            return Err(format!(
-                "scheme.{} must be a table of parameters, found {other}",
-                C::NAME
-            ))
-        }
+        Some(other) => return Err(format!("scheme.{} must be a table of parameters, found {other}", C::NAME)),
     };
     let err = |key: &str, value: Option<&Value>, msg: &str| match value {
         Some(v) => format!("scheme.{}.{key} = {v}: {msg}", C::NAME),
@@ -161,11 +146,7 @@ pub fn config<C: SchemeConfig>(params: Option<&Value>) -> Result<C, String> {
     for (key, value) in table {
         if !base.contains_key(key) {
             let known: Vec<&str> = C::PARAMS.iter().map(|(k, _)| *k).collect();
-            return Err(err(
-                key,
-                Some(value),
-                &format!("unknown parameter; {} takes: {}", C::NAME, known.join(", ")),
-            ));
+            return Err(err(key, Some(value), &format!("unknown parameter; {} takes: {}", C::NAME, known.join(", "))));
         }
         let mut one = base.clone();
         one.insert(key.clone(), value.clone());
@@ -178,9 +159,8 @@ pub fn config<C: SchemeConfig>(params: Option<&Value>) -> Result<C, String> {
     for (key, value) in table {
         merged.insert(key.clone(), value.clone());
     }
-    let cfg: C = Value::Table(merged.clone())
-        .try_into()
-        .map_err(|e| format!("scheme.{}: {}", C::NAME, de_message(&e)))?;
+    let cfg: C =
+        Value::Table(merged.clone()).try_into().map_err(|e| format!("scheme.{}: {}", C::NAME, de_message(&e)))?;
     cfg.validate().map_err(|(k, m)| err(k, merged.get(k), &m))?;
     Ok(cfg)
 }
@@ -189,10 +169,7 @@ pub fn config<C: SchemeConfig>(params: Option<&Value>) -> Result<C, String> {
 /// (our messages name the key already).
 fn de_message(e: &toml::de::Error) -> String {
     let text = e.to_string();
-    let lines: Vec<&str> = text
-        .lines()
-        .filter(|l| !l.trim_start().starts_with("in `"))
-        .collect();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim_start().starts_with("in `")).collect();
     lines.join(" ").trim().to_string()
 }
 
@@ -204,18 +181,12 @@ fn to_table<C: SchemeConfig>(cfg: &C) -> Result<Table, String> {
     match Value::try_from(cfg) {
         Ok(Value::Table(t)) => Ok(t),
         Ok(_) => Err(format!("scheme.{}: configuration is not a table", C::NAME)),
-        Err(e) => Err(format!(
-            "scheme.{}: cannot serialize configuration: {e}",
-            C::NAME
-        )),
+        Err(e) => Err(format!("scheme.{}: cannot serialize configuration: {e}", C::NAME)),
     }
 }
 
 fn default_table<C: SchemeConfig>() -> Table {
-    C::base(&Table::new())
-        .ok()
-        .and_then(|c| to_table::<C>(&c).ok())
-        .unwrap_or_default()
+    C::base(&Table::new()).ok().and_then(|c| to_table::<C>(&c).ok()).unwrap_or_default()
 }
 
 fn param_info(e: &Entry) -> Vec<ParamInfo> {
@@ -224,10 +195,7 @@ fn param_info(e: &Entry) -> Vec<ParamInfo> {
         .iter()
         .map(|&(name, doc)| ParamInfo {
             name,
-            default: defaults
-                .get(name)
-                .map(|v| v.to_string())
-                .unwrap_or_default(),
+            default: defaults.get(name).map(|v| v.to_string()).unwrap_or_default(),
             doc,
         })
         .collect()
@@ -262,9 +230,7 @@ mod tests {
 
     #[test]
     fn unknown_key_names_key_and_value() {
-        let e = make("dcqcn", Some(&table("rate_aii = \"5Mbps\"")))
-            .err()
-            .unwrap();
+        let e = make("dcqcn", Some(&table("rate_aii = \"5Mbps\""))).err().unwrap();
         assert!(e.starts_with("scheme.dcqcn.rate_aii = \"5Mbps\""), "{e}");
         assert!(e.contains("rate_ai,"), "lists known keys: {e}");
         let e = make("hpcc", Some(&table("etaa = 1.5"))).err().unwrap();
@@ -273,17 +239,13 @@ mod tests {
 
     #[test]
     fn bad_value_names_key_and_value() {
-        let e = make("dcqcn", Some(&table("alpha_interval = \"55\"")))
-            .err()
-            .unwrap();
+        let e = make("dcqcn", Some(&table("alpha_interval = \"55\""))).err().unwrap();
         assert!(e.starts_with("scheme.dcqcn.alpha_interval = \"55\""), "{e}");
         assert!(e.contains("duration"), "{e}");
         assert!(!e.contains('\n'), "one line: {e}");
         let e = make("hpcc", Some(&table("window = 3"))).err().unwrap();
         assert!(e.starts_with("scheme.hpcc.window = 3"), "{e}");
-        let e = make("dcqcn", Some(&table("preset = \"fast\"")))
-            .err()
-            .unwrap();
+        let e = make("dcqcn", Some(&table("preset = \"fast\""))).err().unwrap();
         assert!(e.starts_with("scheme.dcqcn.preset = \"fast\""), "{e}");
         // Range checks after parsing also name the key.
         let e = make("dcqcn", Some(&table("g = 0"))).err().unwrap();
@@ -301,10 +263,7 @@ mod tests {
         let c: DcqcnConfig = config(Some(&table("preset = \"hpcc\""))).unwrap();
         assert_eq!(c, DcqcnConfig::hpcc());
         // A field given next to the preset overrides the preset's value only.
-        let c: DcqcnConfig = config(Some(&table(
-            "preset = \"hpcc\"\nrate_ai = \"30Mbps\"\ng = 0.0625",
-        )))
-        .unwrap();
+        let c: DcqcnConfig = config(Some(&table("preset = \"hpcc\"\nrate_ai = \"30Mbps\"\ng = 0.0625"))).unwrap();
         assert_eq!(c.preset, Preset::Hpcc);
         assert_eq!(c.rp_model, RpModel::Mlx);
         assert_eq!(c.rate_ai, Rate(30_000_000));
@@ -327,18 +286,9 @@ mod tests {
             let mut fields: Vec<&str> = defaults.keys().map(|k| k.as_str()).collect();
             listed.sort();
             fields.sort();
-            assert_eq!(
-                listed, fields,
-                "{}: PARAMS must list every config field",
-                info.name
-            );
+            assert_eq!(listed, fields, "{}: PARAMS must list every config field", info.name);
             for p in &info.params {
-                assert!(
-                    !p.doc.is_empty() && !p.default.is_empty(),
-                    "{}.{}",
-                    info.name,
-                    p.name
-                );
+                assert!(!p.doc.is_empty() && !p.default.is_empty(), "{}.{}", info.name, p.name);
                 // Every listed default is accepted when written back.
                 let src = format!("{} = {}", p.name, p.default);
                 (e.make)(Some(&table(&src))).unwrap_or_else(|err| panic!("{src}: {err}"));

@@ -226,22 +226,10 @@ impl SqccConfig {
     /// T_low and delta for N = `n` flows at capacity `c` bits/s, with the
     /// switches as configured.
     pub fn adapted(&self, n: u32, c: f64) -> Adapted {
-        let k = if self.adaptive_t_low {
-            k_of(n, self.k_min)
-        } else {
-            1
-        };
-        let t_low = if self.adaptive_t_low {
-            adaptive_t_low(k, self.seg.0, c)
-        } else {
-            self.t_low.0
-        };
+        let k = if self.adaptive_t_low { k_of(n, self.k_min) } else { 1 };
+        let t_low = if self.adaptive_t_low { adaptive_t_low(k, self.seg.0, c) } else { self.t_low.0 };
         let d0 = self.delta.0 as f64;
-        let delta = if self.adaptive_delta {
-            adaptive_delta(c, n, k).min(d0)
-        } else {
-            d0
-        };
+        let delta = if self.adaptive_delta { adaptive_delta(c, n, k).min(d0) } else { d0 };
         Adapted { t_low, delta, k }
     }
 
@@ -276,34 +264,16 @@ impl SchemeConfig for SqccConfig {
         ("t_low", "T_low when adaptive_t_low is off"),
         ("t_high", "T_high"),
         rows::MIN_RTT,
-        (
-            "delta",
-            "increment when adaptive_delta is off; cap of the adaptive one",
-        ),
-        (
-            "rtt_ref",
-            "patched TIMELY's RTT_ref, used when new_error is off",
-        ),
-        (
-            "new_error",
-            "eq. 16 error T_high(d-T_low)/(T_low(T_high-d)) in the band",
-        ),
+        ("delta", "increment when adaptive_delta is off; cap of the adaptive one"),
+        ("rtt_ref", "patched TIMELY's RTT_ref, used when new_error is off"),
+        ("new_error", "eq. 16 error T_high(d-T_low)/(T_low(T_high-d)) in the band"),
         ("adaptive_delta", "delta = min(delta, (C/N)(k/N))"),
         ("adaptive_t_low", "T_low = floor(log10 N) seg / C"),
         ("seg", "segment of T_low = k seg / C"),
         ("k_min", "smallest k = floor(log10 N)"),
-        (
-            "queueing_thresholds",
-            "thresholds are queueing delay above base_rtt (else raw RTT)",
-        ),
-        (
-            "base_rtt",
-            "D for queueing_thresholds; 0 = the path's base RTT",
-        ),
-        (
-            "max_decrease",
-            "largest cut of one band update (error cap = this / beta)",
-        ),
+        ("queueing_thresholds", "thresholds are queueing delay above base_rtt (else raw RTT)"),
+        ("base_rtt", "D for queueing_thresholds; 0 = the path's base RTT"),
+        ("max_decrease", "largest cut of one band update (error cap = this / beta)"),
         rows::SEGMENT,
         rows::MIN_RATE,
         rows::INIT_RATE_FRACTION,
@@ -423,12 +393,7 @@ impl SqccSender {
         self.last = a;
         let base = self.base;
         let t_high = self.cfg.t_high.0;
-        let p = StepParams {
-            t_low: base + a.t_low,
-            t_high: base + t_high,
-            delta: a.delta,
-            beta: self.cfg.beta,
-        };
+        let p = StepParams { t_low: base + a.t_low, t_high: base + t_high, delta: a.delta, beta: self.cfg.beta };
         let cap = self.cfg.max_decrease / self.cfg.beta;
         if self.cfg.new_error {
             let (tl, th) = (a.t_low as f64, t_high as f64);
@@ -438,8 +403,7 @@ impl SqccSender {
             })
         } else {
             let rtt_ref = self.cfg.rtt_ref.0;
-            self.core
-                .update(rtt, &p, |r| patched_timely::error(r, rtt_ref).min(cap))
+            self.core.update(rtt, &p, |r| patched_timely::error(r, rtt_ref).min(cap))
         }
     }
 }
@@ -479,11 +443,7 @@ mod tests {
 
     /// The test flow at 10 Gbps (the paper's C), base RTT 10 us.
     fn flow10() -> FlowView {
-        FlowView {
-            line_rate: 10_000_000_000,
-            bottleneck_rate: 10_000_000_000,
-            ..flow()
-        }
+        FlowView { line_rate: 10_000_000_000, bottleneck_rate: 10_000_000_000, ..flow() }
     }
 
     /// NIC serialization of a full test packet at 10 Gbps.
@@ -550,18 +510,11 @@ mod tests {
         assert_eq!((a.k, a.t_low), (1, 50 * US));
         assert_eq!(a.delta, 10e6);
         // Ablations: delta only (k = 1 at every N); error only.
-        let d_only = SqccConfig {
-            adaptive_t_low: false,
-            ..Default::default()
-        };
+        let d_only = SqccConfig { adaptive_t_low: false, ..Default::default() };
         let a = d_only.adapted(500, c);
         assert_eq!(a.t_low, 50 * US);
         assert!(close(a.delta, 0.04e6));
-        let e_only = SqccConfig {
-            adaptive_t_low: false,
-            adaptive_delta: false,
-            ..Default::default()
-        };
+        let e_only = SqccConfig { adaptive_t_low: false, adaptive_delta: false, ..Default::default() };
         let a = e_only.adapted(500, c);
         assert_eq!((a.t_low, a.delta), (50 * US, 10e6));
     }
@@ -569,11 +522,7 @@ mod tests {
     #[test]
     fn fixed_point_by_hand_and_stationary() {
         let c = 10e9;
-        let e_only = SqccConfig {
-            adaptive_t_low: false,
-            adaptive_delta: false,
-            ..Default::default()
-        };
+        let e_only = SqccConfig { adaptive_t_low: false, adaptive_delta: false, ..Default::default() };
         // N = 4: E = 4 x 10M / (0.008 x 10G) = 0.5;
         // d* = 500 x 50 x 1.5 / (500 + 0.5 x 50) = 71.43 us.
         let d = e_only.fixed_point_delay(4, c);
@@ -606,12 +555,7 @@ mod tests {
         let f = flow10();
         let mut r = SqccReceiver;
         for n in [1u32, 7, 500] {
-            let cx = ReceiverCx {
-                now: 0,
-                flow: &f,
-                host_active_flows: n,
-                send_cnp: false,
-            };
+            let cx = ReceiverCx { now: 0, flow: &f, host_active_flows: n, send_cnp: false };
             let mut a = ack(1000);
             r.fill_ack(&cx, &Packet::default(), &mut a);
             assert_eq!(a.aux[AUX_N], n as u64);
@@ -620,10 +564,7 @@ mod tests {
     }
 
     fn per_ack(c: SqccConfig) -> SqccConfig {
-        SqccConfig {
-            segment: Bytes(0),
-            ..c
-        }
+        SqccConfig { segment: Bytes(0), ..c }
     }
 
     #[test]
@@ -673,11 +614,7 @@ mod tests {
         h.start(&mut q);
         ack_n(&mut h, &mut q, 1000, 100, 55, 4);
         assert_eq!(q.core().last_region(), Some(Region::Low));
-        let raw = per_ack(SqccConfig {
-            queueing_thresholds: false,
-            init_rate_fraction: 0.5,
-            ..Default::default()
-        });
+        let raw = per_ack(SqccConfig { queueing_thresholds: false, init_rate_fraction: 0.5, ..Default::default() });
         let mut r = SqccSender::new(&raw, &f);
         let mut h = Harness::new(f.clone());
         h.start(&mut r);
@@ -688,10 +625,7 @@ mod tests {
         assert!(close(h.rate, 0.5 * 10e6 + 5e9 * (1.0 - 0.008 * e * 0.5)));
         // A configured base RTT replaces the path's: D = 20 us puts 65 us at
         // d = 45 (Low) and 75 us at d = 55 (band, error (5 x 500)/(50 x 445)).
-        let fixed = per_ack(SqccConfig {
-            base_rtt: Dur(20 * US),
-            ..Default::default()
-        });
+        let fixed = per_ack(SqccConfig { base_rtt: Dur(20 * US), ..Default::default() });
         let mut s = SqccSender::new(&fixed, &f);
         let mut h = Harness::new(f);
         h.start(&mut s);
@@ -701,21 +635,13 @@ mod tests {
         ack_n(&mut h, &mut s, 2000, 101, 75, 4);
         assert_eq!(s.core().last_region(), Some(Region::Band));
         // g = 0.875 x 10 / 20 = 0.4375 -> w = 1.
-        assert!(
-            close(h.rate, r0 * (1.0 - 0.008 * e)),
-            "{} vs {}",
-            h.rate,
-            r0 * (1.0 - 0.008 * e)
-        );
+        assert!(close(h.rate, r0 * (1.0 - 0.008 * e)), "{} vs {}", h.rate, r0 * (1.0 - 0.008 * e));
     }
 
     #[test]
     fn guard_near_t_high_caps_one_cut_at_half() {
         let f = flow10();
-        let cfg = per_ack(SqccConfig {
-            queueing_thresholds: false,
-            ..Default::default()
-        });
+        let cfg = per_ack(SqccConfig { queueing_thresholds: false, ..Default::default() });
         let mut s = SqccSender::new(&cfg, &f);
         let mut h = Harness::new(f);
         h.start(&mut s);
@@ -770,34 +696,10 @@ mod tests {
     fn validation_and_registry_name() {
         assert!(SqccConfig::default().validate().is_ok());
         for (c, key) in [
-            (
-                SqccConfig {
-                    k_min: 0,
-                    ..Default::default()
-                },
-                "k_min",
-            ),
-            (
-                SqccConfig {
-                    max_decrease: 0.0,
-                    ..Default::default()
-                },
-                "max_decrease",
-            ),
-            (
-                SqccConfig {
-                    seg: Bytes(0),
-                    ..Default::default()
-                },
-                "seg",
-            ),
-            (
-                SqccConfig {
-                    beta: 0.0,
-                    ..Default::default()
-                },
-                "beta",
-            ),
+            (SqccConfig { k_min: 0, ..Default::default() }, "k_min"),
+            (SqccConfig { max_decrease: 0.0, ..Default::default() }, "max_decrease"),
+            (SqccConfig { seg: Bytes(0), ..Default::default() }, "seg"),
+            (SqccConfig { beta: 0.0, ..Default::default() }, "beta"),
         ] {
             assert_eq!(c.validate().unwrap_err().0, key);
         }

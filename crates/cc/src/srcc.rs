@@ -109,9 +109,7 @@
 use crate::dcqcn::{DcqcnConfig, DcqcnSender};
 use crate::hpcc::{HpccConfig, HpccSender};
 use crate::registry::{self, SchemeConfig};
-use ccsim_core::cc::{
-    FlowView, PortStat, ReceiverCc, Requirements, Scheme, SenderCc, SenderCx, SwitchCc, SwitchCx,
-};
+use ccsim_core::cc::{FlowView, PortStat, ReceiverCc, Requirements, Scheme, SenderCc, SenderCx, SwitchCc, SwitchCx};
 use ccsim_core::packet::{Packet, PktKind};
 use ccsim_core::time::{Time, SEC, US};
 use ccsim_core::units::{Bytes, Dur};
@@ -252,10 +250,16 @@ impl SchemeConfig for SrccConfig {
         ("cnm_interval", "at most one CNM per flow per interval; 0 = one rtt"),
         ("sender_window", "CNMs within this window combine by minimum target; 0 = one rtt"),
         ("target_scale", "target rate = target_scale x C / (flows at the egress)"),
-        ("literal_window", "true: culprit when NO uncongested traffic used the ingress within T (the text's literal comparison)"),
+        (
+            "literal_window",
+            "true: culprit when NO uncongested traffic used the ingress within T (the text's literal comparison)",
+        ),
         ("cnm_size", "wire size of a CNM"),
         ("cnm_raises", "true: a CNM sets the rate to its target, also upwards; false: it only lowers the rate"),
-        ("target_window_rtts", "flows counted in the target C/n: those seen at the egress within this many RTTs (0 = T)"),
+        (
+            "target_window_rtts",
+            "flows counted in the target C/n: those seen at the egress within this many RTTs (0 = T)",
+        ),
     ];
 
     fn validate(&self) -> Result<(), (&'static str, String)> {
@@ -706,7 +710,7 @@ mod tests {
     fn cnm_only_for_congested_flow_sharing_ingress_with_victim() {
         let cfg = SrccConfig { q_pfc: Bytes(1_000_000), q_floor: Bytes(50_000), ..Default::default() };
         let big = 2_000_000; // above any Q_cth here
-        // shared ingress: victim flow 2 (src 22) to egress 2, culprit flow 1 (src 11) to egress 1
+                             // shared ingress: victim flow 2 (src 22) to egress 2, culprit flow 1 (src 11) to egress 1
         let mut ps = ports(4, US);
         let mut sw = SrccSwitch::new(&cfg, &ps, None);
         assert!(feed(&mut sw, &mut ps, 100 * US, 0, 2, 0, data(2, 22, 2)).is_empty());
@@ -734,7 +738,9 @@ mod tests {
         feed(&mut sw, &mut ps, 100 * US, 0, 2, 0, data(2, 22, 2));
         for k in 0..10 {
             // its own earlier uncongested packets do not make it a victim
-            assert!(feed(&mut sw, &mut ps, (101 + k) * US, 3, 1, if k < 3 { 0 } else { big }, data(1, 11, 2)).is_empty());
+            assert!(
+                feed(&mut sw, &mut ps, (101 + k) * US, 3, 1, if k < 3 { 0 } else { big }, data(1, 11, 2)).is_empty()
+            );
         }
         assert_eq!(sw.cnms, 0);
     }
@@ -763,7 +769,12 @@ mod tests {
     fn target_counts_flows_within_its_window() {
         let big = 2_000_000;
         for (tw, expect) in [(0.0, 30_000_000_000u64), (1.0, 45_000_000_000)] {
-            let cfg = SrccConfig { q_pfc: Bytes(1_000_000), q_floor: Bytes(50_000), target_window_rtts: tw, ..Default::default() };
+            let cfg = SrccConfig {
+                q_pfc: Bytes(1_000_000),
+                q_floor: Bytes(50_000),
+                target_window_rtts: tw,
+                ..Default::default()
+            };
             let mut ps = ports(4, US);
             let mut sw = SrccSwitch::new(&cfg, &ps, None);
             // flow 3 sent to egress 1 two RTTs ago (within T = 3 RTT, not within 1 RTT)
@@ -785,7 +796,8 @@ mod tests {
     #[test]
     fn sender_sets_target_at_once_min_within_window_then_base_runs() {
         let flow = testutil::flow();
-        let mut s = SrccSender::new(BaseSender::Dcqcn(DcqcnSender::new(&DcqcnConfig::default(), &flow)), 35 * US, false);
+        let mut s =
+            SrccSender::new(BaseSender::Dcqcn(DcqcnSender::new(&DcqcnConfig::default(), &flow)), 35 * US, false);
         let mut h = Harness::new(flow);
         h.start(&mut s);
         assert_eq!(h.rate, G100 as f64);

@@ -135,41 +135,22 @@ impl Default for SwiftConfig {
 
 impl SchemeConfig for SwiftConfig {
     const NAME: &'static str = "swift";
-    const SUMMARY: &'static str =
-        "Swift (Kumar et al. SIGCOMM'20): delay-target AIMD window, pacing below one packet";
+    const SUMMARY: &'static str = "Swift (Kumar et al. SIGCOMM'20): delay-target AIMD window, pacing below one packet";
     const PARAMS: &'static [(&'static str, &'static str)] = &[
-        (
-            "base_target",
-            "base target delay (Bolt's ns-3 default; paper per Bolt: 50us)",
-        ),
+        ("base_target", "base target delay (Bolt's ns-3 default; paper per Bolt: 50us)"),
         ("hop_scale", "target added per switch on the path (h)"),
         ("fs_range", "most flow scaling adds to the target; 0 = none"),
-        (
-            "fs_min_cwnd",
-            "cwnd (packets) where flow scaling reaches fs_range",
-        ),
-        (
-            "fs_max_cwnd",
-            "cwnd (packets) from which flow scaling adds nothing",
-        ),
+        ("fs_min_cwnd", "cwnd (packets) where flow scaling reaches fs_range"),
+        ("fs_max_cwnd", "cwnd (packets) from which flow scaling adds nothing"),
         ("ai", "additive increase, packets per RTT"),
         ("beta", "multiplicative-decrease constant"),
         ("max_mdf", "largest multiplicative decrease per RTT"),
         ("init_cwnd", "initial cwnd in packets; 0 = one BDP"),
         ("min_cwnd", "lowest cwnd in packets (below 1: paced)"),
-        (
-            "max_cwnd",
-            "highest cwnd in packets; 0 = line rate x (base_target + hops x h)",
-        ),
+        ("max_cwnd", "highest cwnd in packets; 0 = line rate x (base_target + hops x h)"),
         ("loss_md", "decrease by max_mdf on NACK and timeout"),
-        (
-            "rtx_reset_threshold",
-            "consecutive timeouts that reset cwnd to min_cwnd",
-        ),
-        (
-            "endpoint",
-            "also run the endpoint-delay window (min of both applies)",
-        ),
+        ("rtx_reset_threshold", "consecutive timeouts that reset cwnd to min_cwnd"),
+        ("endpoint", "also run the endpoint-delay window (min of both applies)"),
         ("endpoint_target", "target of the endpoint delay"),
     ];
 
@@ -182,10 +163,7 @@ impl SchemeConfig for SwiftConfig {
             return Err(("fs_min_cwnd", "must be > 0".into()));
         }
         if !(pos(self.fs_max_cwnd) && self.fs_max_cwnd > self.fs_min_cwnd) {
-            return Err((
-                "fs_max_cwnd",
-                format!("must be above fs_min_cwnd = {}", self.fs_min_cwnd),
-            ));
+            return Err(("fs_max_cwnd", format!("must be above fs_min_cwnd = {}", self.fs_min_cwnd)));
         }
         if !pos(self.ai) {
             return Err(("ai", "must be > 0".into()));
@@ -295,8 +273,7 @@ pub struct SwiftSender {
 impl SwiftSender {
     pub fn new(cfg: &SwiftConfig, flow: &FlowView) -> Self {
         let packet_size = flow.packet_size.max(1) as f64;
-        let fixed_target =
-            cfg.base_target.0 as f64 + flow.path_switches as f64 * cfg.hop_scale.0 as f64;
+        let fixed_target = cfg.base_target.0 as f64 + flow.path_switches as f64 * cfg.hop_scale.0 as f64;
         let bdp_pkts = flow.bdp as f64 / packet_size;
         let max_cwnd = if cfg.max_cwnd > 0.0 {
             cfg.max_cwnd
@@ -307,11 +284,7 @@ impl SwiftSender {
         let min_cwnd = cfg.min_cwnd.min(max_cwnd);
         let fs_range = cfg.fs_range.0 as f64;
         let fs_alpha = fs_range / (1.0 / cfg.fs_min_cwnd.sqrt() - 1.0 / cfg.fs_max_cwnd.sqrt());
-        let init = if cfg.init_cwnd > 0.0 {
-            cfg.init_cwnd
-        } else {
-            bdp_pkts
-        };
+        let init = if cfg.init_cwnd > 0.0 { cfg.init_cwnd } else { bdp_pkts };
         let cwnd = init.clamp(min_cwnd, max_cwnd);
         SwiftSender {
             ai: cfg.ai,
@@ -328,14 +301,8 @@ impl SwiftSender {
             endpoint_target: cfg.endpoint.then_some(cfg.endpoint_target.0 as f64),
             mss: flow.mtu.max(1) as f64,
             packet_size,
-            fabric: Window {
-                cwnd,
-                last_decrease: None,
-            },
-            endpoint: Window {
-                cwnd,
-                last_decrease: None,
-            },
+            fabric: Window { cwnd, last_decrease: None },
+            endpoint: Window { cwnd, last_decrease: None },
             rtt: flow.base_rtt.max(1),
             una: 0,
             retransmits: 0,
@@ -380,8 +347,7 @@ impl SwiftSender {
     }
 
     fn can_decrease(&self, w: &Window, now: Time) -> bool {
-        w.last_decrease
-            .is_none_or(|t| now.saturating_sub(t) >= self.rtt)
+        w.last_decrease.is_none_or(|t| now.saturating_sub(t) >= self.rtt)
     }
 
     /// Algorithm 1 for one window: `delay` and `target` in ps, `acked` packets.
@@ -513,10 +479,7 @@ mod tests {
     fn feed(s: &mut SwiftSender, h: &mut Harness, seq: u64, sent_us: f64, now_us: f64) {
         h.now = (now_us * US as f64) as Time;
         h.snd_una = seq;
-        let p = Packet {
-            ts: (sent_us * US as f64) as Time,
-            ..ack(seq)
-        };
+        let p = Packet { ts: (sent_us * US as f64) as Time, ..ack(seq) };
         h.ack(s, &p);
     }
 
@@ -536,10 +499,7 @@ mod tests {
         assert!(close(s.target(4.0), 26.0 * us + alpha / 2.0 + beta));
         assert!(close(s.target(1.0), 26.0 * us + alpha + beta));
         // No flow scaling with fs_range 0.
-        let (s, _) = start(SwiftConfig {
-            fs_range: Dur(0),
-            ..Default::default()
-        });
+        let (s, _) = start(SwiftConfig { fs_range: Dur(0), ..Default::default() });
         assert!(close(s.target(0.5), 26.0 * us));
     }
 
@@ -557,10 +517,7 @@ mod tests {
 
     #[test]
     fn additive_increase_below_target() {
-        let (mut s, mut h) = start(SwiftConfig {
-            init_cwnd: 10.0,
-            ..Default::default()
-        });
+        let (mut s, mut h) = start(SwiftConfig { init_cwnd: 10.0, ..Default::default() });
         // RTT 12 us < target: +ai x acked / cwnd per ACK.
         feed(&mut s, &mut h, 1000, 0.0, 12.0);
         assert!(close(s.cwnd(), 10.0 + 0.1));
@@ -569,28 +526,18 @@ mod tests {
         let w = 10.1 + 2.0 / 10.1;
         assert!(close(s.cwnd(), w));
         // Below one packet: +ai x acked (not divided by cwnd).
-        let (mut s, mut h) = start(SwiftConfig {
-            init_cwnd: 0.5,
-            ..Default::default()
-        });
+        let (mut s, mut h) = start(SwiftConfig { init_cwnd: 0.5, ..Default::default() });
         feed(&mut s, &mut h, 1000, 0.0, 20.0);
         assert!(close(s.cwnd(), 1.5));
         // ai is configurable.
-        let (mut s, mut h) = start(SwiftConfig {
-            init_cwnd: 10.0,
-            ai: 0.5,
-            ..Default::default()
-        });
+        let (mut s, mut h) = start(SwiftConfig { init_cwnd: 10.0, ai: 0.5, ..Default::default() });
         feed(&mut s, &mut h, 1000, 0.0, 12.0);
         assert!(close(s.cwnd(), 10.05));
     }
 
     #[test]
     fn multiplicative_decrease_once_per_rtt_bounded_by_max_mdf() {
-        let (mut s, mut h) = start(SwiftConfig {
-            init_cwnd: 200.0,
-            ..Default::default()
-        });
+        let (mut s, mut h) = start(SwiftConfig { init_cwnd: 200.0, ..Default::default() });
         // Target 26 us at 200 packets. Delay 40 us: factor 1 - 0.8 x 14/40 = 0.72.
         feed(&mut s, &mut h, 1000, 0.0, 40.0);
         assert!(close(s.cwnd(), 200.0 * 0.72), "{}", s.cwnd());
@@ -602,12 +549,7 @@ mod tests {
         feed(&mut s, &mut h, 3000, 100.0, 300.0);
         assert!(close(s.cwnd(), 72.0), "{}", s.cwnd());
         // beta and max_mdf are configurable.
-        let cfg = SwiftConfig {
-            init_cwnd: 200.0,
-            beta: 0.4,
-            max_mdf: 0.1,
-            ..Default::default()
-        };
+        let cfg = SwiftConfig { init_cwnd: 200.0, beta: 0.4, max_mdf: 0.1, ..Default::default() };
         let (mut s, mut h) = start(cfg);
         feed(&mut s, &mut h, 1000, 0.0, 40.0);
         assert!(close(s.cwnd(), 200.0 * 0.9), "0.4 x 14/40 = 0.14 > max_mdf");
@@ -615,11 +557,7 @@ mod tests {
 
     #[test]
     fn window_held_at_max_can_still_decrease() {
-        let (mut s, mut h) = start(SwiftConfig {
-            init_cwnd: 1000.0,
-            max_cwnd: 50.0,
-            ..Default::default()
-        });
+        let (mut s, mut h) = start(SwiftConfig { init_cwnd: 1000.0, max_cwnd: 50.0, ..Default::default() });
         assert_eq!(s.cwnd(), 50.0);
         // ACKs below target at max: no change, and no decrease recorded.
         for i in 1..20u64 {
@@ -633,10 +571,7 @@ mod tests {
 
     #[test]
     fn sub_packet_window_paces_one_packet_per_rtt_over_cwnd() {
-        let (mut s, mut h) = start(SwiftConfig {
-            init_cwnd: 0.25,
-            ..Default::default()
-        });
+        let (mut s, mut h) = start(SwiftConfig { init_cwnd: 0.25, ..Default::default() });
         assert_eq!(h.window, 1, "one packet in flight");
         // Before any sample the RTT is the base RTT, 10 us: 1048 B every 40 us.
         assert!(close(h.rate, 0.25 * 1048.0 * 8.0 / 10e-6));
@@ -648,17 +583,11 @@ mod tests {
         assert!(close(s.cwnd(), w));
         assert!(close(h.rate, w * 1048.0 * 8.0 / 200e-6), "rate {}", h.rate);
         // min_cwnd bounds it.
-        let (mut s, mut h) = start(SwiftConfig {
-            init_cwnd: 0.0015,
-            ..Default::default()
-        });
+        let (mut s, mut h) = start(SwiftConfig { init_cwnd: 0.0015, ..Default::default() });
         feed(&mut s, &mut h, 1000, 0.0, 1000.0);
         assert_eq!(s.cwnd(), 0.001);
         // Back above one packet: line rate, window in bytes.
-        let (mut s, mut h) = start(SwiftConfig {
-            init_cwnd: 0.9,
-            ..Default::default()
-        });
+        let (mut s, mut h) = start(SwiftConfig { init_cwnd: 0.9, ..Default::default() });
         feed(&mut s, &mut h, 1000, 0.0, 12.0);
         assert!(close(s.cwnd(), 1.9));
         assert_eq!(h.rate, 100e9);
@@ -668,10 +597,7 @@ mod tests {
 
     #[test]
     fn loss_reactions() {
-        let (mut s, mut h) = start(SwiftConfig {
-            init_cwnd: 64.0,
-            ..Default::default()
-        });
+        let (mut s, mut h) = start(SwiftConfig { init_cwnd: 64.0, ..Default::default() });
         h.now = 100 * US;
         h.call(|cx| s.on_timeout(cx));
         assert_eq!(s.cwnd(), 32.0);
@@ -692,11 +618,7 @@ mod tests {
         h.call(|cx| s.on_timeout(cx));
         assert_eq!(s.cwnd(), 0.001);
         // loss_md = false: no reaction.
-        let (mut s, mut h) = start(SwiftConfig {
-            init_cwnd: 64.0,
-            loss_md: false,
-            ..Default::default()
-        });
+        let (mut s, mut h) = start(SwiftConfig { init_cwnd: 64.0, loss_md: false, ..Default::default() });
         h.call(|cx| s.on_timeout(cx));
         h.call(|cx| s.on_nack(cx, &ack(0)));
         assert_eq!(s.cwnd(), 64.0);
@@ -704,21 +626,12 @@ mod tests {
 
     #[test]
     fn endpoint_window_takes_the_minimum() {
-        let cfg = SwiftConfig {
-            init_cwnd: 100.0,
-            endpoint: true,
-            endpoint_target: Dur(10 * US),
-            ..Default::default()
-        };
+        let cfg = SwiftConfig { init_cwnd: 100.0, endpoint: true, endpoint_target: Dur(10 * US), ..Default::default() };
         let (mut s, mut h) = start(cfg.clone());
         // RTT 20 us of which 15 us at the endpoint: fabric delay 5 us < target
         // (grows), endpoint delay 15 us > 10 us target (decreases by 1 - 0.8 x 5/15).
         h.now = 20 * US;
-        let p = Packet {
-            ts: 0,
-            aux: [15 * US, 0, 0, 0],
-            ..ack(1000)
-        };
+        let p = Packet { ts: 0, aux: [15 * US, 0, 0, 0], ..ack(1000) };
         h.ack(&mut s, &p);
         assert!(close(s.fabric_cwnd(), 100.01));
         let e = 100.0 * (1.0 - 0.8 * 5.0 / 15.0);
@@ -726,22 +639,14 @@ mod tests {
         assert!(close(s.cwnd(), e));
         assert_eq!(h.window, (e * 1000.0 - 999.0) as u64);
         // Without the option, aux is ignored and the whole RTT is fabric delay.
-        let (mut s, mut h) = start(SwiftConfig {
-            endpoint: false,
-            ..cfg
-        });
+        let (mut s, mut h) = start(SwiftConfig { endpoint: false, ..cfg });
         h.now = 20 * US;
         h.ack(&mut s, &p);
         assert!(close(s.cwnd(), 100.01));
         // The receiver reports the time from the data's arrival to the ACK.
         let mut r = SwiftReceiver::default();
         let f = flow();
-        let mut rcx = ReceiverCx {
-            now: 7 * US,
-            flow: &f,
-            host_active_flows: 1,
-            send_cnp: false,
-        };
+        let mut rcx = ReceiverCx { now: 7 * US, flow: &f, host_active_flows: 1, send_cnp: false };
         r.on_data(&mut rcx, &Packet::default());
         let rcx = ReceiverCx { now: 9 * US, ..rcx };
         let mut a = ack(1000);

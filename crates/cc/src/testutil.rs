@@ -26,18 +26,11 @@ pub fn flow() -> FlowView {
 }
 
 pub fn ack(seq: u64) -> Packet {
-    Packet {
-        kind: PktKind::Ack,
-        seq,
-        ..Default::default()
-    }
+    Packet { kind: PktKind::Ack, seq, ..Default::default() }
 }
 
 pub fn ack_ecn(seq: u64) -> Packet {
-    Packet {
-        ecn_echo: true,
-        ..ack(seq)
-    }
+    Packet { ecn_echo: true, ..ack(seq) }
 }
 
 pub fn ack_int(seq: u64, hops: &[IntHop]) -> Packet {
@@ -49,10 +42,7 @@ pub fn ack_int(seq: u64, hops: &[IntHop]) -> Packet {
 }
 
 pub fn cnp() -> Packet {
-    Packet {
-        kind: PktKind::Cnp,
-        ..Default::default()
-    }
+    Packet { kind: PktKind::Cnp, ..Default::default() }
 }
 
 /// What the core keeps for a flow's sender between hooks.
@@ -69,15 +59,7 @@ pub struct Harness {
 impl Harness {
     pub fn new(flow: FlowView) -> Self {
         let rate = flow.line_rate as f64;
-        Harness {
-            flow,
-            now: 0,
-            snd_nxt: 0,
-            snd_una: 0,
-            rate,
-            window: u64::MAX,
-            timers: [None; TIMER_SLOTS],
-        }
+        Harness { flow, now: 0, snd_nxt: 0, snd_una: 0, rate, window: u64::MAX, timers: [None; TIMER_SLOTS] }
     }
 
     /// Calls one hook with a fresh context and applies what it set.
@@ -123,10 +105,8 @@ impl Harness {
     /// ties), then sets the clock to `t`.
     pub fn run_until(&mut self, s: &mut dyn SenderCc, t: Time) {
         loop {
-            let next = (0..TIMER_SLOTS)
-                .filter_map(|i| self.timers[i].map(|at| (at, i)))
-                .filter(|&(at, _)| at <= t)
-                .min();
+            let next =
+                (0..TIMER_SLOTS).filter_map(|i| self.timers[i].map(|at| (at, i))).filter(|&(at, _)| at <= t).min();
             let Some((at, slot)) = next else { break };
             self.now = at;
             self.timers[slot] = None;

@@ -140,27 +140,15 @@ impl SchemeConfig for TimelyConfig {
     const PARAMS: &'static [(&'static str, &'static str)] = &[
         rows::ALPHA,
         ("beta", "multiplicative decrease factor"),
-        (
-            "t_low",
-            "RTT below which the rate always increases by delta",
-        ),
-        (
-            "t_high",
-            "RTT above which the rate decreases by beta (1 - t_high/rtt)",
-        ),
+        ("t_low", "RTT below which the rate always increases by delta"),
+        ("t_high", "RTT above which the rate decreases by beta (1 - t_high/rtt)"),
         rows::MIN_RTT,
         ("delta", "additive increment"),
-        (
-            "hai_thresh",
-            "consecutive falling-RTT events before hyperactive increase",
-        ),
+        ("hai_thresh", "consecutive falling-RTT events before hyperactive increase"),
         ("hai_factor", "N: increase by N x delta in HAI mode"),
         rows::SEGMENT,
         rows::MIN_RATE,
-        (
-            "decrease_floor",
-            "one update keeps at least this fraction of the rate (0 = no floor)",
-        ),
+        ("decrease_floor", "one update keeps at least this fraction of the rate (0 = no floor)"),
         rows::INIT_RATE_FRACTION,
         rows::SUBTRACT_SERIALIZATION,
     ];
@@ -253,19 +241,11 @@ pub(crate) mod rows {
     pub type Row = (&'static str, &'static str);
     pub const ALPHA: Row = ("alpha", "EWMA weight of the newest RTT difference");
     pub const MIN_RTT: Row = ("min_rtt", "D_minRTT: gradient = rtt_diff / min_rtt");
-    pub const SEGMENT: Row = (
-        "segment",
-        "one update per this many bytes acked (completion event); 0 = per ACK",
-    );
+    pub const SEGMENT: Row = ("segment", "one update per this many bytes acked (completion event); 0 = per ACK");
     pub const MIN_RATE: Row = ("min_rate", "lowest rate");
-    pub const INIT_RATE_FRACTION: Row = (
-        "init_rate_fraction",
-        "starting rate as a fraction of line rate",
-    );
-    pub const SUBTRACT_SERIALIZATION: Row = (
-        "subtract_serialization",
-        "take the data packet's NIC serialization off each RTT sample",
-    );
+    pub const INIT_RATE_FRACTION: Row = ("init_rate_fraction", "starting rate as a fraction of line rate");
+    pub const SUBTRACT_SERIALIZATION: Row =
+        ("subtract_serialization", "take the data packet's NIC serialization off each RTT sample");
 }
 
 /// The TIMELY scheme.
@@ -303,13 +283,7 @@ pub struct RttGradient {
 impl RttGradient {
     /// `alpha` weighs the newest difference; `min_rtt` normalizes the gradient.
     pub fn new(alpha: f64, min_rtt: Time) -> Self {
-        RttGradient {
-            alpha,
-            min_rtt: min_rtt.max(1) as f64,
-            prev_rtt: None,
-            rtt_diff: 0.0,
-            last_diff: 0.0,
-        }
+        RttGradient { alpha, min_rtt: min_rtt.max(1) as f64, prev_rtt: None, rtt_diff: 0.0, last_diff: 0.0 }
     }
 
     /// Feeds one RTT sample (ps) and returns the normalized gradient
@@ -358,10 +332,7 @@ pub struct UpdateGate {
 
 impl UpdateGate {
     pub fn new(segment: u64) -> Self {
-        UpdateGate {
-            segment,
-            next: segment,
-        }
+        UpdateGate { segment, next: segment }
     }
 
     /// Whether an ACK with cumulative sequence `acked` of a flow of `size` bytes
@@ -371,11 +342,7 @@ impl UpdateGate {
             return true;
         }
         if acked >= self.next || (acked >= size && self.next != u64::MAX) {
-            self.next = if acked >= size {
-                u64::MAX
-            } else {
-                (acked / self.segment + 1) * self.segment
-            };
+            self.next = if acked >= size { u64::MAX } else { (acked / self.segment + 1) * self.segment };
             return true;
         }
         false
@@ -398,8 +365,7 @@ pub fn rtt_sample(now: Time, ack: &Packet, flow: &FlowView, subtract_serializati
     } else {
         flow.packet_size as u64
     };
-    raw.saturating_sub(ser_time(wire, flow.line_rate.max(1)))
-        .max(1)
+    raw.saturating_sub(ser_time(wire, flow.line_rate.max(1))).max(1)
 }
 
 /// TIMELY's (and patched TIMELY's) decrease above T_high:
@@ -495,14 +461,9 @@ impl TimelySender {
     pub fn update(&mut self, rtt: Time) -> f64 {
         self.last_rtt = rtt;
         let g = self.grad.sample(rtt);
-        self.falling = if self.grad.last_diff() < 0.0 {
-            self.falling + 1
-        } else {
-            0
-        };
+        self.falling = if self.grad.last_diff() < 0.0 { self.falling + 1 } else { 0 };
         let hai = self.falling >= self.cfg.hai_thresh;
-        let r =
-            timely_step(&self.cfg, self.rate, rtt, g, hai).max(self.rate * self.cfg.decrease_floor);
+        let r = timely_step(&self.cfg, self.rate, rtt, g, hai).max(self.rate * self.cfg.decrease_floor);
         self.rate = r.clamp(self.min_rate, self.line);
         self.rate
     }
@@ -539,10 +500,7 @@ mod tests {
     }
 
     fn per_ack() -> TimelyConfig {
-        TimelyConfig {
-            segment: Bytes(0),
-            ..Default::default()
-        }
+        TimelyConfig { segment: Bytes(0), ..Default::default() }
     }
 
     /// NIC serialization of a full test packet: 1048 B at 100 Gbps.
@@ -646,10 +604,7 @@ mod tests {
         ack_rtt(&mut h, &mut s, 2000, 420, 410);
         assert_eq!(h.rate, L * 0.5);
         // Without the floor (Algorithm 1 as printed) the rate falls to min_rate.
-        let c = TimelyConfig {
-            decrease_floor: 0.0,
-            ..per_ack()
-        };
+        let c = TimelyConfig { decrease_floor: 0.0, ..per_ack() };
         let f = flow();
         let mut s = TimelySender::new(&c, &f);
         let mut h = Harness::new(f);
@@ -668,10 +623,7 @@ mod tests {
         assert!(g.is_event(17000, size), "crossed 16384");
         assert!(!g.is_event(18000, size));
         assert!(!g.is_event(32000, size));
-        assert!(
-            g.is_event(34000, size),
-            "crossed 32768 (skipping no boundary)"
-        );
+        assert!(g.is_event(34000, size), "crossed 32768 (skipping no boundary)");
         assert!(!g.is_event(39000, size));
         assert!(g.is_event(40_000, size), "flow end is a completion");
         assert!(!g.is_event(40_000, size), "only once");
@@ -721,64 +673,19 @@ mod tests {
     #[test]
     fn init_rate_and_validation() {
         let f = flow();
-        let c = TimelyConfig {
-            init_rate_fraction: 0.25,
-            ..Default::default()
-        };
+        let c = TimelyConfig { init_rate_fraction: 0.25, ..Default::default() };
         let mut h = Harness::new(f.clone());
         h.start(&mut TimelySender::new(&c, &f));
         assert_eq!(h.rate, 25e9);
         assert!(TimelyConfig::default().validate().is_ok());
         let bad = |c: TimelyConfig| c.validate().unwrap_err().0;
-        assert_eq!(
-            bad(TimelyConfig {
-                alpha: 0.0,
-                ..Default::default()
-            }),
-            "alpha"
-        );
-        assert_eq!(
-            bad(TimelyConfig {
-                beta: 1.5,
-                ..Default::default()
-            }),
-            "beta"
-        );
-        assert_eq!(
-            bad(TimelyConfig {
-                t_low: Dur(600 * US),
-                ..Default::default()
-            }),
-            "t_low"
-        );
-        assert_eq!(
-            bad(TimelyConfig {
-                min_rtt: Dur(0),
-                ..Default::default()
-            }),
-            "min_rtt"
-        );
-        assert_eq!(
-            bad(TimelyConfig {
-                hai_thresh: 0,
-                ..Default::default()
-            }),
-            "hai_thresh"
-        );
-        assert_eq!(
-            bad(TimelyConfig {
-                decrease_floor: 1.0,
-                ..Default::default()
-            }),
-            "decrease_floor"
-        );
-        assert_eq!(
-            bad(TimelyConfig {
-                init_rate_fraction: 0.0,
-                ..Default::default()
-            }),
-            "init_rate_fraction"
-        );
+        assert_eq!(bad(TimelyConfig { alpha: 0.0, ..Default::default() }), "alpha");
+        assert_eq!(bad(TimelyConfig { beta: 1.5, ..Default::default() }), "beta");
+        assert_eq!(bad(TimelyConfig { t_low: Dur(600 * US), ..Default::default() }), "t_low");
+        assert_eq!(bad(TimelyConfig { min_rtt: Dur(0), ..Default::default() }), "min_rtt");
+        assert_eq!(bad(TimelyConfig { hai_thresh: 0, ..Default::default() }), "hai_thresh");
+        assert_eq!(bad(TimelyConfig { decrease_floor: 1.0, ..Default::default() }), "decrease_floor");
+        assert_eq!(bad(TimelyConfig { init_rate_fraction: 0.0, ..Default::default() }), "init_rate_fraction");
         assert_eq!(TimelyConfig::default().into_scheme().name(), "timely");
     }
 }

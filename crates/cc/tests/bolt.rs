@@ -201,7 +201,11 @@ fn two_congested_hops_parking_lot() {
     let mut nodes = vec![NodeKind::Host; 5];
     nodes.extend([NodeKind::Switch; 3]);
     let l = |a, b| LinkSpec { a, b, rate_bps: G100, delay: US };
-    let topo = Topology { nodes, links: vec![l(0, 5), l(2, 5), l(5, 6), l(1, 6), l(4, 6), l(6, 7), l(7, 3)], name: "parking-lot".into() };
+    let topo = Topology {
+        nodes,
+        links: vec![l(0, 5), l(2, 5), l(5, 6), l(1, 6), l(4, 6), l(6, 7), l(7, 3)],
+        name: "parking-lot".into(),
+    };
     let flows: Vec<FlowSpec> = [(0, 3), (1, 3), (2, 4)]
         .iter()
         .enumerate()
@@ -222,7 +226,12 @@ fn two_congested_hops_parking_lot() {
         assert!(q < 3.0 * MTU, "hop {i} queue {q}");
         assert!(u > 0.9, "hop {i} utilization {u}");
     }
-    println!("shares {:?} Gbps, SRC {} for {} data packets", sh.iter().map(|x| x / 1e9).collect::<Vec<_>>(), counter(&r, "bolt_src_packets"), r.engine.data_packets);
+    println!(
+        "shares {:?} Gbps, SRC {} for {} data packets",
+        sh.iter().map(|x| x / 1e9).collect::<Vec<_>>(),
+        counter(&r, "bolt_src_packets"),
+        r.engine.data_packets
+    );
     assert!(sh[0] > 0.15 * G100 as f64, "the 2-hop flow starves: {}", sh[0]);
     assert!((sh[1] - sh[2]).abs() / sh[1] < 0.1, "the 1-hop flows differ: {sh:?}");
     assert!(counter(&r, "bolt_src_packets") <= r.engine.data_packets);
@@ -262,7 +271,8 @@ fn supply_matching_refills_the_link_after_a_reroute() {
     let sm = run_with("");
     let ai = run_with("sm = false");
     // before the reroute both flows crossed the bottleneck, after it only flow 0
-    let sent_through = |r: &RunResult| r.ports.iter().find(|p| p.port == PortRef { node: 6, peer: 7 }).unwrap().tx_data_bytes;
+    let sent_through =
+        |r: &RunResult| r.ports.iter().find(|p| p.port == PortRef { node: 6, peer: 7 }).unwrap().tx_data_bytes;
     assert!(sent_through(&sm) > 0, "flow 1 moved to D - E");
     assert!(sm.drops > 0, "packets on the failed link are lost");
     let (l_sm, l_ai) = (lost(&sm), lost(&ai));
@@ -288,9 +298,8 @@ fn an_incast_sends_at_most_one_src_per_data_packet_and_src_bandwidth_scales_with
     // 0.9 Gbps with the ns-3 incast script's sizes (paper: 0.77 Gbps).
     let n = 20;
     let topo = ccsim_scenario::topo::star(n + 1, Tier::new(G100, 1200 * NS)).unwrap();
-    let flows: Vec<FlowSpec> = (0..3 * n)
-        .map(|i| FlowSpec { id: i, src: i % n, dst: n, size: 50_000, start: 0, prio: 0 })
-        .collect();
+    let flows: Vec<FlowSpec> =
+        (0..3 * n).map(|i| FlowSpec { id: i, src: i % n, dst: n, size: 50_000, start: 0, prio: 0 }).collect();
     let base = NetConfig { buffer: ccsim_core::units::Bytes(100_000_000), ..Default::default() };
     let big = NetConfig { mtu: ccsim_core::units::Bytes(4952), ..base.clone() };
     let measure = |net: &NetConfig, params: &str| {

@@ -37,10 +37,7 @@ fn first_jain_window(res: &RunResult, from: Time, until: Time, level: f64) -> Op
 /// The checks every run makes: finished, lossless, no PFC needed.
 fn check_clean_no_pause(res: &RunResult) {
     check_clean(res);
-    assert_eq!(
-        res.pause_frames, 0,
-        "DCTCP keeps the queue far below the PFC threshold"
-    );
+    assert_eq!(res.pause_frames, 0, "DCTCP keeps the queue far below the PFC threshold");
 }
 
 /// Steady state over [t0, t1]: per-flow goodputs, Jain index, queue and
@@ -66,10 +63,7 @@ fn check_steady(res: &RunResult, k: f64, t0: Time, t1: Time, tol: f64) {
     assert_near_fair("steady", g, fair, tol);
     assert!(j >= 0.98, "Jain {j}");
     // DCTCP holds the queue at K: marking starts above K and each cut is small.
-    assert!(
-        q_mean >= 0.8 * k && q_mean <= 1.2 * k,
-        "mean queue {q_mean} vs K {k}"
-    );
+    assert!(q_mean >= 0.8 * k && q_mean <= 1.2 * k, "mean queue {q_mean} vs K {k}");
     assert!(q_max <= 1.25 * k, "max queue {q_max} vs K {k}");
     // The queue never drains: the link stays busy (wire bytes).
     assert!(util >= 0.99, "utilization {util}");
@@ -83,10 +77,7 @@ fn check_steady(res: &RunResult, k: f64, t0: Time, t1: Time, tol: f64) {
 /// Jain >= 0.98 over [5, 13] ms, queue mean within 0.8..1.2 K.
 #[test]
 fn four_flows_converge_and_hold_the_queue_at_k() {
-    let cfg = DctcpConfig {
-        k: Bytes(20_000),
-        ..Default::default()
-    };
+    let cfg = DctcpConfig { k: Bytes(20_000), ..Default::default() };
     let k = cfg.k_at(G100) as f64;
     assert_eq!(k, 200_000.0);
     let starts = [0, MS, 2 * MS, 3 * MS];
@@ -95,15 +86,8 @@ fn four_flows_converge_and_hold_the_queue_at_k() {
     let first_done = first_done(&res);
     assert!(first_done > 13 * MS, "flows overlap through the window");
     let conv = first_jain_window(&res, 3 * MS, first_done, 0.95).expect("converges");
-    println!(
-        "4 flows: Jain >= 0.95 (500 us windows) {:.2} ms after the last start",
-        (conv - 3 * MS) as f64 / 1e9
-    );
-    assert!(
-        conv <= 6 * MS,
-        "converged {} ms after the last start",
-        (conv - 3 * MS) as f64 / 1e9
-    );
+    println!("4 flows: Jain >= 0.95 (500 us windows) {:.2} ms after the last start", (conv - 3 * MS) as f64 / 1e9);
+    assert!(conv <= 6 * MS, "converged {} ms after the last start", (conv - 3 * MS) as f64 / 1e9);
     check_steady(&res, k, 5 * MS, 13 * MS, 0.15);
 }
 

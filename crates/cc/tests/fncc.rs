@@ -22,12 +22,7 @@ use std::sync::{Arc, Mutex};
 use support::*;
 
 fn fncc_net() -> NetConfig {
-    let mut net = NetConfig {
-        mtu: Bytes(1470),
-        header: Bytes(48),
-        routing: Routing::Symmetric,
-        ..Default::default()
-    };
+    let mut net = NetConfig { mtu: Bytes(1470), header: Bytes(48), routing: Routing::Symmetric, ..Default::default() };
     net.pfc.static_xoff = Some(Bytes(500_000));
     net
 }
@@ -51,10 +46,7 @@ fn fig9(s: &dyn Scheme, rate: u64, end: Time) -> RunResult {
 /// First trace time at or after `from` when flow `f`'s rate is below `frac` of `line`.
 fn first_slowdown(r: &RunResult, f: usize, from: Time, frac: f64, line: f64) -> Option<Time> {
     let tr = &r.flow_traces[f];
-    tr.t.iter()
-        .zip(&tr.rate_bps)
-        .find(|(&t, &v)| t >= from && v < frac * line)
-        .map(|(&t, _)| t)
+    tr.t.iter().zip(&tr.rate_bps).find(|(&t, &v)| t >= from && v < frac * line).map(|(&t, _)| t)
 }
 
 /// Fig. 9: FNCC sees the congestion on flow 0's ACKs as they cross the
@@ -79,12 +71,7 @@ fn fncc_slows_down_before_hpcc_on_the_fig9_dumbbell() {
     // Within a few link delays of the join (the ACKs only have to come back
     // from the first switch): before 310 us.
     assert!(tf < 310 * US, "FNCC reacted at {} us", tf / US);
-    assert!(
-        peak(&f) < peak(&h),
-        "FNCC peak {} vs HPCC {}",
-        peak(&f),
-        peak(&h)
-    );
+    assert!(peak(&f) < peak(&h), "FNCC peak {} vs HPCC {}", peak(&f), peak(&h));
     assert_eq!(f.drops + h.drops, 0);
 }
 
@@ -100,17 +87,11 @@ fn fncc_slows_down_before_hpcc_on_the_fig9_dumbbell() {
 #[test]
 fn fncc_two_flows_converge_fair_with_a_short_queue() {
     let end = 1500 * US;
-    let r = fig9(
-        make_scheme("fncc", "rate_ai = \"2500Mbps\"").as_ref(),
-        G100,
-        end,
-    );
+    let r = fig9(make_scheme("fncc", "rate_ai = \"2500Mbps\"").as_ref(), G100, end);
     let win = 100 * US;
     // Earliest t on a 10 us grid from which every window is fair.
-    let conv = converged_at(300 * US, end, win, 10 * US, |a, b| {
-        fair(&goodputs(&r, a, b, Sample::AtOrAfter))
-    })
-    .expect("fair at the end");
+    let conv = converged_at(300 * US, end, win, 10 * US, |a, b| fair(&goodputs(&r, a, b, Sample::AtOrAfter)))
+        .expect("fair at the end");
     let q = queue_in(&r, end - 500 * US..end);
     let mean = mean(&q);
     let p99 = percentile_floor(&q, 99);
@@ -123,10 +104,7 @@ fn fncc_two_flows_converge_fair_with_a_short_queue() {
         jain(&sh)
     );
     assert!(conv <= 600 * US, "converged at {} us", conv / US);
-    assert!(
-        mean < 10_000.0 && p99 < 30_000.0,
-        "queue mean {mean} p99 {p99}"
-    );
+    assert!(mean < 10_000.0 && p99 < 30_000.0, "queue mean {mean} p99 {p99}");
     assert!(util > 0.9, "utilization {util}");
     assert_eq!(r.drops, 0);
     assert_eq!(r.pause_frames, 0);
@@ -142,29 +120,9 @@ fn fncc_needs_symmetric_routing_on_multipath_topologies() {
     let s = make_scheme("fncc", "");
     let mut net = fncc_net();
     net.routing = Routing::Ecmp;
-    let e = run(
-        &topo,
-        &net,
-        &flows,
-        s.as_ref(),
-        &SimOptions::default(),
-        None,
-    )
-    .map(|_| ())
-    .expect_err("refused");
-    assert!(
-        e.contains("fncc") && e.contains("routing = \"symmetric\""),
-        "{e}"
-    );
-    let r = run(
-        &topo,
-        &fncc_net(),
-        &flows,
-        s.as_ref(),
-        &SimOptions::default(),
-        None,
-    )
-    .unwrap();
+    let e = run(&topo, &net, &flows, s.as_ref(), &SimOptions::default(), None).map(|_| ()).expect_err("refused");
+    assert!(e.contains("fncc") && e.contains("routing = \"symmetric\""), "{e}");
+    let r = run(&topo, &fncc_net(), &flows, s.as_ref(), &SimOptions::default(), None).unwrap();
     assert!(all_finished(&r));
     assert_eq!(r.drops, 0);
 }
@@ -201,11 +159,7 @@ impl ReceiverCc for RecRx {
     }
     fn fill_ack(&mut self, cx: &ReceiverCx, data: &Packet, ack: &mut Packet) {
         self.inner.fill_ack(cx, data, ack);
-        self.log
-            .lock()
-            .unwrap()
-            .acks
-            .push((self.flow, cx.now, ack.aux[N_AUX]));
+        self.log.lock().unwrap().acks.push((self.flow, cx.now, ack.aux[N_AUX]));
     }
 }
 
@@ -220,11 +174,7 @@ impl Scheme for Recording {
         self.inner.sender(flow)
     }
     fn receiver(&self, flow: &FlowView) -> Box<dyn ReceiverCc> {
-        Box::new(RecRx {
-            inner: FnccReceiver,
-            flow: flow.id,
-            log: self.log.clone(),
-        })
+        Box::new(RecRx { inner: FnccReceiver, flow: flow.id, log: self.log.clone() })
     }
     fn switch(&self, node: u32, ports: &[PortStat]) -> Option<Box<dyn SwitchCc>> {
         self.inner.switch(node, ports)
@@ -247,36 +197,12 @@ fn n_in_acks_counts_the_receivers_concurrent_flows() {
 fn n_check(ack_every: u32) {
     let topo = star(4, Tier::new(G100, US)).unwrap();
     let flows = vec![
-        FlowSpec {
-            id: 0,
-            src: 0,
-            dst: 3,
-            size: 600_000,
-            start: 0,
-            prio: 0,
-        },
-        FlowSpec {
-            id: 1,
-            src: 1,
-            dst: 3,
-            size: 1_200_000,
-            start: 20 * US,
-            prio: 0,
-        },
-        FlowSpec {
-            id: 2,
-            src: 2,
-            dst: 3,
-            size: 2_400_000,
-            start: 40 * US,
-            prio: 0,
-        },
+        FlowSpec { id: 0, src: 0, dst: 3, size: 600_000, start: 0, prio: 0 },
+        FlowSpec { id: 1, src: 1, dst: 3, size: 1_200_000, start: 20 * US, prio: 0 },
+        FlowSpec { id: 2, src: 2, dst: 3, size: 2_400_000, start: 40 * US, prio: 0 },
     ];
     let log = Arc::new(Mutex::new(Log::default()));
-    let s = Recording {
-        inner: FnccConfig::default().into_scheme(),
-        log: log.clone(),
-    };
+    let s = Recording { inner: FnccConfig::default().into_scheme(), log: log.clone() };
     let mut net = fncc_net();
     net.ack_every = ack_every;
     let r = run(&topo, &net, &flows, &s, &SimOptions::default(), None).unwrap();
@@ -285,11 +211,7 @@ fn n_check(ack_every: u32) {
     let l = log.lock().unwrap();
     // One ACK per data packet, or about one per `ack_every`.
     let pkts: u64 = flows.iter().map(|f| f.size.div_ceil(1470)).sum();
-    assert!(
-        l.acks.len() as u64 <= pkts / ack_every as u64 + 3,
-        "{} ACKs",
-        l.acks.len()
-    );
+    assert!(l.acks.len() as u64 <= pkts / ack_every as u64 + 3, "{} ACKs", l.acks.len());
     assert_eq!(l.rx.len(), 3);
     let span = |f: u32| l.rx.iter().find(|e| e.0 == f).map(|e| (e.1, e.2)).unwrap();
     // Flows start in order of id, and the last starts before the first ends.
@@ -323,29 +245,9 @@ fn n_check(ack_every: u32) {
 fn lhcs_brings_a_last_hop_incast_to_the_fair_share() {
     let topo = star(5, Tier::new(G100, 1500 * 1000)).unwrap();
     let flows = incast_flows(4, 2_000_000);
-    let opts = SimOptions {
-        seed: 1,
-        stop_at: None,
-        ..traced(US, &[incast_port(4)], 4)
-    };
-    let on = run(
-        &topo,
-        &fncc_net(),
-        &flows,
-        make_scheme("fncc", "").as_ref(),
-        &opts,
-        None,
-    )
-    .unwrap();
-    let off = run(
-        &topo,
-        &fncc_net(),
-        &flows,
-        make_scheme("fncc", "lhcs = false").as_ref(),
-        &opts,
-        None,
-    )
-    .unwrap();
+    let opts = SimOptions { seed: 1, stop_at: None, ..traced(US, &[incast_port(4)], 4) };
+    let on = run(&topo, &fncc_net(), &flows, make_scheme("fncc", "").as_ref(), &opts, None).unwrap();
+    let off = run(&topo, &fncc_net(), &flows, make_scheme("fncc", "lhcs = false").as_ref(), &opts, None).unwrap();
     for r in [&on, &off] {
         assert!(all_finished(r), "all flows finish");
         assert_eq!(r.drops, 0);
@@ -354,59 +256,25 @@ fn lhcs_brings_a_last_hop_incast_to_the_fair_share() {
     // First sample after the peak with less than 10 KB queued.
     let drained = |r: &RunResult| {
         let q = &r.queues[0];
-        let ip =
-            q.v.iter()
-                .enumerate()
-                .fold(0, |b, (i, &v)| if v > q.v[b] { i } else { b });
-        q.t[ip..]
-            .iter()
-            .zip(&q.v[ip..])
-            .find(|(_, &v)| v < 10_000.0)
-            .map(|(&t, _)| t)
-            .unwrap()
+        let ip = q.v.iter().enumerate().fold(0, |b, (i, &v)| if v > q.v[b] { i } else { b });
+        q.t[ip..].iter().zip(&q.v[ip..]).find(|(_, &v)| v < 10_000.0).map(|(&t, _)| t).unwrap()
     };
     let rates_at = |r: &RunResult, t: Time| -> Vec<f64> {
-        r.flow_traces
-            .iter()
-            .map(|tr| tr.rate_bps[tr.t.partition_point(|&x| x < t)] / 1e9)
-            .collect()
+        r.flow_traces.iter().map(|tr| tr.rate_bps[tr.t.partition_point(|&x| x < t)] / 1e9).collect()
     };
-    eprintln!(
-        "peak queue: LHCS {:.0} B, without {:.0} B",
-        peak(&on),
-        peak(&off)
-    );
-    eprintln!(
-        "queue < 10 KB at: LHCS {} us, without {} us",
-        drained(&on) / US,
-        drained(&off) / US
-    );
+    eprintln!("peak queue: LHCS {:.0} B, without {:.0} B", peak(&on), peak(&off));
+    eprintln!("queue < 10 KB at: LHCS {} us, without {} us", drained(&on) / US, drained(&off) / US);
     for t in [10, 20, 40, 80] {
-        eprintln!(
-            "t = {t} us: LHCS {:.1?}, without {:.1?}",
-            rates_at(&on, t * US),
-            rates_at(&off, t * US)
-        );
+        eprintln!("t = {t} us: LHCS {:.1?}, without {:.1?}", rates_at(&on, t * US), rates_at(&off, t * US));
     }
     let fair_beta = 0.9 * 100.0 / 4.0;
     // While the queue drains LHCS holds every flow at or below fair x beta;
     // HPCC alone is still above the fair share.
-    assert!(
-        rates_at(&on, 20 * US).iter().all(|&v| v <= fair_beta),
-        "{:?}",
-        rates_at(&on, 20 * US)
-    );
-    assert!(
-        rates_at(&off, 20 * US).iter().all(|&v| v > 25.0),
-        "{:?}",
-        rates_at(&off, 20 * US)
-    );
+    assert!(rates_at(&on, 20 * US).iter().all(|&v| v <= fair_beta), "{:?}", rates_at(&on, 20 * US));
+    assert!(rates_at(&off, 20 * US).iter().all(|&v| v > 25.0), "{:?}", rates_at(&off, 20 * US));
     // By 40 us every LHCS flow is within 5% of fair x beta, all equal.
     let r40 = rates_at(&on, 40 * US);
-    assert!(
-        r40.iter().all(|&v| (v / fair_beta - 1.0).abs() < 0.05),
-        "{r40:?}"
-    );
+    assert!(r40.iter().all(|&v| (v / fair_beta - 1.0).abs() < 0.05), "{r40:?}");
     assert!(jain(&r40) > 0.999, "{r40:?}");
     assert!(drained(&on) < drained(&off));
 }

@@ -30,9 +30,10 @@ fn lone_hpcc_flow_pays_int_bytes() {
             let first = size.min(1000) + 48;
             let (exact, ack) = match enc {
                 // 42 B from the sender on, echoed on the ACK
-                IntEncoding::Fixed => {
-                    (ser_time(size + npk * 90, G100) + ser_time(first + 42, G100) + 4 * US + 2 * ser_time(102, G100), 102)
-                }
+                IntEncoding::Fixed => (
+                    ser_time(size + npk * 90, G100) + ser_time(first + 42, G100) + 4 * US + 2 * ser_time(102, G100),
+                    102,
+                ),
                 // 8 B added by the switch, its one record echoed on the ACK
                 _ => (ser_time(first, G100) + ser_time(size + npk * 56, G100) + 4 * US + 2 * ser_time(68, G100), 68),
             };

@@ -58,18 +58,11 @@ impl Experiment<'_> {
     fn run(&self) -> RunResult {
         // More than a flow could send at line rate before `end`.
         let size = G100 / 8 * (self.end / MS + 1) / 1000;
-        let d = Dumbbell {
-            net: self.net.clone(),
-            seed: 1,
-            stop_at: Some(self.end),
-            ..Dumbbell::new(G100, self.sample)
-        };
+        let d =
+            Dumbbell { net: self.net.clone(), seed: 1, stop_at: Some(self.end), ..Dumbbell::new(G100, self.sample) };
         let scheme = make_scheme(self.scheme, self.params);
         let r = d.run(scheme.as_ref(), &staggered(self.n, size, self.gap));
-        assert!(
-            r.flows.iter().all(|f| f.fct.is_none()),
-            "a flow finished before the end of the run"
-        );
+        assert!(r.flows.iter().all(|f| f.fct.is_none()), "a flow finished before the end of the run");
         r
     }
 
@@ -79,10 +72,7 @@ impl Experiment<'_> {
     fn converged(&self, name: &str, r: &RunResult, win: Time, step: Time) -> Time {
         let last = self.last_join();
         let conv = converged_at(last, self.end, win, step, |a, b| fair(&shares(r, a, b)));
-        eprintln!(
-            "{name}: converged {:?} us after the last join",
-            conv.map(|t| (t.max(last) - last) / US)
-        );
+        eprintln!("{name}: converged {:?} us after the last join", conv.map(|t| (t.max(last) - last) / US));
         conv.unwrap_or_else(|| {
             panic!(
                 "{name}: the last {} us window is not fair: {:?}",
@@ -127,11 +117,7 @@ fn fair_steady(name: &str, r: &RunResult, t0: Time, t1: Time) -> SteadyStats {
         s.q_max,
         s.util
     );
-    assert!(
-        fair(&s.shares),
-        "{name}: steady shares {:?}",
-        gbps(&s.shares)
-    );
+    assert!(fair(&s.shares), "{name}: steady shares {:?}", gbps(&s.shares));
     s
 }
 
@@ -148,10 +134,7 @@ fn hpcc_flows_converge_to_fair_shares_with_near_zero_queue() {
     for n in [4u32, 8] {
         // W_AI = W_init (1 - eta) / N as a rate: (1 - eta) x 100 Gbps / N.
         let rate_ai = ((1.0 - ETA) * G100 as f64 / n as f64).round() as u64;
-        let params = format!(
-            "eta = {ETA}\nmax_stage = 5\nrate_ai = \"{}Mbps\"",
-            rate_ai / 1_000_000
-        );
+        let params = format!("eta = {ETA}\nmax_stage = 5\nrate_ai = \"{}Mbps\"", rate_ai / 1_000_000);
         let gap = 500 * US;
         let d = Experiment {
             scheme: "hpcc",
@@ -167,33 +150,13 @@ fn hpcc_flows_converge_to_fair_shares_with_near_zero_queue() {
         let name = format!("hpcc, {n} flows, rate_ai {} Mbps", rate_ai / 1_000_000);
 
         let conv = d.converged(&name, &r, 200 * US, 20 * US);
-        assert!(
-            conv <= last + MS,
-            "{name}: fair only from {} us after the last join",
-            (conv - last) / US
-        );
+        assert!(conv <= last + MS, "{name}: fair only from {} us after the last join", (conv - last) / US);
 
         let s = fair_steady(&name, &r, last + 2 * MS, d.end);
-        assert!(
-            s.q_mean < 4_000.0,
-            "{name}: mean queue {:.0} B is not near zero",
-            s.q_mean
-        );
-        assert!(
-            s.q_p99 < 10_000.0,
-            "{name}: 99th percentile queue {:.0} B is not near zero",
-            s.q_p99
-        );
-        assert!(
-            s.util > 0.95 && s.util <= 1.0 + 1e-9,
-            "{name}: utilization {}",
-            s.util
-        );
-        assert_eq!(
-            (r.drops, r.pause_frames),
-            (0, 0),
-            "{name}: drops, PFC pauses"
-        );
+        assert!(s.q_mean < 4_000.0, "{name}: mean queue {:.0} B is not near zero", s.q_mean);
+        assert!(s.q_p99 < 10_000.0, "{name}: 99th percentile queue {:.0} B is not near zero", s.q_p99);
+        assert!(s.util > 0.95 && s.util <= 1.0 + 1e-9, "{name}: utilization {}", s.util);
+        assert_eq!((r.drops, r.pause_frames), (0, 0), "{name}: drops, PFC pauses");
     }
 }
 
@@ -214,13 +177,7 @@ fn dcqcn_flows_converge_to_fair_shares_with_queue_at_ecn_threshold() {
     const KMAX: u64 = 1_600_000;
     let (kmin, kmax) = (KMIN as f64, KMAX as f64);
     let net = NetConfig {
-        ecn: EcnConfig {
-            mode: EcnMode::Red,
-            kmin: Bytes(KMIN),
-            kmax: Bytes(KMAX),
-            pmax: 0.2,
-            scale_per_25g: false,
-        },
+        ecn: EcnConfig { mode: EcnMode::Red, kmin: Bytes(KMIN), kmax: Bytes(KMAX), pmax: 0.2, scale_per_25g: false },
         ..Default::default()
     };
     let d = Experiment {
@@ -237,11 +194,7 @@ fn dcqcn_flows_converge_to_fair_shares_with_queue_at_ecn_threshold() {
     let name = "dcqcn (hpcc preset), 4 flows";
 
     let conv = d.converged(name, &r, 10 * MS, MS);
-    assert!(
-        conv <= last + 150 * MS,
-        "{name}: fair only from {} ms after the last join",
-        (conv - last) / MS
-    );
+    assert!(conv <= last + 150 * MS, "{name}: fair only from {} ms after the last join", (conv - last) / MS);
 
     let s = fair_steady(name, &r, last + 150 * MS, d.end);
     assert!(
@@ -249,19 +202,7 @@ fn dcqcn_flows_converge_to_fair_shares_with_queue_at_ecn_threshold() {
         "{name}: 99th percentile queue {:.0} B is not just above Kmin",
         s.q_p99
     );
-    assert!(
-        s.q_mean > kmin / 4.0,
-        "{name}: mean queue {:.0} B: no standing queue",
-        s.q_mean
-    );
-    assert!(
-        s.util > 0.97 && s.util <= 1.0 + 1e-9,
-        "{name}: utilization {}",
-        s.util
-    );
-    assert_eq!(
-        (r.drops, r.pause_frames),
-        (0, 0),
-        "{name}: drops, PFC pauses"
-    );
+    assert!(s.q_mean > kmin / 4.0, "{name}: mean queue {:.0} B: no standing queue", s.q_mean);
+    assert!(s.util > 0.97 && s.util <= 1.0 + 1e-9, "{name}: utilization {}", s.util);
+    assert_eq!((r.drops, r.pause_frames), (0, 0), "{name}: drops, PFC pauses");
 }

@@ -39,11 +39,7 @@ fn mean(v: &[f64]) -> f64 {
 }
 
 fn window(t: &[Time], v: &[f64], t0: Time, t1: Time) -> Vec<f64> {
-    t.iter()
-        .zip(v)
-        .filter(|(&x, _)| x >= t0 && x < t1)
-        .map(|(_, &y)| y)
-        .collect()
+    t.iter().zip(v).filter(|(&x, _)| x >= t0 && x < t1).map(|(_, &y)| y).collect()
 }
 
 /// Four flows join a 100G dumbbell (1 us links: base RTT 6.25 us, BDP 78 KB)
@@ -66,19 +62,9 @@ fn oscar_flows_share_fairly_at_the_target_queue() {
     let n = 4u32;
     let topo = dumbbell(n, Tier::new(G100, US), Tier::new(G100, US), 2).unwrap();
     let flows: Vec<FlowSpec> = (0..n)
-        .map(|i| FlowSpec {
-            id: i,
-            src: i,
-            dst: n + i,
-            size: 8_000_000,
-            start: i as u64 * 200 * US,
-            prio: 0,
-        })
+        .map(|i| FlowSpec { id: i, src: i, dst: n + i, size: 8_000_000, start: i as u64 * 200 * US, prio: 0 })
         .collect();
-    let bott = PortRef {
-        node: 2 * n,
-        peer: 2 * n + 1,
-    };
+    let bott = PortRef { node: 2 * n, peer: 2 * n + 1 };
     let opts = SimOptions {
         seed: 1,
         stop_at: None,
@@ -90,31 +76,12 @@ fn oscar_flows_share_fairly_at_the_target_queue() {
             ..Default::default()
         },
     };
-    let r = run(
-        &topo,
-        &NetConfig::default(),
-        &flows,
-        oscar("").as_ref(),
-        &opts,
-        None,
-    )
-    .unwrap();
-    assert!(
-        r.flows.iter().all(|f| f.fct.is_some()),
-        "every flow finishes"
-    );
+    let r = run(&topo, &NetConfig::default(), &flows, oscar("").as_ref(), &opts, None).unwrap();
+    assert!(r.flows.iter().all(|f| f.fct.is_some()), "every flow finishes");
     assert_eq!((r.drops, r.pause_frames), (0, 0), "no loss, no PAUSE");
-    let first_end = r
-        .flows
-        .iter()
-        .map(|f| f.start + f.fct.unwrap())
-        .min()
-        .unwrap();
+    let first_end = r.flows.iter().map(|f| f.start + f.fct.unwrap()).min().unwrap();
     let (t0, t1) = (1200 * US, first_end - 100 * US);
-    assert!(
-        t1 > t0 + 500 * US,
-        "a steady window of at least 0.5 ms: ends {t1}"
-    );
+    assert!(t1 > t0 + 500 * US, "a steady window of at least 0.5 ms: ends {t1}");
     let s = shares(&r, t0, t1);
     let q = &r.queues[0];
     let mut qs = window(&q.t, &q.v, t0, t1);
@@ -134,18 +101,9 @@ fn oscar_flows_share_fairly_at_the_target_queue() {
     );
     assert!(jain(&s) >= 0.97, "jain {}", jain(&s));
     let m = mean(&s);
-    assert!(
-        s.iter().all(|x| (x - m).abs() <= 0.25 * m),
-        "each within 25% of fair: {gb:?}"
-    );
-    assert!(
-        (60_000.0..=95_000.0).contains(&qm),
-        "mean queue {qm:.0} B, target 75 KB"
-    );
-    assert!(
-        q01 > 40_000.0 && q99 < 120_000.0,
-        "queue stays near target: p1 {q01:.0} p99 {q99:.0}"
-    );
+    assert!(s.iter().all(|x| (x - m).abs() <= 0.25 * m), "each within 25% of fair: {gb:?}");
+    assert!((60_000.0..=95_000.0).contains(&qm), "mean queue {qm:.0} B, target 75 KB");
+    assert!(q01 > 40_000.0 && q99 < 120_000.0, "queue stays near target: p1 {q01:.0} p99 {q99:.0}");
     assert!(util > 0.97, "utilization {util:.3}");
 }
 
@@ -158,32 +116,11 @@ fn join_steps(rate: u64, target_queue: &str) -> ((usize, Time), Option<(usize, T
     let end = join + 800 * US;
     let size = rate / 8 / 1000; // 1 ms at line rate: outlasts the run
     let flows = vec![
-        FlowSpec {
-            id: 0,
-            src: 0,
-            dst: 2,
-            size,
-            start: 0,
-            prio: 0,
-        },
-        FlowSpec {
-            id: 1,
-            src: 1,
-            dst: 3,
-            size,
-            start: join,
-            prio: 0,
-        },
+        FlowSpec { id: 0, src: 0, dst: 2, size, start: 0, prio: 0 },
+        FlowSpec { id: 1, src: 1, dst: 3, size, start: join, prio: 0 },
     ];
-    let rec = Recorder::new(
-        oscar(&format!("target_queue = \"{target_queue}\"")),
-        &[0, 1],
-    );
-    let opts = SimOptions {
-        seed: 1,
-        stop_at: Some(end),
-        trace: TraceConfig::default(),
-    };
+    let rec = Recorder::new(oscar(&format!("target_queue = \"{target_queue}\"")), &[0, 1]);
+    let opts = SimOptions { seed: 1, stop_at: Some(end), trace: TraceConfig::default() };
     let r = run(&topo, &NetConfig::default(), &flows, &rec, &opts, None).unwrap();
     assert_eq!((r.drops, r.pause_frames), (0, 0));
     let logs = rec.logs();
@@ -191,8 +128,7 @@ fn join_steps(rate: u64, target_queue: &str) -> ((usize, Time), Option<(usize, T
     let mut reach = (0, 0);
     let mut settle = Some((0, 0));
     for f in [0, 1] {
-        let a = first_reach(&logs[&f], join, end, fair, 0.05)
-            .unwrap_or_else(|| panic!("flow {f} never reaches C/2"));
+        let a = first_reach(&logs[&f], join, end, fair, 0.05).unwrap_or_else(|| panic!("flow {f} never reaches C/2"));
         reach = (reach.0.max(a.steps), reach.1.max(a.time));
         settle = match (settle, converge(&logs[&f], join, end, fair, 0.05)) {
             (Some(s), Some(b)) => Some((s.0.max(b.steps), s.1.max(b.time))),
@@ -229,10 +165,7 @@ fn oscar_converges_in_a_constant_number_of_steps_at_100g_and_400g() {
     let (r400, s400) = join_steps(4 * G100, "300KB");
     let s100 = s100.expect("100G: settles at C/2");
     let s400 = s400.expect("400G: settles at C/2");
-    assert!(
-        r100.0 <= 3 && s100.0 <= 3,
-        "100G: reach {r100:?} settle {s100:?}"
-    );
+    assert!(r100.0 <= 3 && s100.0 <= 3, "100G: reach {r100:?} settle {s100:?}");
     assert!(
         r400.0 <= r100.0 && s400.0 <= s100.0,
         "400G takes more steps: reach {r400:?} vs {r100:?}, settle {s400:?} vs {s100:?}"
@@ -261,12 +194,8 @@ fn oscar_microbench_burst_converges_in_few_steps() {
     let log = &logs[&0];
     let c = log.line_rate;
     let start = MS;
-    let ends: Vec<Time> = r
-        .flows
-        .iter()
-        .filter(|f| f.id != 0)
-        .map(|f| f.start + f.fct.expect("burst flow finishes"))
-        .collect();
+    let ends: Vec<Time> =
+        r.flows.iter().filter(|f| f.id != 0).map(|f| f.start + f.fct.expect("burst flow finishes")).collect();
     let (first_end, last_end) = (*ends.iter().min().unwrap(), *ends.iter().max().unwrap());
     let a = first_reach(log, start, first_end, c / 10.0, 0.05).expect("reaches C/10");
     let b = first_reach(log, last_end, 6 * MS, c, 0.05).expect("back at C");
@@ -282,10 +211,7 @@ fn oscar_microbench_burst_converges_in_few_steps() {
     assert!(a.steps <= 4, "burst start: {} steps", a.steps);
     assert!(a.time <= 150 * US, "burst start: {} us", a.time / US);
     // Fair burst flows end within 5% of the 4 ms of a fair share.
-    assert!(
-        first_end > 4_800 * US && last_end < 5_200 * US,
-        "burst ends {first_end}..{last_end}"
-    );
+    assert!(first_end > 4_800 * US && last_end < 5_200 * US, "burst ends {first_end}..{last_end}");
     assert!(b.time <= 400 * US, "after the burst: {} us", b.time / US);
 }
 
@@ -301,10 +227,7 @@ fn oscar_microbench_burst_converges_in_few_steps() {
 #[test]
 fn bls_gradient_beats_divide_ewma_against_the_true_queue_gradient() {
     let scn = Scn::load(&support::scenarios_dir().join("oscar-gradient.toml")).unwrap();
-    assert_eq!(
-        (scn.trace_queues[0], scn.trace_interval),
-        (PortRef { node: 16, peer: 15 }, 100 * NS)
-    );
+    assert_eq!((scn.trace_queues[0], scn.trace_interval), (PortRef { node: 16, peer: 15 }, 100 * NS));
     let trace = TraceConfig {
         interval: scn.trace_interval,
         queue_ports: scn.trace_queues.clone(),
@@ -316,15 +239,7 @@ fn bls_gradient_beats_divide_ewma_against_the_true_queue_gradient() {
     let log = &logs[&0];
     // Send -> enqueue at the switch: one 1048 B packet at 100G plus 3 us.
     let offset = 3 * US + 83_840;
-    let e = gradient_errors(
-        &log.acks,
-        &r.queues[0],
-        log.line_rate,
-        offset,
-        5 * US,
-        0.875,
-        900 * US,
-    );
+    let e = gradient_errors(&log.acks, &r.queues[0], log.line_rate, offset, 5 * US, 0.875, 900 * US);
     eprintln!(
         "gradient MSE over {} batches (mean |g_true| {:.3}): BLS {:.4}, divide+EWMA {:.4} ({:.1}x)",
         e.batches,
@@ -334,12 +249,7 @@ fn bls_gradient_beats_divide_ewma_against_the_true_queue_gradient() {
         e.mse_ewma / e.mse_bls
     );
     assert!(e.batches > 200, "{} batches", e.batches);
-    assert!(
-        e.mse_bls < e.mse_ewma / 4.0,
-        "BLS {} vs EWMA {}",
-        e.mse_bls,
-        e.mse_ewma
-    );
+    assert!(e.mse_bls < e.mse_ewma / 4.0, "BLS {} vs EWMA {}", e.mse_bls, e.mse_ewma);
     assert!(e.mse_bls < 0.01, "BLS MSE {}", e.mse_bls);
 }
 
@@ -353,36 +263,17 @@ fn bls_gradient_beats_divide_ewma_against_the_true_queue_gradient() {
 fn oscar_sprayed(receiver: Receiver) -> (Vec<f64>, usize, u64, u64) {
     let topo = leaf_spine(2, 4, 8, Tier::new(G100, US), Tier::new(G100, US)).unwrap();
     let flows: Vec<FlowSpec> = (0..8)
-        .map(|i| FlowSpec {
-            id: i,
-            src: i,
-            dst: 8 + i,
-            size: 2_000_000,
-            start: i as u64 * 20 * US,
-            prio: 0,
-        })
+        .map(|i| FlowSpec { id: i, src: i, dst: 8 + i, size: 2_000_000, start: i as u64 * 20 * US, prio: 0 })
         .collect();
-    let net = NetConfig {
-        routing: Routing::Spray,
-        receiver,
-        ..Default::default()
-    };
+    let net = NetConfig { routing: Routing::Spray, receiver, ..Default::default() };
     let rec = Recorder::new(oscar(""), &(0..8).collect::<Vec<_>>());
-    let opts = SimOptions {
-        seed: 3,
-        stop_at: Some(20 * MS),
-        trace: TraceConfig::default(),
-    };
+    let opts = SimOptions { seed: 3, stop_at: Some(20 * MS), trace: TraceConfig::default() };
     let r = run(&topo, &net, &flows, &rec, &opts, None).unwrap();
     let logs = rec.logs();
     let steps: usize = logs.values().map(|l| l.rates.len()).sum();
     let retx: u64 = r.flows.iter().map(|f| f.retransmits).sum();
     let maxq = r.ports.iter().map(|p| p.max_qlen).max().unwrap();
-    let fct: Vec<f64> = r
-        .flows
-        .iter()
-        .filter_map(|f| f.fct.map(|t| t as f64 / US as f64))
-        .collect();
+    let fct: Vec<f64> = r.flows.iter().filter_map(|f| f.fct.map(|t| t as f64 / US as f64)).collect();
     eprintln!(
         "spray, {receiver:?} receiver: {} of 8 finished, FCT {:.0}..{:.0} us, {} rate changes, {} retransmitted packets, max queue {} B, {} PAUSE",
         fct.len(),

@@ -33,14 +33,8 @@ fn converges(n: u32, stagger: Time, size: u64, w0: Time, w1: Time) {
     let r = run_dumbbell(scheme.as_ref(), &starts, size, None);
     assert_eq!(r.drops, 0, "lossless: no drops");
     for f in &r.flows {
-        let fct = f
-            .fct
-            .unwrap_or_else(|| panic!("flow {} did not finish", f.id));
-        assert!(
-            f.start + fct > w1,
-            "flow {} finished inside the window",
-            f.id
-        );
+        let fct = f.fct.unwrap_or_else(|| panic!("flow {} did not finish", f.id));
+        assert!(f.start + fct > w1, "flow {} finished inside the window", f.id);
     }
 
     let fair = fair_goodput(n);
@@ -50,20 +44,14 @@ fn converges(n: u32, stagger: Time, size: u64, w0: Time, w1: Time) {
     let qmax = max_queue(&r, w0, w1);
     let want_q = expected_queue(n);
     let rtt_star = PatchedTimelyConfig::default().fixed_point_rtt(n, C as f64) / US as f64;
-    let rtts: Vec<f64> = r
-        .flow_traces
-        .iter()
-        .map(|f| mean_probe(f, w0, w1))
-        .collect();
+    let rtts: Vec<f64> = r.flow_traces.iter().map(|f| mean_probe(f, w0, w1)).collect();
     let util = mean_util(&r, w0, w1);
     // Settling: from the last join, every 1 ms window has its mean queue within
     // 10% of the expected one and every flow within 10% of fair.
     let last_join = starts[starts.len() - 1];
     let settle = settle_time(last_join, w1, MS, |a, b| {
         (mean_queue(&r, a, b) / want_q - 1.0).abs() <= 0.10
-            && goodputs(&r, a, b)
-                .iter()
-                .all(|x| (x / fair - 1.0).abs() <= 0.10)
+            && goodputs(&r, a, b).iter().all(|x| (x / fair - 1.0).abs() <= 0.10)
     });
     println!(
         "patched_timely n={n}: goodput {:?} Gbps (fair {:.3}), Jain {j:.5}, queue mean {q:.0} B \
@@ -77,19 +65,10 @@ fn converges(n: u32, stagger: Time, size: u64, w0: Time, w1: Time) {
     );
     assert_near_fair("patched_timely", &g, fair, 0.05);
     assert!(j >= 0.995, "Jain {j}");
-    assert!(
-        (q / want_q - 1.0).abs() <= 0.08,
-        "queue {q} vs expected {want_q}"
-    );
-    assert!(
-        qmax <= 1.2 * want_q,
-        "queue peaks at {qmax} (expected {want_q})"
-    );
+    assert!((q / want_q - 1.0).abs() <= 0.08, "queue {q} vs expected {want_q}");
+    assert!(qmax <= 1.2 * want_q, "queue peaks at {qmax} (expected {want_q})");
     for x in &rtts {
-        assert!(
-            (x / rtt_star - 1.0).abs() <= 0.03,
-            "RTT {x} us vs RTT* {rtt_star} us"
-        );
+        assert!((x / rtt_star - 1.0).abs() <= 0.03, "RTT {x} us vs RTT* {rtt_star} us");
     }
     assert!(util >= 0.99, "utilization {util}");
     let settle = settle.expect("never settled");

@@ -27,10 +27,7 @@ fn tput(r: &RunResult, i: usize, a: Time, b: Time) -> f64 {
 /// `n` flows i -> n+i over a 100G dumbbell with 1 us links, flow i starting at
 /// i x `stagger`; traces the bottleneck queue (10 us samples) and every flow.
 fn dumbbell_run(n: u32, stagger: Time, size: u64) -> RunResult {
-    let r = Dumbbell::new(G100, 10 * US).run(
-        &Pcn::new(PcnConfig::default()),
-        &staggered(n, size, stagger),
-    );
+    let r = Dumbbell::new(G100, 10 * US).run(&Pcn::new(PcnConfig::default()), &staggered(n, size, stagger));
     check_clean(&r);
     r
 }
@@ -39,9 +36,7 @@ fn dumbbell_run(n: u32, stagger: Time, size: u64) -> RunResult {
 /// `tol` of the fair share.
 fn convergence_time(r: &RunResult, n: usize, from: Time, end: Time, tol: f64) -> Option<Time> {
     let fair = GOODPUT_100G / n as f64;
-    settle_time(from, end, MS, |a, b| {
-        (0..n).all(|i| (tput(r, i, a, b) / fair - 1.0).abs() <= tol)
-    })
+    settle_time(from, end, MS, |a, b| (0..n).all(|i| (tput(r, i, a, b) / fair - 1.0).abs() <= tol))
 }
 
 #[test]
@@ -57,42 +52,24 @@ fn two_flows_converge_and_the_start_queue_drains_at_c_times_w_min() {
         rates.iter().map(|x| x / 1e9).collect::<Vec<_>>()
     );
     for x in &rates {
-        assert!(
-            (x / fair - 1.0).abs() < 0.05,
-            "each within 5% of the fair share {fair:.3e}: {x:.3e}"
-        );
+        assert!((x / fair - 1.0).abs() < 0.05, "each within 5% of the fair share {fair:.3e}: {x:.3e}");
     }
     assert!(j >= 0.999);
-    assert!(
-        rates.iter().sum::<f64>() > 0.97 * GOODPUT_100G,
-        "the bottleneck stays busy"
-    );
+    assert!(rates.iter().sum::<f64>() > 0.97 * GOODPUT_100G, "the bottleneck stays busy");
 
     // The joint line-rate start builds ~600 KB within the first NP interval.
     // Then each flow runs at R_recv (1 - w_min) and the rates sum to
     // C (1 - w_min): the queue drains at C x w_min = 97.7 KB/ms (wire bytes).
     let peak = max_queue(&r, 0..200 * US);
     assert!(peak > 400_000.0, "line-rate start builds a queue: {peak}");
-    let d: Vec<(f64, f64)> = points_in(&r.queues[0], MS..4 * MS)
-        .into_iter()
-        .map(|(t, q)| (t as f64 / 1e12, q))
-        .collect();
-    let (mt, mq) = (
-        mean(&d.iter().map(|s| s.0).collect::<Vec<_>>()),
-        mean(&d.iter().map(|s| s.1).collect::<Vec<_>>()),
-    );
-    let slope = d.iter().map(|(t, q)| (t - mt) * (q - mq)).sum::<f64>()
-        / d.iter().map(|(t, _)| (t - mt).powi(2)).sum::<f64>();
+    let d: Vec<(f64, f64)> =
+        points_in(&r.queues[0], MS..4 * MS).into_iter().map(|(t, q)| (t as f64 / 1e12, q)).collect();
+    let (mt, mq) = (mean(&d.iter().map(|s| s.0).collect::<Vec<_>>()), mean(&d.iter().map(|s| s.1).collect::<Vec<_>>()));
+    let slope =
+        d.iter().map(|(t, q)| (t - mt) * (q - mq)).sum::<f64>() / d.iter().map(|(t, _)| (t - mt).powi(2)).sum::<f64>();
     let expect = -100e9 / 128.0 / 8.0;
-    eprintln!(
-        "peak queue {peak:.0} B, drain slope {:.1} KB/ms (C x w_min = {:.1} KB/ms)",
-        slope / 1e6,
-        expect / 1e6
-    );
-    assert!(
-        slope < 0.8 * expect && slope > 1.25 * expect,
-        "drain rate {slope:.3e} B/s vs {expect:.3e}"
-    );
+    eprintln!("peak queue {peak:.0} B, drain slope {:.1} KB/ms (C x w_min = {:.1} KB/ms)", slope / 1e6, expect / 1e6);
+    assert!(slope < 0.8 * expect && slope > 1.25 * expect, "drain rate {slope:.3e} B/s vs {expect:.3e}");
 
     // Once drained the queue sits just above the 5 KB NP-ECN threshold.
     let q = queue_in(&r, a..b);
@@ -121,16 +98,10 @@ fn four_staggered_flows_converge_near_fair() {
         conv.map(|t| t / US)
     );
     for x in &rates {
-        assert!(
-            (x / fair - 1.0).abs() < 0.10,
-            "each within 10% of the fair share {fair:.3e}: {x:.3e}"
-        );
+        assert!((x / fair - 1.0).abs() < 0.10, "each within 10% of the fair share {fair:.3e}: {x:.3e}");
     }
     assert!(j >= 0.995);
-    assert!(
-        conv.is_some_and(|t| t <= 35 * MS),
-        "converged (10%) by 35 ms: {conv:?}"
-    );
+    assert!(conv.is_some_and(|t| t <= 35 * MS), "converged (10%) by 35 ms: {conv:?}");
     assert!(rates.iter().sum::<f64>() > 0.97 * GOODPUT_100G);
     assert!((5_000.0..60_000.0).contains(&avg), "avg queue {avg}");
     assert!(max < 150_000.0, "max queue {max}");
@@ -172,10 +143,7 @@ impl SwitchCc for CountingSwitch {
     fn on_enqueue(&mut self, cx: &mut SwitchCx, i: u16, o: u16, pkt: &mut Packet) {
         if pkt.kind == PktKind::Data {
             let st = &cx.ports[o as usize];
-            self.at_enqueue.insert(
-                (pkt.flow, pkt.seq),
-                (st.pauses, st.paused & (1 << pkt.class) != 0),
-            );
+            self.at_enqueue.insert((pkt.flow, pkt.seq), (st.pauses, st.paused & (1 << pkt.class) != 0));
         }
         self.inner.on_enqueue(cx, i, o, pkt);
     }
@@ -225,57 +193,23 @@ impl Scheme for NpEcnProbe {
 fn two_switches() -> Topology {
     let mut nodes = vec![NodeKind::Host; 8];
     nodes.extend([NodeKind::Switch, NodeKind::Switch]);
-    let l = |a, b| LinkSpec {
-        a,
-        b,
-        rate_bps: G100,
-        delay: US,
-    };
+    let l = |a, b| LinkSpec { a, b, rate_bps: G100, delay: US };
     let mut links = vec![l(0, 8), l(1, 8)];
     links.extend((2..8).map(|h| l(h, 9)));
     links.push(l(8, 9));
-    Topology {
-        nodes,
-        links,
-        name: "two switches".into(),
-    }
+    Topology { nodes, links, name: "two switches".into() }
 }
 
-fn np_ecn_run(
-    flows: &[(u32, u32, f64)],
-    bytes: u64,
-) -> (RunResult, BTreeMap<(u32, u16), [u64; 4]>) {
-    let probe = NpEcnProbe {
-        threshold: 5_000,
-        rates: flows.iter().map(|f| f.2).collect(),
-        tally: Tally::default(),
-    };
+fn np_ecn_run(flows: &[(u32, u32, f64)], bytes: u64) -> (RunResult, BTreeMap<(u32, u16), [u64; 4]>) {
+    let probe = NpEcnProbe { threshold: 5_000, rates: flows.iter().map(|f| f.2).collect(), tally: Tally::default() };
     let specs: Vec<FlowSpec> = flows
         .iter()
         .enumerate()
-        .map(|(i, &(src, dst, _))| FlowSpec {
-            id: i as u32,
-            src,
-            dst,
-            size: bytes,
-            start: 0,
-            prio: 0,
-        })
+        .map(|(i, &(src, dst, _))| FlowSpec { id: i as u32, src, dst, size: bytes, start: 0, prio: 0 })
         .collect();
     // A 4 MB shared buffer so that PFC acts within a few hundred microseconds.
-    let net = NetConfig {
-        buffer: Bytes(4_000_000),
-        ..Default::default()
-    };
-    let r = run(
-        &two_switches(),
-        &net,
-        &specs,
-        &probe,
-        &SimOptions::default(),
-        None,
-    )
-    .unwrap();
+    let net = NetConfig { buffer: Bytes(4_000_000), ..Default::default() };
+    let r = run(&two_switches(), &net, &specs, &probe, &SimOptions::default(), None).unwrap();
     let t = probe.tally.lock().unwrap().clone();
     (r, t)
 }
@@ -288,22 +222,8 @@ fn np_ecn_leaves_a_pause_built_queue_unmarked_and_marks_a_congested_one() {
     // hosts 3..=6 send 100G each to host 2. S1 pauses its ingress from S0, so
     // S0 -> S1 (carrying only 60G + host 1's 30G to host 7, under its 100G)
     // builds a queue behind PAUSE: NP-ECN must not mark it.
-    let (r, t) = np_ecn_run(
-        &[
-            (0, 2, 0.6),
-            (1, 7, 0.3),
-            (3, 2, 1.0),
-            (4, 2, 1.0),
-            (5, 2, 1.0),
-            (6, 2, 1.0),
-        ],
-        3_000_000,
-    );
-    let paused = r
-        .ports
-        .iter()
-        .find(|p| p.port == PortRef { node: 8, peer: 9 })
-        .unwrap();
+    let (r, t) = np_ecn_run(&[(0, 2, 0.6), (1, 7, 0.3), (3, 2, 1.0), (4, 2, 1.0), (5, 2, 1.0), (6, 2, 1.0)], 3_000_000);
+    let paused = r.ports.iter().find(|p| p.port == PortRef { node: 8, peer: 9 }).unwrap();
     let s0 = t.get(&S0_TO_S1).copied().unwrap_or_default();
     let s1 = t.get(&S1_TO_HOST2).copied().unwrap_or_default();
     eprintln!(
@@ -312,35 +232,21 @@ fn np_ecn_leaves_a_pause_built_queue_unmarked_and_marks_a_congested_one() {
     );
     assert!(paused.paused_time > 50 * US, "S1 paused S0's port");
     assert!(paused.max_qlen > 100_000, "the pause built a queue at S0");
-    assert!(
-        s0[0] > 500,
-        "packets left S0 above the threshold after a pause: {}",
-        s0[0]
-    );
+    assert!(s0[0] > 500, "packets left S0 above the threshold after a pause: {}", s0[0]);
     assert_eq!(s0[1], 0, "a packet paused in its sojourn is never marked");
-    assert_eq!(
-        s0[3], s0[2],
-        "a packet not paused in its sojourn is marked above the threshold"
-    );
+    assert_eq!(s0[3], s0[2], "a packet not paused in its sojourn is marked above the threshold");
     // What remains marked at the paused port (packets that arrived after a
     // RESUME while the PAUSE-built queue drained) is far below the NP's 95%.
     let frac = s0[3] as f64 / (s0[0] + s0[2]) as f64;
     assert!(frac < 0.10, "marked fraction at the paused port {frac}");
     assert_eq!(s1[0], 0, "S1 -> host 2 is never paused");
-    assert!(
-        s1[2] > 1000 && s1[3] == s1[2],
-        "the congested port marks: {s1:?}"
-    );
+    assert!(s1[2] > 1000 && s1[3] == s1[2], "the congested port marks: {s1:?}");
     assert_eq!(r.drops, 0);
 
     // (b) The same S0 -> S1 queue built by congestion: hosts 0 and 1 send 100G
     // each to hosts 2 and 3 (S1's egresses are not overloaded, nothing pauses S0).
     let (r, t) = np_ecn_run(&[(0, 2, 1.0), (1, 3, 1.0)], 3_000_000);
-    let port = r
-        .ports
-        .iter()
-        .find(|p| p.port == PortRef { node: 8, peer: 9 })
-        .unwrap();
+    let port = r.ports.iter().find(|p| p.port == PortRef { node: 8, peer: 9 }).unwrap();
     let s0 = t.get(&S0_TO_S1).copied().unwrap_or_default();
     eprintln!(
         "congestion-built: S0->S1 paused {} us, max queue {} B, {} packets above 5 KB, {} marked",
@@ -353,10 +259,7 @@ fn np_ecn_leaves_a_pause_built_queue_unmarked_and_marks_a_congested_one() {
     assert!(port.max_qlen > 100_000);
     assert_eq!(s0[0], 0);
     assert!(s0[2] > 500);
-    assert_eq!(
-        s0[3], s0[2],
-        "every packet dequeued above the threshold is marked"
-    );
+    assert_eq!(s0[3], s0[2], "every packet dequeued above the threshold is marked");
     assert_eq!(r.drops, 0);
 }
 
@@ -367,10 +270,7 @@ fn np_ecn_leaves_a_pause_built_queue_unmarked_and_marks_a_congested_one() {
 fn incast(scheme: &dyn Scheme, n: u32, size: u64) -> RunResult {
     let topo = star(n + 1, Tier::new(G100, US)).unwrap();
     let flows = incast_flows(n, size);
-    let net = NetConfig {
-        buffer: Bytes(4_000_000),
-        ..Default::default()
-    };
+    let net = NetConfig { buffer: Bytes(4_000_000), ..Default::default() };
     run(&topo, &net, &flows, scheme, &SimOptions::default(), None).unwrap()
 }
 
@@ -394,10 +294,5 @@ fn incast_pcn_sends_fewer_pause_frames_than_dcqcn() {
     // (at most two per sender here); afterwards its rates sum to C (1 - w_min)
     // and the queue does not build up again. DCQCN keeps triggering PFC.
     assert!(p.pause_frames <= 2 * n as u64, "PCN: {}", p.pause_frames);
-    assert!(
-        p.pause_frames < d.pause_frames,
-        "PCN {} vs DCQCN {}",
-        p.pause_frames,
-        d.pause_frames
-    );
+    assert!(p.pause_frames < d.pause_frames, "PCN {} vs DCQCN {}", p.pause_frames, d.pause_frames);
 }

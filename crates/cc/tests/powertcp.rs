@@ -90,10 +90,7 @@ fn powertcp_converges_to_fair_share_with_a_standing_queue_of_n_beta() {
 fn theta_powertcp_converges_with_a_larger_queue_than_powertcp() {
     for n in [2u64, 4] {
         let flows = long_flows(n);
-        let theta = steady(&dumbbell_run(
-            &*ThetaPowerTcpConfig::default().into_scheme(),
-            &flows,
-        ));
+        let theta = steady(&dumbbell_run(&*ThetaPowerTcpConfig::default().into_scheme(), &flows));
         check_fair_and_full(&format!("theta_powertcp n={n}"), &theta, GOODPUT_100G);
         // RTT settles at rtt_slack x T + N x beta / B.
         let expect = n as f64 * BETA + 0.05 * BDP;
@@ -103,10 +100,7 @@ fn theta_powertcp_converges_with_a_larger_queue_than_powertcp() {
             theta.queue.mean
         );
         assert!(theta.queue.max < BDP, "max queue {}", theta.queue.max);
-        let power = steady(&dumbbell_run(
-            &*PowerTcpConfig::default().into_scheme(),
-            &flows,
-        ));
+        let power = steady(&dumbbell_run(&*PowerTcpConfig::default().into_scheme(), &flows));
         assert!(
             theta.queue.mean > power.queue.mean,
             "n={n}: θ-PowerTCP queue {} <= PowerTCP queue {}",
@@ -119,23 +113,13 @@ fn theta_powertcp_converges_with_a_larger_queue_than_powertcp() {
 #[test]
 fn packet_reference_window_damps_the_queue_oscillation() {
     let flows = long_flows(2);
-    let per_rtt = steady(&dumbbell_run(
-        &*PowerTcpConfig::default().into_scheme(),
-        &flows,
-    ));
-    let cfg = PowerTcpConfig {
-        reference_window: RefWindow::Packet,
-        ..Default::default()
-    };
+    let per_rtt = steady(&dumbbell_run(&*PowerTcpConfig::default().into_scheme(), &flows));
+    let cfg = PowerTcpConfig { reference_window: RefWindow::Packet, ..Default::default() };
     let per_packet = steady(&dumbbell_run(&*cfg.into_scheme(), &flows));
     check_fair_and_full("powertcp reference_window=packet", &per_packet, GOODPUT_100G_INT);
     // Same equilibrium (N x beta), less swing around it.
     let expect = 2.0 * BETA;
-    assert!(
-        (per_packet.queue.mean / expect - 1.0).abs() < 0.15,
-        "mean queue {}",
-        per_packet.queue.mean
-    );
+    assert!((per_packet.queue.mean / expect - 1.0).abs() < 0.15, "mean queue {}", per_packet.queue.mean);
     assert!(
         per_packet.queue.std < 0.6 * per_rtt.queue.std,
         "queue std: per packet {} vs per RTT {}",
@@ -162,10 +146,8 @@ fn join_and_leave(name: &str, scheme: &dyn Scheme) {
     })
     .expect("never converged after the join");
     let leave = join + r.flows[1].fct.unwrap();
-    let recovered = first_time(leave, leave + 100 * US, US, |t| {
-        rate(a, t) >= 0.9 * GOODPUT_100G
-    })
-    .expect("never recovered after the leave");
+    let recovered = first_time(leave, leave + 100 * US, US, |t| rate(a, t) >= 0.9 * GOODPUT_100G)
+        .expect("never recovered after the leave");
     let peak = Stat::in_window(&r.queues[0], join..=join + 50 * US).max;
     let (tj, tl) = (converged - join, recovered - leave);
     eprintln!(
@@ -188,8 +170,5 @@ fn powertcp_reacts_to_a_flow_joining_and_leaving_within_a_few_rtts() {
 
 #[test]
 fn theta_powertcp_reacts_to_a_flow_joining_and_leaving_within_a_few_rtts() {
-    join_and_leave(
-        "theta_powertcp",
-        &*ThetaPowerTcpConfig::default().into_scheme(),
-    );
+    join_and_leave("theta_powertcp", &*ThetaPowerTcpConfig::default().into_scheme());
 }

@@ -41,12 +41,7 @@ fn expected_queue(cfg: &SqccConfig, n: u32) -> f64 {
 
 fn std_queue(r: &RunResult, t0: Time, t1: Time) -> f64 {
     let q = &r.queues[0];
-    let v: Vec<f64> =
-        q.t.iter()
-            .zip(&q.v)
-            .filter(|(t, _)| **t >= t0 && **t < t1)
-            .map(|(_, x)| *x)
-            .collect();
+    let v: Vec<f64> = q.t.iter().zip(&q.v).filter(|(t, _)| **t >= t0 && **t < t1).map(|(_, x)| *x).collect();
     let m = v.iter().sum::<f64>() / v.len() as f64;
     (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / v.len() as f64).sqrt()
 }
@@ -57,17 +52,11 @@ fn expected_queue_formula() {
     // + (8.5152 - 7.8208) us of base-RTT offset, x 1250 B/us.
     assert_eq!(base_rtt(), 8_515_200);
     let q = expected_queue(&SqccConfig::default(), 4);
-    assert!(
-        (q - (37_500.0 / 525.0 + 0.6944) * 1250.0).abs() < 1e-6,
-        "{q}"
-    );
+    assert!((q - (37_500.0 / 525.0 + 0.6944) * 1250.0).abs() < 1e-6, "{q}");
     // N = 40: delta = 10G / 1600 = 6.25 Mbps, E = 3.125,
     // d* = 500 x 50 x 4.125 / (500 + 156.25) = 157.14 us.
     let q = expected_queue(&SqccConfig::default(), 40);
-    assert!(
-        (q - (103_125.0 / 656.25 + 0.6944) * 1250.0).abs() < 1e-6,
-        "{q}"
-    );
+    assert!((q - (103_125.0 / 656.25 + 0.6944) * 1250.0).abs() < 1e-6, "{q}");
 }
 
 /// A synchronized 4:1 incast, every sender starting at line rate (N = 4 in
@@ -93,9 +82,7 @@ fn incast_4_to_1_settles_at_the_eq17_queue_with_fair_shares() {
     println!(
         "sqcc 4:1: goodput {:?} Gbps (fair {:.3}), Jain {j:.5}, queue {q:.0} B (std {sd:.0}) \
          vs eq. 17 {want:.0} B, util {util:.4}",
-        g.iter()
-            .map(|x| (x / 1e6).round() / 1e3)
-            .collect::<Vec<_>>(),
+        g.iter().map(|x| (x / 1e6).round() / 1e3).collect::<Vec<_>>(),
         fair / 1e9
     );
     for (i, x) in g.iter().enumerate() {
@@ -109,27 +96,13 @@ fn incast_4_to_1_settles_at_the_eq17_queue_with_fair_shares() {
     // The thresholds read as raw RTTs (Algorithm 3 literally): the same fixed
     // point in RTT terms, so the queue is C (d* - idle RTT), 10.6 KB (8.5 us)
     // less than with queueing-delay thresholds.
-    let raw = SqccConfig {
-        queueing_thresholds: false,
-        ..Default::default()
-    };
-    let r = run_incast(
-        raw.clone().into_scheme().as_ref(),
-        &starts,
-        1 << 40,
-        60 * MS,
-    );
+    let raw = SqccConfig { queueing_thresholds: false, ..Default::default() };
+    let r = run_incast(raw.clone().into_scheme().as_ref(), &starts, 1 << 40, 60 * MS);
     let qr = mean_queue(&r, w0, w1);
     let want_raw = (raw.fixed_point_delay(4, C as f64) - idle_rtt() as f64) / 1e12 * C as f64 / 8.0;
     println!("sqcc 4:1 raw-RTT thresholds: queue {qr:.0} B vs {want_raw:.0} B");
-    assert!(
-        (qr / want_raw - 1.0).abs() <= 0.08,
-        "raw: {qr} vs {want_raw}"
-    );
-    assert!(
-        q - qr > 8_000.0,
-        "queueing thresholds hold ~10.6 KB more: {q} vs {qr}"
-    );
+    assert!((qr / want_raw - 1.0).abs() <= 0.08, "raw: {qr} vs {want_raw}");
+    assert!(q - qr > 8_000.0, "queueing thresholds hold ~10.6 KB more: {q} vs {qr}");
 }
 
 /// 40:1 incast from C/N: adaptive delta = 6.25 Mbps. The mean queue over
@@ -144,10 +117,7 @@ fn incast_40_to_1_adaptive_delta_matches_eq17_and_beats_patched_timely() {
     let starts = vec![0; n as usize];
     let (w0, w1) = (60 * MS, 100 * MS);
     let init = 1.0 / n as f64;
-    let full = SqccConfig {
-        init_rate_fraction: init,
-        ..Default::default()
-    };
+    let full = SqccConfig { init_rate_fraction: init, ..Default::default() };
     let r = run_incast(full.clone().into_scheme().as_ref(), &starts, 1 << 40, w1);
     assert_eq!(r.drops, 0);
     let q = mean_queue(&r, w0, w1);
@@ -156,19 +126,12 @@ fn incast_40_to_1_adaptive_delta_matches_eq17_and_beats_patched_timely() {
     let util = mean_util(&r, w0, w1);
     let j = jain(&goodputs(&r, w0, w1));
 
-    let e_only = SqccConfig {
-        adaptive_delta: false,
-        adaptive_t_low: false,
-        ..full.clone()
-    };
+    let e_only = SqccConfig { adaptive_delta: false, adaptive_t_low: false, ..full.clone() };
     let re = run_incast(e_only.clone().into_scheme().as_ref(), &starts, 1 << 40, w1);
     let qe = mean_queue(&re, w0, w1);
     let want_e = expected_queue(&e_only, n);
 
-    let pt = PatchedTimelyConfig {
-        init_rate_fraction: init,
-        ..Default::default()
-    };
+    let pt = PatchedTimelyConfig { init_rate_fraction: init, ..Default::default() };
     let rp = run_incast(pt.into_scheme().as_ref(), &starts, 1 << 40, w1);
     let qp = mean_queue(&rp, w0, w1);
     let sdp = std_queue(&rp, w0, w1);
@@ -181,9 +144,6 @@ fn incast_40_to_1_adaptive_delta_matches_eq17_and_beats_patched_timely() {
     assert!(j >= 0.98, "Jain {j}");
     assert!(q < 0.6 * qp, "SQCC {q} vs patched TIMELY {qp}");
     assert!(sd <= 0.5 * sdp, "SQCC std {sd} vs patched TIMELY {sdp}");
-    assert!(
-        (qe / want_e - 1.0).abs() <= 0.15,
-        "error only {qe} vs {want_e}"
-    );
+    assert!((qe / want_e - 1.0).abs() <= 0.15, "error only {qe} vs {want_e}");
     assert!(qe > q, "adaptive delta lowers the queue");
 }

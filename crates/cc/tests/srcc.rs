@@ -103,7 +103,14 @@ fn cnm_reaches_culprit_senders_within_one_rtt_and_spares_the_victim() {
 use ccsim_core::units::Dur;
 
 /// Runs `scheme` with `params` (TOML) on `topo`.
-fn go(topo: &ccsim_core::Topology, net: &NetConfig, flows: &[FlowSpec], scheme: &str, params: &str, stop: Option<Time>) -> RunResult {
+fn go(
+    topo: &ccsim_core::Topology,
+    net: &NetConfig,
+    flows: &[FlowSpec],
+    scheme: &str,
+    params: &str,
+    stop: Option<Time>,
+) -> RunResult {
     let p: toml::Value = toml::from_str(params).unwrap();
     let s = ccsim_cc::make(scheme, Some(&p)).unwrap();
     // the queue of switch 7 towards host 3 (in `fabric()`), sampled every 2 us
@@ -146,7 +153,8 @@ fn srcc_over_dcqcn_avoids_pause_that_blocks_the_victim() {
     // while the victim runs (to ~258 us), after the first CNMs (~26 us), the
     // culprits' queue stays within 150..350 KB around Q_cth (~253 KB here)
     let q = &srcc.queues[0];
-    let band: Vec<f64> = q.t.iter().zip(&q.v).filter(|(t, _)| **t >= 40 * US && **t <= 250 * US).map(|(_, v)| *v).collect();
+    let band: Vec<f64> =
+        q.t.iter().zip(&q.v).filter(|(t, _)| **t >= 40 * US && **t <= 250 * US).map(|(_, v)| *v).collect();
     let (lo, hi) = band.iter().fold((f64::MAX, 0.0f64), |(l, h), v| (l.min(*v), h.max(*v)));
     println!("srcc queue 40..250 us: {lo}..{hi} B");
     assert!(lo > 150_000.0 && hi < 350_000.0, "{lo}..{hi}");

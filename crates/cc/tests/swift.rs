@@ -36,9 +36,7 @@ fn mean_cwnds(res: &RunResult, t0: Time, t1: Time) -> Vec<f64> {
     let tr0 = &res.flow_traces[0];
     (0..tr0.t.len())
         .filter(|&i| tr0.t[i] >= t0 && tr0.t[i] <= t1)
-        .map(|i| {
-            res.flow_traces.iter().map(|tr| tr.probe[i]).sum::<f64>() / res.flow_traces.len() as f64
-        })
+        .map(|i| res.flow_traces.iter().map(|tr| tr.probe[i]).sum::<f64>() / res.flow_traces.len() as f64)
         .collect()
 }
 
@@ -81,10 +79,7 @@ fn check_steady(res: &RunResult, cfg: &SwiftConfig, t0: Time, t1: Time, tol: f64
     );
     assert_near_fair("steady", g, fair, tol);
     assert!(j >= min_jain, "Jain {j}");
-    assert!(
-        (q_mean / expect - 1.0).abs() <= 0.10,
-        "queue {q_mean} vs target-implied {expect}"
-    );
+    assert!((q_mean / expect - 1.0).abs() <= 0.10, "queue {q_mean} vs target-implied {expect}");
     assert!(q_max <= 1.2 * expect, "max queue {q_max}");
     assert!(util >= 0.99, "utilization {util}");
 }
@@ -101,14 +96,10 @@ fn four_flows_converge_and_hold_the_target_delay() {
     check_clean(&res);
     assert!(first_done(&res) > 6500 * US);
     // Convergence: Jain over 250 us windows after the last start (1.5 ms).
-    let conv = first_time(1500 * US, 6 * MS, 50 * US, |t| {
-        jain(&goodputs(&res, t, t + 250 * US, Sample::AtOrBefore)) >= 0.99
-    })
-    .expect("no convergence");
-    println!(
-        "4 flows: Jain >= 0.99 (250 us windows) {:.2} ms after the last start",
-        (conv - 1500 * US) as f64 / 1e9
-    );
+    let conv =
+        first_time(1500 * US, 6 * MS, 50 * US, |t| jain(&goodputs(&res, t, t + 250 * US, Sample::AtOrBefore)) >= 0.99)
+            .expect("no convergence");
+    println!("4 flows: Jain >= 0.99 (250 us windows) {:.2} ms after the last start", (conv - 1500 * US) as f64 / 1e9);
     assert!(conv <= 2500 * US);
     check_steady(&res, &cfg, 2500 * US, 6500 * US, 0.05, 0.99);
 }
@@ -120,10 +111,7 @@ fn four_flows_converge_and_hold_the_target_delay() {
 /// Jain >= 0.99, queue within 10% of the target-implied queue).
 #[test]
 fn two_flows_converge_with_bolt_flow_scaling_range() {
-    let cfg = SwiftConfig {
-        fs_max_cwnd: 256.0,
-        ..Default::default()
-    };
+    let cfg = SwiftConfig { fs_max_cwnd: 256.0, ..Default::default() };
     let res = dumbbell_run(cfg.clone(), 2, 500 * US, 50_000_000);
     check_clean(&res);
     assert!(first_done(&res) > 6500 * US);
@@ -138,10 +126,7 @@ fn two_flows_converge_with_bolt_flow_scaling_range() {
 /// the target-implied level.
 #[test]
 fn two_flows_above_fs_max_cwnd_converge_slowly() {
-    let cfg = SwiftConfig {
-        fs_max_cwnd: 100.0,
-        ..Default::default()
-    };
+    let cfg = SwiftConfig { fs_max_cwnd: 100.0, ..Default::default() };
     let res = dumbbell_run(cfg.clone(), 2, 500 * US, 50_000_000);
     check_clean(&res);
     assert!(first_done(&res) > 6 * MS);
@@ -165,17 +150,13 @@ fn two_flows_above_fs_max_cwnd_converge_slowly() {
 /// Gbps) with no queue, and its window capped at max_cwnd (100 Gbps x 27 us).
 #[test]
 fn lone_flow_ramps_to_line_rate() {
-    let cfg = SwiftConfig {
-        init_cwnd: 1.0,
-        ..Default::default()
-    };
+    let cfg = SwiftConfig { init_cwnd: 1.0, ..Default::default() };
     let res = dumbbell_run(cfg, 1, 0, 30_000_000);
     check_clean(&res);
     let tr = &res.flow_traces[0];
-    let reached = first_time(0, 2 * MS, 10 * US, |t| {
-        goodput(tr, t, t + 50 * US, Sample::AtOrBefore) >= 0.99 * GOODPUT_100G
-    })
-    .expect("never reached line rate");
+    let reached =
+        first_time(0, 2 * MS, 10 * US, |t| goodput(tr, t, t + 50 * US, Sample::AtOrBefore) >= 0.99 * GOODPUT_100G)
+            .expect("never reached line rate");
     let end = first_done(&res) - 20 * US;
     let g = goodput(tr, reached, end, Sample::AtOrBefore);
     let q_max = Stat::in_window(&res.queues[0], 0..=end).max;
@@ -225,11 +206,7 @@ fn incast_drives_cwnd_below_one_packet_and_pacing_bounds_the_queue() {
     let res = incast(cfg.clone());
     check_clean(&res);
     let (t0, t1) = (3 * MS, 8 * MS);
-    let mut ends: Vec<f64> = res
-        .flows
-        .iter()
-        .map(|f| f.fct.unwrap() as f64 / 1e9)
-        .collect();
+    let mut ends: Vec<f64> = res.flows.iter().map(|f| f.fct.unwrap() as f64 / 1e9).collect();
     ends.sort_by(f64::total_cmp);
     println!(
         "incast completion (ms): first {:.2}, 10th {:.2}, median {:.2}, last {:.2}",
@@ -244,16 +221,10 @@ fn incast_drives_cwnd_below_one_packet_and_pacing_bounds_the_queue() {
     let util = Stat::in_window(&res.utilization[0], (t0 + 1)..=t1).mean;
     // Star: 1 switch, 2 links. The windows differ between flows, so the
     // target is averaged over flows and samples (it is convex in cwnd).
-    let targets: Vec<f64> = probes_in(&res, t0..=t1)
-        .iter()
-        .map(|&c| target_us(&cfg, 1, c))
-        .collect();
+    let targets: Vec<f64> = probes_in(&res, t0..=t1).iter().map(|&c| target_us(&cfg, 1, c)).collect();
     let target = mean(&targets);
     let expect = (target - zero_queue_rtt_us(2, G10)) * 1e-6 * G10 as f64 / 8.0;
-    let floor = incast(SwiftConfig {
-        min_cwnd: 1.0,
-        ..cfg
-    });
+    let floor = incast(SwiftConfig { min_cwnd: 1.0, ..cfg });
     check_clean(&floor);
     let q_floor = Stat::in_window(&floor.queues[0], t0..=t1).mean;
     let q_start = Stat::in_window(&res.queues[0], 0..=MS).max;
@@ -262,18 +233,9 @@ fn incast_drives_cwnd_below_one_packet_and_pacing_bounds_the_queue() {
         below * 100.0,
         q_mean / expect
     );
-    assert!(
-        cwnd < 1.0 && below >= 0.9,
-        "mean cwnd {cwnd}, {below} below 1"
-    );
-    assert!(
-        q_mean >= 0.8 * expect && q_mean <= 1.4 * expect,
-        "queue {q_mean} vs {expect}"
-    );
-    assert!(
-        q_mean <= 0.75 * q_floor,
-        "pacing: {q_mean} vs one-packet floor {q_floor}"
-    );
+    assert!(cwnd < 1.0 && below >= 0.9, "mean cwnd {cwnd}, {below} below 1");
+    assert!(q_mean >= 0.8 * expect && q_mean <= 1.4 * expect, "queue {q_mean} vs {expect}");
+    assert!(q_mean <= 0.75 * q_floor, "pacing: {q_mean} vs one-packet floor {q_floor}");
     assert!(q_max < 200.0 * PKT as f64, "max queue {q_max}");
     assert!(util >= 0.99, "utilization {util}");
 }

@@ -30,12 +30,7 @@ use timely_family::*;
 fn bounded_and_busy(n: u32, w0: Time, w1: Time) {
     let cfg = TimelyConfig::default();
     let scheme = cfg.clone().into_scheme();
-    let r = run_dumbbell(
-        scheme.as_ref(),
-        &vec![0; n as usize],
-        1_000_000_000,
-        Some(w1 + TICK),
-    );
+    let r = run_dumbbell(scheme.as_ref(), &vec![0; n as usize], 1_000_000_000, Some(w1 + TICK));
     assert_eq!(r.drops, 0, "lossless: no drops");
     let start_util = mean_util(&r, 0, 10 * MS);
     let util = mean_util(&r, w0, w1);
@@ -65,11 +60,7 @@ fn bounded_and_busy(n: u32, w0: Time, w1: Time) {
     // the mean queueing delay below T_low.
     let (lo, hi) = (cfg.min_rate.0 as f64, C as f64);
     for f in &r.flow_traces {
-        assert!(
-            f.rate_bps.iter().all(|&x| x >= lo && x <= hi),
-            "flow {} rate out of bounds",
-            f.flow
-        );
+        assert!(f.rate_bps.iter().all(|&x| x >= lo && x <= hi), "flow {} rate out of bounds", f.flow);
     }
     let t_high_us = (cfg.t_high.0 / US) as f64;
     assert!(rtt_max < t_high_us, "RTT sample {rtt_max} us");
@@ -100,16 +91,10 @@ impl Scheme for UnequalStart {
     fn sender(&self, f: &FlowView) -> Box<dyn SenderCc> {
         let init_rate_fraction = self.fractions[f.id as usize];
         if self.patched {
-            let c = PatchedTimelyConfig {
-                init_rate_fraction,
-                ..Default::default()
-            };
+            let c = PatchedTimelyConfig { init_rate_fraction, ..Default::default() };
             Box::new(PatchedTimelySender::new(&c, f))
         } else {
-            let c = TimelyConfig {
-                init_rate_fraction,
-                ..Default::default()
-            };
+            let c = TimelyConfig { init_rate_fraction, ..Default::default() };
             Box::new(TimelySender::new(&c, f))
         }
     }
@@ -120,10 +105,7 @@ fn an_unequal_split_persists_under_timely_and_is_corrected_by_patched_timely() {
     let stop = 100 * MS;
     let fair = fair_goodput(2);
     let run = |patched| {
-        let s = UnequalStart {
-            fractions: vec![0.8, 0.2],
-            patched,
-        };
+        let s = UnequalStart { fractions: vec![0.8, 0.2], patched };
         let r = run_dumbbell(&s, &[0, 0], 1_000_000_000, Some(stop + TICK));
         assert_eq!(r.drops, 0);
         r

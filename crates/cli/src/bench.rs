@@ -17,9 +17,9 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use ccsim_scenario::{self as scenario, Overrides, Scenario};
 use crate::table::{self, Table};
 use crate::Fail;
+use ccsim_scenario::{self as scenario, Overrides, Scenario};
 
 #[derive(Args, Debug, Clone)]
 pub struct BenchArgs {
@@ -284,7 +284,9 @@ pub fn bench(a: &BenchArgs) -> Result<(), Fail> {
     let mut rows: Vec<Value> = Vec::new();
     if !a.scenario.is_empty() {
         if a.only.is_some() {
-            return Err(Fail::Input("--only selects a reference benchmark; it cannot be combined with --scenario".into()));
+            return Err(Fail::Input(
+                "--only selects a reference benchmark; it cannot be combined with --scenario".into(),
+            ));
         }
         for f in &a.scenario {
             let scn = scenario::load(f, &Overrides::default()).map_err(Fail::Input)?;

@@ -9,9 +9,9 @@ use std::time::Instant;
 
 use crate::output::{self, PendingDir};
 use crate::progress::{self, ProgressLine};
-use ccsim_scenario::{self as scenario, registry, safe_component, Overrides, Scenario};
 use crate::table::{self, Table};
 use crate::{CompareArgs, Fail, ListArgs, ListWhat, RunArgs, ValidateArgs};
+use ccsim_scenario::{self as scenario, registry, safe_component, Overrides, Scenario};
 
 /// Runs scheme (or variant) `name` on the scenario with a progress line.
 pub fn simulate(scn: &Scenario, name: &str, quiet: bool) -> Result<RunResult, Fail> {

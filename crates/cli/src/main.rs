@@ -184,7 +184,8 @@ mod tests {
 
     #[test]
     fn parses_commands_and_options() {
-        let c = Cli::try_parse_from(["ccsim", "compare", "x.toml", "--schemes", "dcqcn,hpcc,none", "--seed", "7"]).unwrap();
+        let c =
+            Cli::try_parse_from(["ccsim", "compare", "x.toml", "--schemes", "dcqcn,hpcc,none", "--seed", "7"]).unwrap();
         match c.cmd {
             Cmd::Compare(a) => {
                 assert_eq!(a.schemes.unwrap(), vec!["dcqcn", "hpcc", "none"]);

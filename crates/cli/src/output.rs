@@ -92,7 +92,9 @@ impl PendingDir {
                 }
                 // Someone else took the name between the check and the rename: try the next.
                 Err(_) if dest.exists() => continue,
-                Err(e) => return Err(io::Error::new(e.kind(), format!("cannot move results to {}: {e}", dest.display()))),
+                Err(e) => {
+                    return Err(io::Error::new(e.kind(), format!("cannot move results to {}: {e}", dest.display())))
+                }
             }
         }
         Err(io::Error::other(format!("no free directory name for {}", self.target.display())))
@@ -373,12 +375,11 @@ pub fn bucket_key(label: &str) -> String {
 /// One row per scheme of the headline numbers, as CSV.
 pub fn write_compare_csv(w: &mut impl Write, runs: &[(String, &RunResult)]) -> io::Result<()> {
     let buckets: Vec<String> = ccsim_core::results::SIZE_BUCKETS.iter().map(|b| b.0.to_string()).collect();
-    let mut header = vec![
-        "scheme", "flows", "finished", "slowdown_avg", "slowdown_p50", "slowdown_p95", "slowdown_p99",
-    ]
-    .into_iter()
-    .map(String::from)
-    .collect::<Vec<_>>();
+    let mut header =
+        vec!["scheme", "flows", "finished", "slowdown_avg", "slowdown_p50", "slowdown_p95", "slowdown_p99"]
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>();
     for b in &buckets {
         for m in ["count", "avg", "p50", "p95", "p99"] {
             header.push(format!("slowdown_{}_{m}", bucket_key(b)));
@@ -474,8 +475,8 @@ pub fn write_compare_files(dir: &Path, scn: &Scenario, runs: &[(String, &RunResu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ccsim_scenario::testutil::TempDir;
     use ccsim_core::results::FlowResult;
+    use ccsim_scenario::testutil::TempDir;
 
     #[test]
     fn free_name_suffixes() {
@@ -511,8 +512,10 @@ mod tests {
         assert_eq!(fs::read_to_string(target.join("marker.txt")).unwrap(), "four");
         assert_eq!(fs::read_to_string(t.path().join("a/b/hpcc-2/marker.txt")).unwrap(), "two");
         // No temporary or old directories are left behind.
-        let names: Vec<String> =
-            fs::read_dir(t.path().join("a/b")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let names: Vec<String> = fs::read_dir(t.path().join("a/b"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
         let mut names = names;
         names.sort();
         assert_eq!(names, vec!["hpcc", "hpcc-2", "hpcc-3"]);

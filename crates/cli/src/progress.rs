@@ -6,8 +6,8 @@ use ccsim_core::sim::Progress;
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
-use ccsim_scenario::fmt_time;
 use crate::table::{si, wall};
+use ccsim_scenario::fmt_time;
 
 pub struct ProgressLine {
     tty: bool,

@@ -65,7 +65,12 @@ fn experiments_dir(a: &ReproduceArgs) -> Result<PathBuf, Fail> {
     [PathBuf::from("experiments"), repo]
         .into_iter()
         .find(|p| p.join("README.md").is_file() || manifest::papers(p).is_ok_and(|v| !v.is_empty()))
-        .ok_or_else(|| Fail::Input("no experiments folder found (looked in ./experiments and the repository's; use --experiments DIR)".into()))
+        .ok_or_else(|| {
+            Fail::Input(
+                "no experiments folder found (looked in ./experiments and the repository's; use --experiments DIR)"
+                    .into(),
+            )
+        })
 }
 
 fn papers_of(a: &ReproduceArgs, root: &Path) -> Result<Vec<String>, Fail> {
@@ -101,7 +106,9 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<(), Fail> {
     let errors: Vec<String> = plan
         .papers
         .iter()
-        .flat_map(|p| p.claims.iter().filter_map(|c| c.error.clone()).chain(p.figures.iter().filter_map(|f| f.error.clone())))
+        .flat_map(|p| {
+            p.claims.iter().filter_map(|c| c.error.clone()).chain(p.figures.iter().filter_map(|f| f.error.clone()))
+        })
         .collect();
     let cache = Cache::new(&a.cache.clone().unwrap_or_else(|| PathBuf::from("results/cache")));
     let est: f64 = plan.runs.iter().map(|r| r.est_events).sum();
@@ -125,7 +132,11 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<(), Fail> {
             wall(est / EVENTS_PER_SEC),
             errors.len()
         );
-        return if errors.is_empty() { Ok(()) } else { Err(Fail::Input(format!("{} claims or figures cannot be planned", errors.len()))) };
+        return if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(Fail::Input(format!("{} claims or figures cannot be planned", errors.len())))
+        };
     }
     for e in &errors {
         eprintln!("warning: {e}");
@@ -180,7 +191,8 @@ fn print_summary(plan: &Plan, outcomes: &[Outcome], sums: &[report::PaperSummary
         plan.runs.len(),
         if plan.full { "full" } else { "reduced" }
     );
-    let mut t = Table::new(&["paper", "claims", "reproduced", "direction only", "not reproduced", "error", "not simulated"]);
+    let mut t =
+        Table::new(&["paper", "claims", "reproduced", "direction only", "not reproduced", "error", "not simulated"]);
     for s in sums {
         t.row(vec![
             s.paper.clone(),
@@ -205,7 +217,16 @@ fn print_summary(plan: &Plan, outcomes: &[Outcome], sums: &[report::PaperSummary
 fn list(a: &ReproduceArgs, root: &Path) -> Result<(), Fail> {
     let papers = papers_of(a, root)?;
     let version = version();
-    let mut t = Table::new(&["paper", "claims", "run", "not simulated", "reduced runs", "reduced est.", "full runs", "full est."]);
+    let mut t = Table::new(&[
+        "paper",
+        "claims",
+        "run",
+        "not simulated",
+        "reduced runs",
+        "reduced est.",
+        "full runs",
+        "full est.",
+    ]);
     let mut details = Vec::new();
     for p in &papers {
         let m = manifest::read(&root.join(p)).map_err(Fail::Input)?;

@@ -315,6 +315,9 @@ mod tests {
         assert_eq!(get("simulated time")[1], "2ms");
         let text = t.render();
         assert!(text.lines().all(|l| !l.ends_with(' ')));
-        assert_eq!(text.lines().nth(1).unwrap().chars().filter(|&c| c == '-').count(), text.lines().nth(1).unwrap().len());
+        assert_eq!(
+            text.lines().nth(1).unwrap().chars().filter(|&c| c == '-').count(),
+            text.lines().nth(1).unwrap().len()
+        );
     }
 }

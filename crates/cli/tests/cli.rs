@@ -35,7 +35,11 @@ struct Tmp(PathBuf);
 static N: AtomicU64 = AtomicU64::new(0);
 impl Tmp {
     fn new(tag: &str) -> Tmp {
-        let p = std::env::temp_dir().join(format!("ccsim-e2e-{tag}-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
+        let p = std::env::temp_dir().join(format!(
+            "ccsim-e2e-{tag}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
         let _ = std::fs::remove_dir_all(&p);
         std::fs::create_dir_all(&p).unwrap();
         Tmp(p)
@@ -105,7 +109,8 @@ fn bad_input_exits_2_with_the_file_and_key() {
 #[test]
 fn list_shows_registries() {
     let out = ok(&["list"]);
-    for w in ["dcqcn", "hpcc", "none", "rate_ai", "fat_tree3", "leaf_spine", "poisson", "incast", "websearch", "hadoop"] {
+    for w in ["dcqcn", "hpcc", "none", "rate_ai", "fat_tree3", "leaf_spine", "poisson", "incast", "websearch", "hadoop"]
+    {
         assert!(out.contains(w), "missing {w}:\n{out}");
     }
     let cdfs = ok(&["list", "cdfs"]);
@@ -165,8 +170,10 @@ fn run_writes_a_complete_result_and_never_overwrites() {
     assert!(!dir.join("marker").exists());
     assert!(dir.join("summary.json").is_file());
     assert!(!t.0.join("dumbbell-2flows/dcqcn-3").exists());
-    let left: Vec<String> =
-        std::fs::read_dir(t.0.join("dumbbell-2flows")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let left: Vec<String> = std::fs::read_dir(t.0.join("dumbbell-2flows"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     assert_eq!(left.len(), 2, "temporary directories left behind: {left:?}");
 
     // Another scheme and seed.
@@ -180,7 +187,8 @@ fn run_writes_a_complete_result_and_never_overwrites() {
 fn stop_limits_simulated_time() {
     let t = Tmp::new("stop");
     // Each 10 MB flow needs at least 800 us at 100 Gbps; flow 1 starts at 100 us.
-    let out = ok(&["run", "scenarios/dumbbell-2flows.toml", "--scheme", "hpcc", "--stop", "500us", "--out", t.s(), "-q"]);
+    let out =
+        ok(&["run", "scenarios/dumbbell-2flows.toml", "--scheme", "hpcc", "--stop", "500us", "--out", t.s(), "-q"]);
     assert!(out.contains("(stopped)"), "{out}");
     let s = json(&t.0.join("dumbbell-2flows/hpcc/summary.json"));
     assert_eq!(s["truncated"], true);

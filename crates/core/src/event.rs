@@ -12,20 +12,37 @@ pub(crate) enum Ev {
     /// The packet at the head of egress `port`'s wire reaches the peer (its last
     /// bit); stale if `gen` differs from the port's wire generation (the link
     /// went down and its wire was emptied).
-    Arrive { port: u32, gen: u32 },
+    Arrive {
+        port: u32,
+        gen: u32,
+    },
     /// Global port `port` finished a transmission and has more to send.
-    TxDone { port: u32 },
+    TxDone {
+        port: u32,
+    },
     /// A host NIC may be able to send (a pacing gap ended).
-    HostWake { host: u32 },
-    FlowStart { flow: u32 },
+    HostWake {
+        host: u32,
+    },
+    FlowStart {
+        flow: u32,
+    },
     /// A scheme timer; stale if `gen` differs from the flow's slot generation.
-    Timer { flow: u32, slot: u8, gen: u32 },
+    Timer {
+        flow: u32,
+        slot: u8,
+        gen: u32,
+    },
     /// Retransmission timer check for a flow.
-    Rto { flow: u32 },
+    Rto {
+        flow: u32,
+    },
     /// Periodic trace sampling.
     Sample,
     /// The `idx`-th link event (in time order) applies.
-    Link { idx: u32 },
+    Link {
+        idx: u32,
+    },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -171,7 +188,6 @@ impl EventQueue {
         self.in_wheel -= 1;
         Some((e.time, e.ev))
     }
-
 }
 
 #[cfg(test)]

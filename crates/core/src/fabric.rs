@@ -359,7 +359,12 @@ impl Simulator {
             }
             if self.int_on {
                 let s = self.stats[port as usize];
-                self.pool.get_mut(h).push_int(IntHop { ts: now, tx_bytes: s.tx_bytes, qlen: s.qlen, rate_bps: s.rate_bps });
+                self.pool.get_mut(h).push_int(IntHop {
+                    ts: now,
+                    tx_bytes: s.tx_bytes,
+                    qlen: s.qlen,
+                    rate_bps: s.rate_bps,
+                });
             }
         }
         let sw = &mut self.switches[si];
@@ -430,7 +435,10 @@ impl Simulator {
                 }
             }
             if shared != sw.shared_used {
-                return Err(format!("switch {}: shared use {} B, ingresses hold {} B", sw.node, sw.shared_used, shared));
+                return Err(format!(
+                    "switch {}: shared use {} B, ingresses hold {} B",
+                    sw.node, sw.shared_used, shared
+                ));
             }
         }
         Ok(())

@@ -61,8 +61,10 @@ impl Simulator {
     fn apply_sender(&mut self, f: u32, rate: f64, window: u64, timers: [Option<Option<Time>>; TIMER_SLOTS]) {
         let now = self.now;
         let fl = &self.flows[f as usize];
-        let new_rate = if rate.is_finite() { (rate as u64).clamp(MIN_RATE, fl.view.line_rate) } else { fl.view.line_rate };
-        let gap = if new_rate != fl.rate && fl.last_size > 0 { self.wire_time(fl.last_size as u64, new_rate) } else { 0 };
+        let new_rate =
+            if rate.is_finite() { (rate as u64).clamp(MIN_RATE, fl.view.line_rate) } else { fl.view.line_rate };
+        let gap =
+            if new_rate != fl.rate && fl.last_size > 0 { self.wire_time(fl.last_size as u64, new_rate) } else { 0 };
         let fl = &mut self.flows[f as usize];
         let window = window.max(1);
         if let Some(slot) = fl.log_slot {
@@ -273,8 +275,8 @@ impl Simulator {
                 reply = Some(PktKind::Ack);
             }
         } else if seq > fl.rcv_nxt {
-            let recent = fl.last_nack_seq == fl.rcv_nxt
-                && fl.last_nack_time.is_some_and(|t| now < t + self.net.nack_interval.0);
+            let recent =
+                fl.last_nack_seq == fl.rcv_nxt && fl.last_nack_time.is_some_and(|t| now < t + self.net.nack_interval.0);
             if !recent {
                 fl.last_nack_seq = fl.rcv_nxt;
                 fl.last_nack_time = Some(now);
@@ -318,7 +320,8 @@ impl Simulator {
                 ack.ce = false;
                 ack.hops = 0;
                 ack.hash = fl.hash.wrapping_add(1);
-                let rcx = ReceiverCx { now, flow: &fl.view, host_active_flows: self.hosts[hi].rx_active, send_cnp: false };
+                let rcx =
+                    ReceiverCx { now, flow: &fl.view, host_active_flows: self.hosts[hi].rx_active, send_cnp: false };
                 fl.rx.fill_ack(&rcx, &data, ack);
                 self.queue_ctrl(port, h);
             }

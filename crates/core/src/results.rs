@@ -196,7 +196,8 @@ impl RttHistogram {
     /// The mean in ps (bin middles); None when empty.
     pub fn mean(&self) -> Option<f64> {
         let n = self.total();
-        (n > 0).then(|| self.counts.iter().enumerate().map(|(i, &c)| c as f64 * Self::value_of(i)).sum::<f64>() / n as f64)
+        (n > 0)
+            .then(|| self.counts.iter().enumerate().map(|(i, &c)| c as f64 * Self::value_of(i)).sum::<f64>() / n as f64)
     }
 }
 
@@ -393,7 +394,8 @@ mod tests {
             slowdown: Some(1.0),
             retransmits: 0,
         };
-        let tr = |flow: u32, acked: Vec<f64>| FlowTrace { flow, t: vec![0, 10, 20, 30, 40], acked, ..Default::default() };
+        let tr =
+            |flow: u32, acked: Vec<f64>| FlowTrace { flow, t: vec![0, 10, 20, 30, 40], acked, ..Default::default() };
         let r = RunResult {
             flows: vec![f(0, 0, 40), f(1, 10, 25)],
             // flow 0 gets 3x flow 1's goodput while both run (10..40)

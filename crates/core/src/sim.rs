@@ -253,7 +253,9 @@ fn find_port(node_ports: &[Vec<(u32, u32)>], r: PortRef) -> Result<u32, String> 
         .get(r.node as usize)
         .and_then(|v| v.iter().find(|(_, peer)| *peer == r.peer))
         .map(|(p, _)| *p)
-        .ok_or_else(|| format!("trace port {}:{}: there is no link between node {} and node {}", r.node, r.peer, r.node, r.peer))
+        .ok_or_else(|| {
+            format!("trace port {}:{}: there is no link between node {} and node {}", r.node, r.peer, r.node, r.peer)
+        })
 }
 
 impl Simulator {
@@ -581,8 +583,8 @@ impl Simulator {
             });
         }
         // the wheel covers the longest packet time + propagation of any link, with margin
-        let horizon = ports.iter().map(|p| p.delay + ser_time(pkt_size, p.rate)).max().unwrap_or(0) * 5 / 4
-            + net.switch_delay.0;
+        let horizon =
+            ports.iter().map(|p| p.delay + ser_time(pkt_size, p.rate)).max().unwrap_or(0) * 5 / 4 + net.switch_delay.0;
         let mut events = EventQueue::with_horizon(horizon);
         for (i, f) in flows.iter().enumerate() {
             events.push(f.start, Ev::FlowStart { flow: i as u32 });
@@ -607,7 +609,11 @@ impl Simulator {
             }
             for &f in &t.flows {
                 if f as usize >= flows.len() {
-                    return Err(format!("trace flow {f}: there are only {} flows (ids 0..{})", flows.len(), flows.len()));
+                    return Err(format!(
+                        "trace flow {f}: there are only {} flows (ids 0..{})",
+                        flows.len(),
+                        flows.len()
+                    ));
                 }
             }
             events.push(0, Ev::Sample);
@@ -629,7 +635,11 @@ impl Simulator {
                 flow_traces: t
                     .flows
                     .iter()
-                    .map(|&f| FlowTrace { flow: f, line_rate_bps: fl[f as usize].view.line_rate as f64, ..Default::default() })
+                    .map(|&f| FlowTrace {
+                        flow: f,
+                        line_rate_bps: fl[f as usize].view.line_rate as f64,
+                        ..Default::default()
+                    })
                     .collect(),
             })
         } else {

@@ -56,7 +56,10 @@ impl Topology {
         let mut seen = std::collections::HashSet::new();
         for (i, l) in self.links.iter().enumerate() {
             if l.a as usize >= n || l.b as usize >= n {
-                return Err(format!("link {i} ({} - {}) names a node that does not exist (nodes are 0..{})", l.a, l.b, n));
+                return Err(format!(
+                    "link {i} ({} - {}) names a node that does not exist (nodes are 0..{})",
+                    l.a, l.b, n
+                ));
             }
             if l.a == l.b {
                 return Err(format!("link {i} connects node {} to itself", l.a));
@@ -75,7 +78,10 @@ impl Topology {
         }
         for h in self.hosts() {
             if deg[h as usize] != 1 {
-                return Err(format!("host {h} has {} links; every host needs exactly one (to its switch)", deg[h as usize]));
+                return Err(format!(
+                    "host {h} has {} links; every host needs exactly one (to its switch)",
+                    deg[h as usize]
+                ));
             }
         }
         // connectivity
@@ -112,7 +118,11 @@ impl Topology {
     /// in time order every `down` finds the link up and every `up` finds it
     /// down. Returns (time, link index, up?) in the order they apply. Errors
     /// name the event by its position in the list.
-    pub fn check_link_events(&self, events: &[LinkEvent], stop: Option<Time>) -> Result<Vec<(Time, usize, bool)>, String> {
+    pub fn check_link_events(
+        &self,
+        events: &[LinkEvent],
+        stop: Option<Time>,
+    ) -> Result<Vec<(Time, usize, bool)>, String> {
         let n = self.nodes.len() as u32;
         let mut out = Vec::with_capacity(events.len());
         for (i, e) in events.iter().enumerate() {

@@ -32,7 +32,11 @@ fn split_num(s: &str) -> Option<(f64, String)> {
 }
 
 pub fn parse_dur(s: &str) -> Result<Time, String> {
-    let err = || format!("invalid duration '{s}': expected a non-negative number with a unit (ps, ns, us, ms, s), e.g. \"1.5us\"");
+    let err = || {
+        format!(
+            "invalid duration '{s}': expected a non-negative number with a unit (ps, ns, us, ms, s), e.g. \"1.5us\""
+        )
+    };
     let (v, u) = split_num(s).ok_or_else(err)?;
     let mult = match u.as_str() {
         "ps" => 1.0,
@@ -49,7 +53,9 @@ pub fn parse_dur(s: &str) -> Result<Time, String> {
 }
 
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
-    let err = || format!("invalid size '{s}': expected a non-negative number of bytes, optionally with a unit (B, KB, MB, GB, KiB, MiB, GiB), e.g. \"32MB\"");
+    let err = || {
+        format!("invalid size '{s}': expected a non-negative number of bytes, optionally with a unit (B, KB, MB, GB, KiB, MiB, GiB), e.g. \"32MB\"")
+    };
     let (v, u) = split_num(s).ok_or_else(err)?;
     let mult = match u.as_str() {
         "" | "B" => 1.0,
@@ -68,7 +74,9 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
 }
 
 pub fn parse_rate(s: &str) -> Result<u64, String> {
-    let err = || format!("invalid rate '{s}': expected a positive number with a unit (bps, Kbps, Mbps, Gbps, Tbps; also K/M/G/T or Gb/s), e.g. \"100Gbps\"");
+    let err = || {
+        format!("invalid rate '{s}': expected a positive number with a unit (bps, Kbps, Mbps, Gbps, Tbps; also K/M/G/T or Gb/s), e.g. \"100Gbps\"")
+    };
     let (v, u) = split_num(s).ok_or_else(err)?;
     let u = u.replace("b/s", "bps").replace("bit", "bps");
     let mult = match u.as_str() {

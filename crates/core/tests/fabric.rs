@@ -54,7 +54,12 @@ fn bytes_are_conserved_and_every_packet_is_freed() {
     let sent: u64 = r.ports.iter().filter(|p| p.port.node < 7).map(|p| p.tx_data_bytes).sum();
     assert_eq!(sent, total);
     // ACKs carry no payload
-    let acks: u64 = r.ports.iter().filter(|p| p.port.node == 7 || p.port.peer == 7 && p.port.node != 8).map(|p| p.tx_data_bytes).sum();
+    let acks: u64 = r
+        .ports
+        .iter()
+        .filter(|p| p.port.node == 7 || p.port.peer == 7 && p.port.node != 8)
+        .map(|p| p.tx_data_bytes)
+        .sum();
     assert_eq!(acks, 0);
     let host_tx: u64 = r.ports.iter().filter(|p| p.port.node < 7).map(|p| p.tx_bytes).sum();
     let wire: u64 = flows.iter().map(|f| f.size + f.size.div_ceil(1000) * 48).sum();
@@ -124,8 +129,9 @@ fn ecmp_spreads_flows_across_spines() {
     let flows: Vec<_> = (0..16).map(|i| flow(i, i, 16 + i, 100_000, 0)).collect();
     let r = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap();
     let leaf0 = 32;
-    let up: Vec<u64> =
-        (0..4).map(|s| r.ports.iter().find(|p| p.port == PortRef { node: leaf0, peer: 34 + s }).unwrap().tx_data_bytes).collect();
+    let up: Vec<u64> = (0..4)
+        .map(|s| r.ports.iter().find(|p| p.port == PortRef { node: leaf0, peer: 34 + s }).unwrap().tx_data_bytes)
+        .collect();
     assert_eq!(up.iter().sum::<u64>(), 1_600_000);
     assert!(up.iter().filter(|&&b| b > 0).count() >= 3, "ECMP used too few spines: {up:?}");
     // per-flow hashing: each flow's bytes on one spine, so every count is a multiple of a flow
@@ -139,8 +145,9 @@ fn spraying_splits_one_flow_across_spines() {
     net.routing = ccsim_core::config::Routing::Spray;
     let flows = vec![flow(0, 0, 1, 1_000_000, 0)];
     let r = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap();
-    let up: Vec<u64> =
-        (0..4).map(|s| r.ports.iter().find(|p| p.port == PortRef { node: 2, peer: 4 + s }).unwrap().tx_data_bytes).collect();
+    let up: Vec<u64> = (0..4)
+        .map(|s| r.ports.iter().find(|p| p.port == PortRef { node: 2, peer: 4 + s }).unwrap().tx_data_bytes)
+        .collect();
     assert!(up.iter().all(|&b| b > 150_000), "spraying should use all 4 spines evenly: {up:?}");
     assert!(r.flows[0].fct.is_some());
 }
@@ -173,7 +180,12 @@ fn same_seed_gives_identical_results() {
     let flows: Vec<_> = (0..16).map(|i| flow(i, i, (i + 5) % 16, 300_000, i as u64 * 1000)).collect();
     let mut opts = SimOptions::default();
     opts.seed = 42;
-    opts.trace = TraceConfig { interval: US, queue_ports: vec![PortRef { node: 16, peer: 0 }], flows: vec![0, 3], ..Default::default() };
+    opts.trace = TraceConfig {
+        interval: US,
+        queue_ports: vec![PortRef { node: 16, peer: 0 }],
+        flows: vec![0, 3],
+        ..Default::default()
+    };
     let a = run(&topo, &net, &flows, &line_rate(), &opts, None).unwrap();
     let mut b = run(&topo, &net, &flows, &line_rate(), &opts, None).unwrap();
     b.engine.wall_secs = a.engine.wall_secs;
@@ -296,12 +308,8 @@ fn reorder_receiver_keeps_sprayed_packets_without_retransmitting() {
     assert_eq!(r.flows.iter().map(|f| f.retransmits).sum::<u64>(), 0, "reordering is not loss");
     assert_eq!(r.drops, 0);
     // every payload byte crossed the receivers' downlinks exactly once
-    let down: u64 = r
-        .ports
-        .iter()
-        .filter(|p| p.port.node == 9 && (4..8).contains(&p.port.peer))
-        .map(|p| p.tx_data_bytes)
-        .sum();
+    let down: u64 =
+        r.ports.iter().filter(|p| p.port.node == 9 && (4..8).contains(&p.port.peer)).map(|p| p.tx_data_bytes).sum();
     assert_eq!(down, flows.iter().map(|f| f.size).sum::<u64>());
     let worst = |x: &ccsim_core::RunResult| x.flows.iter().map(|f| f.fct.unwrap()).max().unwrap();
     assert!(worst(&r) < worst(&gbn), "reorder {} vs go-back-N {}", worst(&r), worst(&gbn));

@@ -13,8 +13,7 @@ use common::*;
 fn two_switches() -> Topology {
     let mut nodes = vec![NodeKind::Host; 5];
     nodes.extend([NodeKind::Switch, NodeKind::Switch]);
-    let mut links: Vec<LinkSpec> =
-        (0..3).map(|h| LinkSpec { a: h, b: 5, rate_bps: G100, delay: US }).collect();
+    let mut links: Vec<LinkSpec> = (0..3).map(|h| LinkSpec { a: h, b: 5, rate_bps: G100, delay: US }).collect();
     links.push(LinkSpec { a: 5, b: 6, rate_bps: 4 * G100, delay: US });
     links.push(LinkSpec { a: 3, b: 6, rate_bps: G100, delay: US });
     links.push(LinkSpec { a: 4, b: 6, rate_bps: G100, delay: US });

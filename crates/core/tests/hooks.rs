@@ -31,7 +31,17 @@ impl SwitchCc for ProbeSwitch {
     fn on_enqueue(&mut self, cx: &mut SwitchCx, _in: u16, out: u16, pkt: &mut Packet) {
         if pkt.kind == PktKind::Data && cx.ports[out as usize].qlen > self.thresh && pkt.aux[0] == 0 {
             pkt.aux[0] = 1; // mark: one notification per packet
-            let mut c = Packet { kind: PktKind::Ctrl, sub: 7, class: 0, flow: pkt.flow, src: cx.node, dst: pkt.src, size: 64, hash: pkt.hash, ..Default::default() };
+            let mut c = Packet {
+                kind: PktKind::Ctrl,
+                sub: 7,
+                class: 0,
+                flow: pkt.flow,
+                src: cx.node,
+                dst: pkt.src,
+                size: 64,
+                hash: pkt.hash,
+                ..Default::default()
+            };
             c.aux[0] = cx.ports[out as usize].qlen;
             c.aux[1] = cx.now;
             cx.emit.push(c);
@@ -80,7 +90,12 @@ impl Scheme for Probe {
         "probe"
     }
     fn sender(&self, _f: &FlowView) -> Box<dyn SenderCc> {
-        Box::new(ProbeTx { seen: self.ctrl_seen.clone(), lat: self.max_latency.clone(), max_n: self.max_n.clone(), timers: self.timers.clone() })
+        Box::new(ProbeTx {
+            seen: self.ctrl_seen.clone(),
+            lat: self.max_latency.clone(),
+            max_n: self.max_n.clone(),
+            timers: self.timers.clone(),
+        })
     }
     fn receiver(&self, _f: &FlowView) -> Box<dyn ReceiverCc> {
         Box::new(ProbeRx)
@@ -197,7 +212,10 @@ fn switch_counters_are_summed_over_switches_into_the_result() {
     let expect = 3 * pkts(100_000) + pkts(50_000);
     let get = |n: &str| r.scheme_counters.iter().find(|(k, _)| k == n).map(|x| x.1);
     assert_eq!(get("data_pkts"), Some(expect));
-    assert_eq!(get("data_bytes"), Some(3 * (100_000 + pkts(100_000) * net.header.0) + 50_000 + pkts(50_000) * net.header.0));
+    assert_eq!(
+        get("data_bytes"),
+        Some(3 * (100_000 + pkts(100_000) * net.header.0) + 50_000 + pkts(50_000) * net.header.0)
+    );
     // sorted by name
     assert_eq!(r.scheme_counters[0].0, "data_bytes");
     // a scheme without switch counters reports none

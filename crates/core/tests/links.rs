@@ -54,7 +54,12 @@ fn a_flow_whose_path_fails_is_rerouted_and_completes() {
         assert_eq!(r.engine.link_events, 1);
         assert_conserved(&r);
         // go-back-N resends: the FCT grows by at most a few RTTs plus the NACK path, not an RTO
-        assert!(f.fct.unwrap() < base.flows[0].fct.unwrap() + 100 * US, "{mode:?}: {:?} vs {:?}", f.fct, base.flows[0].fct);
+        assert!(
+            f.fct.unwrap() < base.flows[0].fct.unwrap() + 100 * US,
+            "{mode:?}: {:?} vs {:?}",
+            f.fct,
+            base.flows[0].fct
+        );
     }
 }
 
@@ -178,7 +183,8 @@ fn link_events_are_deterministic() {
     let topo = leaf_spine(4, 2, G100, US);
     let mut net = NetConfig::default();
     net.routing = Routing::Symmetric;
-    net.link_events = vec![ev(30, 8, 10, LinkAction::Down), ev(60, 9, 11, LinkAction::Down), ev(90, 8, 10, LinkAction::Up)];
+    net.link_events =
+        vec![ev(30, 8, 10, LinkAction::Down), ev(60, 9, 11, LinkAction::Down), ev(90, 8, 10, LinkAction::Up)];
     let flows: Vec<_> = (0..4).map(|i| flow(i, i, 4 + i, 1_500_000, i as u64 * 1000)).collect();
     let a = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap();
     let mut b = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap();
@@ -218,7 +224,8 @@ fn an_unreachable_destination_loses_packets_until_a_repair() {
     // both spines' links to leaf 3 fail: no route; the flow finishes after the repair
     let topo = two_paths();
     let mut net = NetConfig::default();
-    net.link_events = vec![ev(20, 4, 3, LinkAction::Down), ev(20, 5, 3, LinkAction::Down), ev(200, 5, 3, LinkAction::Up)];
+    net.link_events =
+        vec![ev(20, 4, 3, LinkAction::Down), ev(20, 5, 3, LinkAction::Down), ev(200, 5, 3, LinkAction::Up)];
     let flows = vec![flow(0, 0, 1, 2_000_000, 0)];
     let r = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap();
     assert!(r.flows[0].fct.unwrap() > 200 * US);

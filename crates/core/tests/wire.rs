@@ -102,9 +102,10 @@ fn lone_flow_fct_matches_store_and_forward_with_int_bytes() {
             let fct = f.fct.unwrap();
             let (exact, ack) = match enc {
                 // 42 B on every data packet on both links, echoed on the ACK
-                IntEncoding::Fixed => {
-                    (ser_time(size + npk * 90, G100) + ser_time(first + 42, G100) + 4 * US + 2 * ser_time(102, G100), 102)
-                }
+                IntEncoding::Fixed => (
+                    ser_time(size + npk * 90, G100) + ser_time(first + 42, G100) + 4 * US + 2 * ser_time(102, G100),
+                    102,
+                ),
                 // 8 B added at the switch: its output is slower than its input,
                 // so it stays busy from the first arrival to the last departure
                 _ => (ser_time(first, G100) + ser_time(size + npk * 56, G100) + 4 * US + 2 * ser_time(68, G100), 68),
@@ -137,7 +138,8 @@ fn switch_delay_is_in_base_rtt_ideal_and_fct() {
         assert_eq!(f.slowdown, Some(1.0), "size {size}: fct {:?} ideal {}", f.fct, f.ideal_fct);
         let fct = f.fct.unwrap();
         // exact: the two switch outputs run one first-packet time behind each, ACK on 3 links
-        let exact = ser_time(size + npk * 48, G100) + 2 * ser_time(1048, G100) + 6 * US + 4 * sd + 3 * ser_time(60, G100);
+        let exact =
+            ser_time(size + npk * 48, G100) + 2 * ser_time(1048, G100) + 6 * US + 4 * sd + 3 * ser_time(60, G100);
         assert!(fct >= exact && fct - exact <= ser_time(60, G100), "size {size}: fct {fct} vs {exact}");
     }
 }

@@ -76,7 +76,11 @@ pub fn version_of(file: &Path) -> String {
     match std::fs::read(file) {
         Ok(bytes) => {
             let d = Sha256::digest(&bytes);
-            format!("{}+{}", env!("CARGO_PKG_VERSION"), d.iter().take(12).map(|b| format!("{b:02x}")).collect::<String>())
+            format!(
+                "{}+{}",
+                env!("CARGO_PKG_VERSION"),
+                d.iter().take(12).map(|b| format!("{b:02x}")).collect::<String>()
+            )
         }
         Err(_) => format!("{}+unknown", env!("CARGO_PKG_VERSION")),
     }

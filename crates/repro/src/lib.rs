@@ -18,6 +18,6 @@ pub mod plan;
 pub mod plots;
 pub mod report;
 pub mod svg;
-pub mod verdict;
 #[doc(hidden)]
 pub mod testing;
+pub mod verdict;

@@ -244,7 +244,8 @@ impl Figure {
     /// The metric and its parameters of a `bars` figure, wherever written.
     pub fn bars_metric(&self) -> Option<(String, toml::Table)> {
         let inner = self.params.get("params").and_then(|p| p.as_table()).cloned();
-        let metric = self.metric.clone().or_else(|| self.params.get("metric").and_then(|m| m.as_str()).map(String::from))?;
+        let metric =
+            self.metric.clone().or_else(|| self.params.get("metric").and_then(|m| m.as_str()).map(String::from))?;
         let params = inner.unwrap_or_else(|| {
             let mut p = self.params.clone();
             p.remove("metric");
@@ -332,7 +333,9 @@ impl Manifest {
         let mut ids = BTreeSet::new();
         for c in &self.claims {
             let at = |key: &str, msg: &str| format!("{label}: claim '{}': {key}: {msg}", c.id);
-            if c.id.is_empty() || !c.id.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '_' || ch == '.') {
+            if c.id.is_empty()
+                || !c.id.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '_' || ch == '.')
+            {
                 return Err(format!("{label}: claim id '{}': use letters, digits, '-', '_' and '.'", c.id));
             }
             if !ids.insert(c.id.clone()) {
@@ -424,7 +427,14 @@ impl Manifest {
                 x if ok_num(x) && (points == 1 || width == 1) => Ok(()),
                 toml::Value::Array(a) if a.len() == points && width == 1 && a.iter().all(ok_num) => Ok(()),
                 toml::Value::Array(a) if width == 2 && a.len() == 2 && a.iter().all(ok_num) => Ok(()),
-                toml::Value::Array(a) if width == 2 && a.len() == points && a.iter().all(|r| matches!(r, toml::Value::Array(b) if b.len() == 2 && b.iter().all(ok_num))) => Ok(()),
+                toml::Value::Array(a)
+                    if width == 2
+                        && a.len() == points
+                        && a.iter()
+                            .all(|r| matches!(r, toml::Value::Array(b) if b.len() == 2 && b.iter().all(ok_num))) =>
+                {
+                    Ok(())
+                }
                 _ => Err(format!(
                     "{k} = {v}: expected {}",
                     match (width, points) {

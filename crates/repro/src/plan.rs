@@ -228,7 +228,12 @@ impl Planner<'_> {
     }
 
     /// (sweep value, scenario file, sets) of each point of a claim.
-    fn points_of(&self, c: &Claim, file: &str, base: &[(String, toml::Value)]) -> Vec<(Option<toml::Value>, String, Vec<(String, toml::Value)>)> {
+    fn points_of(
+        &self,
+        c: &Claim,
+        file: &str,
+        base: &[(String, toml::Value)],
+    ) -> Vec<(Option<toml::Value>, String, Vec<(String, toml::Value)>)> {
         match &c.sweep {
             None => vec![(None, file.to_string(), base.to_vec())],
             Some(sw) => sw
@@ -301,7 +306,12 @@ impl Planner<'_> {
     }
 
     /// The scenario `file` with `sets`, at seed `seed` (None: the file's own).
-    fn scenario(&mut self, file: &Path, sets: &[(String, toml::Value)], seed: Option<u64>) -> Result<&Scenario, String> {
+    fn scenario(
+        &mut self,
+        file: &Path,
+        sets: &[(String, toml::Value)],
+        seed: Option<u64>,
+    ) -> Result<&Scenario, String> {
         let k = (file.to_path_buf(), set_text(sets), seed.unwrap_or(u64::MAX));
         if !self.loaded.contains_key(&k) {
             let ov = Overrides { seed, sets: sets.to_vec(), ..Default::default() };
@@ -311,7 +321,14 @@ impl Planner<'_> {
     }
 
     /// Plans (or finds) the run of `scheme` at the i-th seed; returns its index.
-    fn run(&mut self, paper: &str, file: &Path, sets: &[(String, toml::Value)], scheme: &str, i: u64) -> Result<usize, String> {
+    fn run(
+        &mut self,
+        paper: &str,
+        file: &Path,
+        sets: &[(String, toml::Value)],
+        scheme: &str,
+        i: u64,
+    ) -> Result<usize, String> {
         let base_seed = self.scenario(file, sets, None)?.seed;
         let seed = base_seed + i;
         let version = self.opts.version.clone();

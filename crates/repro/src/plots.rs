@@ -53,15 +53,8 @@ pub fn slowdown_chart(runs: &[(String, &RunResult)]) -> Chart {
     for (i, (scheme, r)) in runs.iter().enumerate() {
         let groups = r.count_buckets(SLOWDOWN_GROUPS);
         let color = PALETTE[i % PALETTE.len()].to_string();
-        for (name, dash, pick) in [
-            ("p50", Dash::Solid, 0usize),
-            ("p95", Dash::Dashed, 1),
-            ("p99", Dash::Dotted, 2),
-        ] {
-            let points = groups
-                .iter()
-                .map(|(size, st)| (*size as f64, [st.p50, st.p95, st.p99][pick]))
-                .collect();
+        for (name, dash, pick) in [("p50", Dash::Solid, 0usize), ("p95", Dash::Dashed, 1), ("p99", Dash::Dotted, 2)] {
+            let points = groups.iter().map(|(size, st)| (*size as f64, [st.p50, st.p95, st.p99][pick])).collect();
             let label = if runs.len() > 1 { format!("{scheme} {name}") } else { name.to_string() };
             c.series.push(Series { label, color: color.clone(), dash, markers: true, points });
         }
@@ -235,7 +228,6 @@ mod tests {
     use super::*;
     use crate::svg::tests::check_well_formed;
     use crate::testing::sample_result;
-
 
     #[test]
     fn throughput_is_the_slope_of_acked_bytes() {

@@ -170,7 +170,10 @@ impl Axis {
                 let lo = (lo / step).floor() * step;
                 let hi = (hi / step).ceil() * step;
                 let n = ((hi - lo) / step).round() as usize;
-                let ticks = (0..=n).map(|i| lo + i as f64 * step).map(|t| if t.abs() < step * 1e-9 { 0.0 } else { t }).collect();
+                let ticks = (0..=n)
+                    .map(|i| lo + i as f64 * step)
+                    .map(|t| if t.abs() < step * 1e-9 { 0.0 } else { t })
+                    .collect();
                 Axis { scale, lo, hi, ticks }
             }
             Scale::Log => {
@@ -257,11 +260,13 @@ impl Chart {
         }
         let _ = writeln!(s, "</g>");
         let _ = writeln!(s, "<g stroke=\"black\" stroke-width=\"1\">");
-        let _ = writeln!(s, "<line x1=\"{LEFT}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\"/>", TOP + ph, LEFT + pw, TOP + ph);
+        let _ =
+            writeln!(s, "<line x1=\"{LEFT}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\"/>", TOP + ph, LEFT + pw, TOP + ph);
         let _ = writeln!(s, "<line x1=\"{LEFT}\" y1=\"{TOP}\" x2=\"{LEFT}\" y2=\"{:.1}\"/>", TOP + ph);
         for &t in &xa.ticks {
             let x = px(t);
-            let _ = writeln!(s, "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\"/>", TOP + ph, TOP + ph + 5.0);
+            let _ =
+                writeln!(s, "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\"/>", TOP + ph, TOP + ph + 5.0);
         }
         for &t in &ya.ticks {
             let y = py(t);
@@ -338,7 +343,8 @@ impl Chart {
             let _ = writeln!(s, "<polyline points=\"{pl}\" stroke=\"{color}\"{}/>", se.dash.attr());
             if se.markers {
                 for (x, y) in &visible {
-                    let _ = writeln!(s, "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"2.5\" fill=\"{color}\" stroke=\"none\"/>");
+                    let _ =
+                        writeln!(s, "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"2.5\" fill=\"{color}\" stroke=\"none\"/>");
                 }
             }
         }
@@ -349,7 +355,12 @@ impl Chart {
         for (i, se) in self.series.iter().enumerate() {
             let y = TOP + 8.0 + i as f64 * 17.0;
             if y > h - 10.0 {
-                let _ = writeln!(s, "<text x=\"{lx:.1}\" y=\"{:.1}\" fill=\"#555\">... {} more</text>", y + 4.0, self.series.len() - i);
+                let _ = writeln!(
+                    s,
+                    "<text x=\"{lx:.1}\" y=\"{:.1}\" fill=\"#555\">... {} more</text>",
+                    y + 4.0,
+                    self.series.len() - i
+                );
                 break;
             }
             let _ = writeln!(
@@ -451,7 +462,13 @@ impl BarChart {
         }
         let _ = writeln!(s, "</g><g fill=\"#333\">");
         for &t in &ya.ticks {
-            let _ = writeln!(s, "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>", LEFT - 8.0, py(t) + 4.0, escape(&fmt_tick(t)));
+            let _ = writeln!(
+                s,
+                "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+                LEFT - 8.0,
+                py(t) + 4.0,
+                escape(&fmt_tick(t))
+            );
         }
         for (g, name) in self.groups.iter().enumerate() {
             let mut label = name.clone();
@@ -515,7 +532,11 @@ impl BarChart {
                 }
             }
         }
-        let _ = writeln!(s, "<line x1=\"{LEFT}\" y1=\"{base:.1}\" x2=\"{:.1}\" y2=\"{base:.1}\" stroke=\"black\"/>", LEFT + pw);
+        let _ = writeln!(
+            s,
+            "<line x1=\"{LEFT}\" y1=\"{base:.1}\" x2=\"{:.1}\" y2=\"{base:.1}\" stroke=\"black\"/>",
+            LEFT + pw
+        );
         let _ = writeln!(s, "<line x1=\"{LEFT}\" y1=\"{TOP}\" x2=\"{LEFT}\" y2=\"{:.1}\" stroke=\"black\"/>", TOP + ph);
         let lx = LEFT + pw + 12.0;
         for (k, se) in self.series.iter().enumerate() {
@@ -733,7 +754,8 @@ pub mod tests {
 
     #[test]
     fn decimation_keeps_peaks_and_order() {
-        let pts: Vec<(f64, f64)> = (0..10_000).map(|i| (i as f64, if i == 5_123 { 1e6 } else { (i % 10) as f64 })).collect();
+        let pts: Vec<(f64, f64)> =
+            (0..10_000).map(|i| (i as f64, if i == 5_123 { 1e6 } else { (i % 10) as f64 })).collect();
         let d = decimate(&pts, 500);
         assert!(d.len() <= 502, "{}", d.len());
         assert!(d.iter().any(|p| p.1 == 1e6));

@@ -244,7 +244,8 @@ pub fn measure_point(
             let v = seeds
                 .iter()
                 .map(|&r| {
-                    value(r, metric, &params).and_then(|x| x.map(|y| metrics::convert(from, unit, y, &params)).transpose())
+                    value(r, metric, &params)
+                        .and_then(|x| x.map(|y| metrics::convert(from, unit, y, &params)).transpose())
                 })
                 .collect();
             (scheme.clone(), v)
@@ -334,11 +335,18 @@ fn judge_point(c: &Claim, rows: &[Row]) -> (Check, Check) {
     let with_paper: Vec<&Row> = rows.iter().filter(|r| r.paper.is_some()).collect();
     match c.compare {
         Compare::Absolute => {
-            let x2 = Check::all(with_paper.iter().map(|r| Check::from(num_of(r).is_some_and(|p| within2(p, r.measured.mean)))));
+            let x2 = Check::all(
+                with_paper.iter().map(|r| Check::from(num_of(r).is_some_and(|p| within2(p, r.measured.mean)))),
+            );
             let dir = match c.baseline.as_deref().and_then(|b| by_name(rows, b)) {
                 Some(b) => match num_of(b) {
                     Some(pb) => Check::all(with_paper.iter().filter(|r| r.name != b.name).map(|r| {
-                        Check::from(same_side(num_of(r).unwrap_or(f64::NAN), pb, r.measured.rank_value(), b.measured.rank_value()))
+                        Check::from(same_side(
+                            num_of(r).unwrap_or(f64::NAN),
+                            pb,
+                            r.measured.rank_value(),
+                            b.measured.rank_value(),
+                        ))
                     })),
                     None => Check::Na,
                 },
@@ -347,7 +355,12 @@ fn judge_point(c: &Claim, rows: &[Row]) -> (Check, Check) {
                     for (i, a) in with_paper.iter().enumerate() {
                         for b in &with_paper[i + 1..] {
                             let (pa, pb) = (num_of(a).unwrap_or(f64::NAN), num_of(b).unwrap_or(f64::NAN));
-                            checks.push(Check::from(same_side(pa, pb, a.measured.rank_value(), b.measured.rank_value())));
+                            checks.push(Check::from(same_side(
+                                pa,
+                                pb,
+                                a.measured.rank_value(),
+                                b.measured.rank_value(),
+                            )));
                         }
                     }
                     Check::all(checks)
@@ -357,13 +370,24 @@ fn judge_point(c: &Claim, rows: &[Row]) -> (Check, Check) {
         }
         Compare::Relative => {
             let changes: Vec<&Row> = rows.iter().filter(|r| r.name.contains('/')).collect();
-            let dir = Check::all(changes.iter().map(|r| Check::from(num_of(r).is_some_and(|p| change_direction(p, r.measured.mean)))));
-            let x2 = Check::all(changes.iter().map(|r| Check::from(num_of(r).is_some_and(|p| change_close(p, r.measured.mean)))));
+            let dir = Check::all(
+                changes.iter().map(|r| Check::from(num_of(r).is_some_and(|p| change_direction(p, r.measured.mean)))),
+            );
+            let x2 = Check::all(
+                changes.iter().map(|r| Check::from(num_of(r).is_some_and(|p| change_close(p, r.measured.mean)))),
+            );
             (dir, x2)
         }
         Compare::Order => {
-            let x2 = Check::all(with_paper.iter().map(|r| Check::from(num_of(r).is_some_and(|p| within2(p, r.measured.mean)))));
-            (order_holds(&c.order.iter().map(|r| r.names()).collect::<Vec<_>>(), &|n| by_name(rows, n).map(|r| r.measured.rank_value())), x2)
+            let x2 = Check::all(
+                with_paper.iter().map(|r| Check::from(num_of(r).is_some_and(|p| within2(p, r.measured.mean)))),
+            );
+            (
+                order_holds(&c.order.iter().map(|r| r.names()).collect::<Vec<_>>(), &|n| {
+                    by_name(rows, n).map(|r| r.measured.rank_value())
+                }),
+                x2,
+            )
         }
         Compare::Band | Compare::AtMost | Compare::AtLeast => {
             let holds = |r: &Row, slack: f64| -> bool {
@@ -411,7 +435,10 @@ fn order_holds(ranks: &[Vec<String>], value: &dyn Fn(&str) -> Option<f64>) -> Ch
 }
 
 /// Judges a claim from its points' per-scheme values.
-pub fn judge(c: &Claim, points: Vec<(Option<toml::Value>, BTreeMap<String, Vec<Result<Option<f64>, String>>>)>) -> (Vec<PointEval>, Check, Check) {
+pub fn judge(
+    c: &Claim,
+    points: Vec<(Option<toml::Value>, BTreeMap<String, Vec<Result<Option<f64>, String>>>)>,
+) -> (Vec<PointEval>, Check, Check) {
     let mut out = Vec::new();
     for (i, (x, per)) in points.iter().enumerate() {
         let rows = rows_of(c, i, per);
@@ -424,7 +451,8 @@ pub fn judge(c: &Claim, points: Vec<(Option<toml::Value>, BTreeMap<String, Vec<R
             let ranks: Vec<Vec<String>> = c.order.iter().map(|r| r.names()).collect();
             let dir = Check::all(c.schemes.iter().map(|s| {
                 order_holds(&ranks, &|v| {
-                    let i = out.iter().position(|p| p.x.as_ref().map(crate::manifest::value_text).as_deref() == Some(v))?;
+                    let i =
+                        out.iter().position(|p| p.x.as_ref().map(crate::manifest::value_text).as_deref() == Some(v))?;
                     by_name(&out[i].rows, s).map(|r| r.measured.rank_value())
                 })
             }));
@@ -556,7 +584,9 @@ mod tests {
     type Per = BTreeMap<String, Vec<Result<Option<f64>, String>>>;
 
     fn per(v: &[(&str, &[f64])]) -> Per {
-        v.iter().map(|(k, xs)| (k.to_string(), xs.iter().map(|&x| Ok(if x.is_nan() { None } else { Some(x) })).collect())).collect()
+        v.iter()
+            .map(|(k, xs)| (k.to_string(), xs.iter().map(|&x| Ok(if x.is_nan() { None } else { Some(x) })).collect()))
+            .collect()
     }
 
     fn judged(c: &Claim, p: Per) -> (Check, Check) {
@@ -622,7 +652,9 @@ mod tests {
         let c = claim("schemes = [\"a\"]\ncompare = \"sweep_relative\"\npaper = { a = [0, 100] }\nsweep = { key = \"k\", values = [1, 2] }");
         let (_, d, w) = judge(&c, pts(10.0, 19.0));
         assert_eq!((d, w), (Check::Yes, Check::Yes));
-        let c = claim("schemes = [\"a\"]\ncompare = \"sweep_order\"\norder = [2, 1]\nsweep = { key = \"k\", values = [1, 2] }");
+        let c = claim(
+            "schemes = [\"a\"]\ncompare = \"sweep_order\"\norder = [2, 1]\nsweep = { key = \"k\", values = [1, 2] }",
+        );
         assert_eq!(judge(&c, pts(10.0, 5.0)).1, Check::Yes);
         assert_eq!(judge(&c, pts(10.0, 15.0)).1, Check::No);
     }

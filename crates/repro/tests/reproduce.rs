@@ -46,7 +46,12 @@ fn tiny_manifest_plans_runs_caches_and_reports() {
     let s = &sums[0];
     assert_eq!(s.claims, 6);
     assert_eq!(
-        (s.count(Verdict::Reproduced), s.count(Verdict::DirectionOnly), s.count(Verdict::NotReproduced), s.count(Verdict::NotSimulable)),
+        (
+            s.count(Verdict::Reproduced),
+            s.count(Verdict::DirectionOnly),
+            s.count(Verdict::NotReproduced),
+            s.count(Verdict::NotSimulable)
+        ),
         (3, 1, 1, 1),
         "{:?}",
         s.counts
@@ -59,7 +64,8 @@ fn tiny_manifest_plans_runs_caches_and_reports() {
         ("too-small-change", "direction only"),
         ("size-sweep", "reproduced"),
     ] {
-        let row = md.lines().find(|l| l.starts_with(&format!("| [{claim}]"))).unwrap_or_else(|| panic!("no row for {claim}"));
+        let row =
+            md.lines().find(|l| l.starts_with(&format!("| [{claim}]"))).unwrap_or_else(|| panic!("no row for {claim}"));
         assert!(row.ends_with(&format!("| {verdict} |")), "{claim}: {row}");
     }
     assert!(md.contains("Sensitivity to `variants.half.window_bdps`"));
@@ -82,7 +88,8 @@ fn bad_manifests_are_refused_with_the_claim_named() {
         plan::plan(tmp.path(), &["bad".to_string()], &opts("t"))
     };
     let base = "[[claim]]\nid = \"c\"\nwhere = \"w\"\nscenario = \"star.toml\"\nschemes = [\"none\"]\n";
-    let e = write(&format!("{base}metric = \"fct\"\nparams = {{ stat = \"p101\" }}\npaper = {{ none = 1 }}\n")).unwrap_err();
+    let e = write(&format!("{base}metric = \"fct\"\nparams = {{ stat = \"p101\" }}\npaper = {{ none = 1 }}\n"))
+        .unwrap_err();
     assert!(e.contains("claim 'c'") && e.contains("stat"), "{e}");
     let e = write(&format!("{base}metric = \"fcts\"\npaper = {{ none = 1 }}\n")).unwrap_err();
     assert!(e.contains("unknown metric 'fcts'"), "{e}");
@@ -98,6 +105,7 @@ fn bad_manifests_are_refused_with_the_claim_named() {
     let plan = write("[[claim]]\nid = \"c\"\nwhere = \"w\"\nscenario = \"star.toml\"\nschemes = [\"reno\"]\nmetric = \"fct\"\ncompare = \"order\"\norder = [\"reno\"]\n").unwrap();
     assert!(plan.papers[0].claims[0].error.as_deref().unwrap_or("").contains("reno"));
     // a metric input the scenario does not record
-    let plan = write(&format!("{base}metric = \"queue\"\nparams = {{ port = \"3:0\" }}\npaper = {{ none = 1 }}\n")).unwrap();
+    let plan =
+        write(&format!("{base}metric = \"queue\"\nparams = {{ port = \"3:0\" }}\npaper = {{ none = 1 }}\n")).unwrap();
     assert!(plan.papers[0].claims[0].error.as_deref().unwrap_or("").contains("3:0"));
 }

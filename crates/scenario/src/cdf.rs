@@ -272,7 +272,11 @@ impl Cdf {
                 continue;
             }
             if cols.len() != 2 {
-                return Err(format!("{disp}:{ln}: expected 2 columns \"size cum_prob\", found {}: '{}'", cols.len(), raw.trim()));
+                return Err(format!(
+                    "{disp}:{ln}: expected 2 columns \"size cum_prob\", found {}: '{}'",
+                    cols.len(),
+                    raw.trim()
+                ));
             }
             let num = |s: &str, what: &str| -> Result<f64, String> {
                 s.parse::<f64>().map_err(|_| format!("{disp}:{ln}: {what} '{s}' is not a number"))

@@ -7,6 +7,8 @@
 //! Every error names the file, the key path and the value where one applies,
 //! e.g. `scenarios/x.toml: topology.delay = "3": invalid duration ...`.
 
+use crate::spec::WorkloadSpec;
+use crate::topo::TopoSpec;
 use ccsim_core::config::NetConfig;
 use ccsim_core::flow::FlowSpec;
 use ccsim_core::results::PortRef;
@@ -15,8 +17,6 @@ use ccsim_core::time::{Time, US};
 use ccsim_core::topology::Topology;
 use ccsim_core::units::{fmt_dur, fmt_rate, Dur};
 use ccsim_core::Scheme;
-use crate::spec::WorkloadSpec;
-use crate::topo::TopoSpec;
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -327,8 +327,10 @@ pub fn parse_port(s: &str) -> Result<PortRef, String> {
 
 /// Makes a name safe to use as one path component.
 pub fn safe_component(s: &str) -> String {
-    let out: String =
-        s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' }).collect();
+    let out: String = s
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' })
+        .collect();
     let out = out.trim_matches('.').to_string();
     if out.is_empty() {
         "scenario".into()
@@ -443,7 +445,13 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
     }
     for (s, v) in &file.scheme {
         if variants.contains_key(s) {
-            return Err(at(label, text, &format!("scheme.{s}"), None, &format!("'{s}' is a variant: its parameters go in [variants.{s}]")));
+            return Err(at(
+                label,
+                text,
+                &format!("scheme.{s}"),
+                None,
+                &format!("'{s}' is a variant: its parameters go in [variants.{s}]"),
+            ));
         }
         if !registered.iter().any(|k| k == s) {
             return Err(at(
@@ -465,7 +473,8 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
         registry::make_scheme(s, file.scheme.get(s)).map_err(|m| in_section(label, &format!("scheme.{s}"), &m))?;
     }
     for (name, v) in &variants {
-        registry::make_scheme(&v.base, Some(&v.params)).map_err(|m| in_section(label, &format!("variants.{name}"), &m))?;
+        registry::make_scheme(&v.base, Some(&v.params))
+            .map_err(|m| in_section(label, &format!("variants.{name}"), &m))?;
     }
 
     // 6. Flows.
@@ -575,14 +584,22 @@ fn read_variants(
             return Err(at(label, text, &path, None, "a variant name has only letters, digits, '_' and '-'"));
         }
         if registered.iter().any(|k| k == name) {
-            return Err(at(label, text, &path, None, &format!("'{name}' is a scheme's name: give the variant another")));
+            return Err(at(
+                label,
+                text,
+                &path,
+                None,
+                &format!("'{name}' is a scheme's name: give the variant another"),
+            ));
         }
         let Some(t) = v.as_table() else {
             return Err(at(label, text, &path, Some(&v.to_string()), "must be a table with `base` and parameters"));
         };
         let base = match t.get("base") {
             Some(toml::Value::String(b)) => b.clone(),
-            Some(b) => return Err(at(label, text, &format!("{path}.base"), Some(&b.to_string()), "must be a scheme name")),
+            Some(b) => {
+                return Err(at(label, text, &format!("{path}.base"), Some(&b.to_string()), "must be a scheme name"))
+            }
             None => return Err(at(label, text, &path, None, "needs `base = \"<scheme>\"`, the scheme it varies")),
         };
         if !registered.iter().any(|k| *k == base) {
@@ -617,12 +634,8 @@ pub fn offered(topo: &Topology, flows: &[FlowSpec]) -> Offered {
     let total_bytes: u64 = flows.iter().map(|f| f.size).sum();
     let first_start = flows.iter().map(|f| f.start).min().unwrap_or(0);
     let last_start = flows.iter().map(|f| f.start).max().unwrap_or(0);
-    let host_capacity: f64 = topo
-        .links
-        .iter()
-        .filter(|l| topo.is_host(l.a) || topo.is_host(l.b))
-        .map(|l| l.rate_bps as f64)
-        .sum();
+    let host_capacity: f64 =
+        topo.links.iter().filter(|l| topo.is_host(l.a) || topo.is_host(l.b)).map(|l| l.rate_bps as f64).sum();
     let span = last_start.saturating_sub(first_start);
     let load = if span > 0 && host_capacity > 0.0 {
         Some(total_bytes as f64 * 8.0 / ccsim_core::time::to_secs(span) / host_capacity)
@@ -656,8 +669,9 @@ impl Scenario {
         progress: Option<&mut dyn FnMut(&ccsim_core::sim::Progress)>,
     ) -> Result<ccsim_core::RunResult, String> {
         let scheme = self.make_scheme(name)?;
-        let mut r = ccsim_core::sim::run(&self.topo, &self.net, &self.flows, scheme.as_ref(), &self.sim_options(), progress)
-            .map_err(|e| format!("{}: cannot simulate {name}: {e}", self.label))?;
+        let mut r =
+            ccsim_core::sim::run(&self.topo, &self.net, &self.flows, scheme.as_ref(), &self.sim_options(), progress)
+                .map_err(|e| format!("{}: cannot simulate {name}: {e}", self.label))?;
         r.scheme = name.to_string();
         Ok(r)
     }
@@ -807,7 +821,11 @@ pub mod registry {
                 params: s
                     .params
                     .iter()
-                    .map(|p| ParamDoc { name: p.name.to_string(), default: p.default.to_string(), doc: p.doc.to_string() })
+                    .map(|p| ParamDoc {
+                        name: p.name.to_string(),
+                        default: p.default.to_string(),
+                        doc: p.doc.to_string(),
+                    })
                     .collect(),
             })
             .collect()
@@ -919,7 +937,10 @@ flows = [{ src = 0, dst = 1, size = "1MB" }, { src = 2, dst = 1, size = 5000, st
     #[test]
     fn set_overrides_any_value_and_is_validated() {
         let p = scenarios_dir().join("quickstart.toml");
-        let set = |k: &str, v: &str| Overrides { sets: vec![(k.to_string(), crate::set::parse_value(v))], ..Default::default() };
+        let set = |k: &str, v: &str| Overrides {
+            sets: vec![(k.to_string(), crate::set::parse_value(v))],
+            ..Default::default()
+        };
         let a = load(&p, &Overrides::default()).unwrap();
         let b = load(&p, &set("workload[0].load", "0.25")).unwrap();
         assert!(b.flows.len() < a.flows.len() * 3 / 4, "{} vs {} flows", b.flows.len(), a.flows.len());
@@ -1193,7 +1214,9 @@ flows = [{ src = 0, dst = 1, size = "1MB" }, { src = 2, dst = 1, size = 5000, st
         assert!(e.contains("network.link_events") && e.contains("off"), "{e}");
         let e = err_of(&format!("{BASE}\n[[network.link_events]]\nat = \"-5us\"\na = 0\nb = 4\naction = \"down\"\n"));
         assert!(e.contains("network.link_events[0].at"), "{e}");
-        let e = err_of(&format!("stop = \"10us\"\n{BASE}\n[[network.link_events]]\nat = \"50us\"\na = 0\nb = 4\naction = \"down\"\n"));
+        let e = err_of(&format!(
+            "stop = \"10us\"\n{BASE}\n[[network.link_events]]\nat = \"50us\"\na = 0\nb = 4\naction = \"down\"\n"
+        ));
         assert!(e.contains("after the run's stop time"), "{e}");
     }
 

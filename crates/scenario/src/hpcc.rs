@@ -19,7 +19,10 @@ use std::path::Path;
 
 /// Non-blank lines with their 1-based line numbers and whitespace-split fields.
 fn fields(text: &str) -> impl Iterator<Item = (usize, Vec<&str>)> {
-    text.lines().enumerate().map(|(i, l)| (i + 1, l.split_whitespace().collect::<Vec<_>>())).filter(|(_, f)| !f.is_empty())
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.split_whitespace().collect::<Vec<_>>()))
+        .filter(|(_, f)| !f.is_empty())
 }
 
 fn read(path: &Path, what: &str) -> Result<String, String> {
@@ -86,7 +89,10 @@ pub fn read_topology(path: &Path) -> Result<Topology, String> {
         let delay = parse_dur(f[3]).map_err(|e| format!("{at}: {e}"))?;
         let err: f64 = f[4].parse().map_err(|_| format!("{at}: error_rate '{}' is not a number", f[4]))?;
         if err != 0.0 {
-            return Err(format!("{at}: error_rate {} is not supported (ccsim links do not drop packets at random); use 0", f[4]));
+            return Err(format!(
+                "{at}: error_rate {} is not supported (ccsim links do not drop packets at random); use 0",
+                f[4]
+            ));
         }
         links.push(LinkSpec { a, b, rate_bps, delay });
     }
@@ -108,7 +114,10 @@ pub fn parse_seconds_ps(s: &str) -> Result<Time, String> {
         Some((i, f)) => (i, f),
         None => (s, ""),
     };
-    if (ip.is_empty() && fp.is_empty()) || !ip.bytes().all(|c| c.is_ascii_digit()) || !fp.bytes().all(|c| c.is_ascii_digit()) {
+    if (ip.is_empty() && fp.is_empty())
+        || !ip.bytes().all(|c| c.is_ascii_digit())
+        || !fp.bytes().all(|c| c.is_ascii_digit())
+    {
         return Err(err());
     }
     let whole: u64 = if ip.is_empty() { 0 } else { ip.parse().map_err(|_| err())? };
@@ -150,7 +159,10 @@ pub fn read_flows(path: &Path) -> Result<Vec<FlowSpec>, String> {
             return Err(format!("{at}: more flow lines than the count {n} on the first line"));
         }
         if f.len() != 6 {
-            return Err(format!("{at}: expected \"src dst pg dport size start_seconds\" (6 fields), found {}", f.len()));
+            return Err(format!(
+                "{at}: expected \"src dst pg dport size start_seconds\" (6 fields), found {}",
+                f.len()
+            ));
         }
         let src: u32 = int(f[0], "src", &at)?;
         let dst: u32 = int(f[1], "dst", &at)?;

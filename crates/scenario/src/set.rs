@@ -28,7 +28,8 @@ fn parse_path(path: &str) -> Result<Vec<Step>, String> {
         steps.push(Step::Key(key.to_string()));
         while !rest.is_empty() {
             let close = rest.find(']').ok_or_else(|| bad("unclosed '['"))?;
-            let idx: usize = rest[1..close].trim().parse().map_err(|_| bad(&format!("'{}' is not an index", &rest[..=close])))?;
+            let idx: usize =
+                rest[1..close].trim().parse().map_err(|_| bad(&format!("'{}' is not an index", &rest[..=close])))?;
             steps.push(Step::Index(idx));
             rest = &rest[close + 1..];
             if !rest.is_empty() && !rest.starts_with('[') {

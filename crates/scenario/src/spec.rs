@@ -185,7 +185,9 @@ fn uniform_host_rate(topo: &Topology, field: &str, hosts: &[u32]) -> Result<u64,
 
 fn check_expected_flows(field: &str, expected: f64) -> Result<(), String> {
     if expected > MAX_FLOWS {
-        Err(format!("{field}: would generate about {expected:.3e} flows; the limit per workload entry is {MAX_FLOWS:.0e}"))
+        Err(format!(
+            "{field}: would generate about {expected:.3e} flows; the limit per workload entry is {MAX_FLOWS:.0e}"
+        ))
     } else {
         Ok(())
     }
@@ -212,7 +214,13 @@ impl WorkloadSpec {
         self.generate_named("workload", topo, base_dir, rng)
     }
 
-    fn generate_named(&self, w: &str, topo: &Topology, base_dir: &Path, rng: &mut Rng) -> Result<Vec<FlowSpec>, String> {
+    fn generate_named(
+        &self,
+        w: &str,
+        topo: &Topology,
+        base_dir: &Path,
+        rng: &mut Rng,
+    ) -> Result<Vec<FlowSpec>, String> {
         let mut flows = match self {
             WorkloadSpec::Poisson { cdf, load, duration, start, sample, hosts, host_rate } => {
                 check_load(&format!("{w}.load"), *load)?;
@@ -239,7 +247,17 @@ impl WorkloadSpec {
                 check_expected_flows(w, duration.0 as f64 / 1e12 / gap_s)?;
                 traffic::poisson(&hosts, rate, *load, &dist, *sample, start.0, duration.0, rng)
             }
-            WorkloadSpec::Incast { senders, fan_in, receiver, size, start, jitter, repeat_load, duration, host_rate } => {
+            WorkloadSpec::Incast {
+                senders,
+                fan_in,
+                receiver,
+                size,
+                start,
+                jitter,
+                repeat_load,
+                duration,
+                host_rate,
+            } => {
                 if size.0 == 0 {
                     return Err(format!("{w}.size = 0: each sender needs at least 1 byte"));
                 }
@@ -256,7 +274,9 @@ impl WorkloadSpec {
                         ));
                     }
                     if jitter.0 != 0 {
-                        return Err(format!("{w}.jitter = {jitter}: not allowed with repeat_load (events are synchronized)"));
+                        return Err(format!(
+                            "{w}.jitter = {jitter}: not allowed with repeat_load (events are synchronized)"
+                        ));
                     }
                     let fan_in = fan_in.ok_or_else(|| format!("{w}.fan_in: required with repeat_load"))?;
                     let duration = duration.ok_or_else(|| format!("{w}.duration: required with repeat_load"))?;
@@ -286,8 +306,8 @@ impl WorkloadSpec {
                     if let Some(r) = host_rate {
                         return Err(format!("{w}.host_rate = {r}: only used with repeat_load"));
                     }
-                    let receiver =
-                        receiver.ok_or_else(|| format!("{w}.receiver: required for a one-shot incast (or set repeat_load)"))?;
+                    let receiver = receiver
+                        .ok_or_else(|| format!("{w}.receiver: required for a one-shot incast (or set repeat_load)"))?;
                     check_host(topo, &format!("{w}.receiver"), receiver)?;
                     let senders = match (senders, fan_in) {
                         (Some(_), Some(_)) => return Err(format!("{w}: give either senders or fan_in, not both")),
@@ -332,7 +352,14 @@ impl WorkloadSpec {
                     if f.size.0 == 0 {
                         return Err(format!("{at}.size = 0: must be at least 1 byte"));
                     }
-                    out.push(FlowSpec { id: 0, src: f.src, dst: f.dst, size: f.size.0, start: f.start.0, prio: f.prio });
+                    out.push(FlowSpec {
+                        id: 0,
+                        src: f.src,
+                        dst: f.dst,
+                        size: f.size.0,
+                        start: f.start.0,
+                        prio: f.prio,
+                    });
                 }
                 out
             }
@@ -372,7 +399,12 @@ impl WorkloadSpec {
 /// `Rng::derive(seed, i)`, so adding an entry does not change the others),
 /// merges them, sorts stably by start time and renumbers ids 0..n. Errors
 /// name the entry as `workload[i]`.
-pub fn generate_all(specs: &[WorkloadSpec], topo: &Topology, base_dir: &Path, seed: u64) -> Result<Vec<FlowSpec>, String> {
+pub fn generate_all(
+    specs: &[WorkloadSpec],
+    topo: &Topology,
+    base_dir: &Path,
+    seed: u64,
+) -> Result<Vec<FlowSpec>, String> {
     generate_all_tagged(specs, topo, base_dir, seed).map(|(flows, _)| flows)
 }
 
@@ -500,7 +532,8 @@ mod tests {
         assert_eq!(e, "workload.load = 1.5: must be in (0, 1]");
         assert!(poisson_spec(1.0).generate(&t, Path::new("."), &mut Rng::new(1)).is_ok());
         let bad = |kv: &[(&str, V)]| {
-            let mut v = vec![("kind", s("poisson")), ("cdf", s("websearch")), ("load", V::F(0.5)), ("duration", s("1ms"))];
+            let mut v =
+                vec![("kind", s("poisson")), ("cdf", s("websearch")), ("load", V::F(0.5)), ("duration", s("1ms"))];
             for (k, x) in kv {
                 v.retain(|(kk, _)| kk != k);
                 v.push((k, x.clone()));
@@ -582,7 +615,8 @@ mod tests {
         assert!(f.len() > 100);
         assert!(f.iter().all(|x| x.size == 1000 || x.size == 3000));
         std::fs::write(d.join("bad.cdf"), "1000 0.5\n3000 0.9\n").unwrap();
-        let spec = w(m(&[("kind", s("poisson")), ("cdf", s("bad.cdf")), ("load", V::F(0.5)), ("duration", s("100us"))]));
+        let spec =
+            w(m(&[("kind", s("poisson")), ("cdf", s("bad.cdf")), ("load", V::F(0.5)), ("duration", s("100us"))]));
         let e = spec.generate(&star8(), &d, &mut Rng::new(1)).unwrap_err();
         assert!(e.starts_with("workload.cdf = \"bad.cdf\":") && e.contains("bad.cdf:2:"), "{e}");
     }
@@ -672,7 +706,13 @@ mod tests {
             (
                 "flows",
                 V::L(vec![
-                    m(&[("src", V::U(1)), ("dst", V::U(2)), ("size", s("1MB")), ("start", s("5us")), ("prio", V::U(2))]),
+                    m(&[
+                        ("src", V::U(1)),
+                        ("dst", V::U(2)),
+                        ("size", s("1MB")),
+                        ("start", s("5us")),
+                        ("prio", V::U(2)),
+                    ]),
                     m(&[("src", V::U(3)), ("dst", V::U(4)), ("size", V::U(100))]),
                 ]),
             ),
@@ -686,9 +726,12 @@ mod tests {
             ]
         );
         let one = |src: u64, dst: u64, size: V| {
-            w(m(&[("kind", s("flows")), ("flows", V::L(vec![m(&[("src", V::U(src)), ("dst", V::U(dst)), ("size", size)])]))]))
-                .generate(&t, Path::new("."), &mut Rng::new(1))
-                .unwrap_err()
+            w(m(&[
+                ("kind", s("flows")),
+                ("flows", V::L(vec![m(&[("src", V::U(src)), ("dst", V::U(dst)), ("size", size)])])),
+            ]))
+            .generate(&t, Path::new("."), &mut Rng::new(1))
+            .unwrap_err()
         };
         assert!(one(2, 2, V::U(5)).contains("workload.flows[0]: src = dst = 2"));
         assert!(one(2, 8, V::U(5)).contains("workload.flows[0].dst = 8"));
@@ -700,15 +743,17 @@ mod tests {
         ]))
         .unwrap_err();
         assert!(e.contains("sz"), "{e}");
-        let e =
-            w(m(&[("kind", s("flows")), ("flows", V::L(vec![]))])).generate(&t, Path::new("."), &mut Rng::new(1)).unwrap_err();
+        let e = w(m(&[("kind", s("flows")), ("flows", V::L(vec![]))]))
+            .generate(&t, Path::new("."), &mut Rng::new(1))
+            .unwrap_err();
         assert!(e.contains("empty"), "{e}");
     }
 
     #[test]
     fn hpcc_flow_file_with_and_without_rebase() {
         let d = tmpdir("hpcc");
-        std::fs::write(d.join("f.txt"), "3\n1 2 3 100 5000 2.000001\n4 3 3 100 70 2.0000005\n0 1 3 100 9 2.5\n").unwrap();
+        std::fs::write(d.join("f.txt"), "3\n1 2 3 100 5000 2.000001\n4 3 3 100 70 2.0000005\n0 1 3 100 9 2.5\n")
+            .unwrap();
         let t = star8();
         let spec = w(m(&[("kind", s("hpcc_flows")), ("path", s("f.txt"))]));
         let f = spec.generate(&t, &d, &mut Rng::new(1)).unwrap();
@@ -720,9 +765,11 @@ mod tests {
         let f = spec.generate(&t, &d, &mut Rng::new(1)).unwrap();
         assert_eq!(f.iter().map(|x| x.start).collect::<Vec<_>>(), vec![0, 500_000, 500 * MS - 500_000]);
         std::fs::write(d.join("g.txt"), "2\n1 2 3 100 5000 2.0\n1 9 3 100 5000 2.1\n").unwrap();
-        let e = w(m(&[("kind", s("hpcc_flows")), ("path", s("g.txt"))])).generate(&t, &d, &mut Rng::new(1)).unwrap_err();
+        let e =
+            w(m(&[("kind", s("hpcc_flows")), ("path", s("g.txt"))])).generate(&t, &d, &mut Rng::new(1)).unwrap_err();
         assert!(e.contains("flow 1 (line 3)") && e.contains("dst = 9"), "{e}");
-        let e = w(m(&[("kind", s("hpcc_flows")), ("path", s("none.txt"))])).generate(&t, &d, &mut Rng::new(1)).unwrap_err();
+        let e =
+            w(m(&[("kind", s("hpcc_flows")), ("path", s("none.txt"))])).generate(&t, &d, &mut Rng::new(1)).unwrap_err();
         assert!(e.starts_with("workload.path:") && e.contains("none.txt"), "{e}");
     }
 
@@ -760,7 +807,10 @@ mod tests {
         assert_eq!(both.len(), only_a.len() + 3);
         // entry 0's flows are the same with or without entry 1
         let strip = |v: &[FlowSpec]| {
-            v.iter().filter(|x| !(x.dst == 7 && x.size == 1000)).map(|x| (x.src, x.dst, x.size, x.start)).collect::<Vec<_>>()
+            v.iter()
+                .filter(|x| !(x.dst == 7 && x.size == 1000))
+                .map(|x| (x.src, x.dst, x.size, x.start))
+                .collect::<Vec<_>>()
         };
         assert_eq!(strip(&both), strip(&only_a));
         // deterministic per seed, different across seeds

@@ -104,7 +104,13 @@ fn walk<'a, 'i>(table: &'a DeTable<'i>, prefix: &str, span: &Range<usize>, best:
     }
 }
 
-fn walk_value<'a, 'i>(v: &'a DeValue<'i>, vspan: Range<usize>, path: &str, span: &Range<usize>, best: &mut Option<Found<'a, 'i>>) {
+fn walk_value<'a, 'i>(
+    v: &'a DeValue<'i>,
+    vspan: Range<usize>,
+    path: &str,
+    span: &Range<usize>,
+    best: &mut Option<Found<'a, 'i>>,
+) {
     if contains(&vspan, span) {
         *best = Some(Found { path: path.to_string(), value: Some(v), span: vspan.clone() });
     }
@@ -160,7 +166,8 @@ pub fn locate(text: &str, span: Range<usize>, message: &str) -> Option<Located> 
         } else {
             'tokens: for tok in quoted_tokens(message) {
                 for (k, v) in t.iter() {
-                    if k.get_ref().as_ref() == tok.as_str() || scalar_text(v.get_ref()).as_deref() == Some(tok.as_str()) {
+                    if k.get_ref().as_ref() == tok.as_str() || scalar_text(v.get_ref()).as_deref() == Some(tok.as_str())
+                    {
                         path = join(&path, k.get_ref());
                         value = Some(render(v.get_ref()));
                         at = k.span();

@@ -85,7 +85,9 @@ pub fn dumbbell(hosts_per_side: u32, host: Tier, bottleneck: Tier, switches: u32
     rate_ok("host_rate", host)?;
     rate_ok("bottleneck_rate", bottleneck)?;
     if switches < 2 {
-        return Err(format!("switches = {switches}: a dumbbell needs at least 2 switches (use kind = \"star\" for one switch)"));
+        return Err(format!(
+            "switches = {switches}: a dumbbell needs at least 2 switches (use kind = \"star\" for one switch)"
+        ));
     }
     let n = hosts_per_side as u64;
     let s = switches as u64;
@@ -248,8 +250,12 @@ pub fn fat_tree(k: u32, host: Tier, fabric: Tier) -> Result<Topology, String> {
     let h = k / 2;
     let cores = h.checked_mul(h).ok_or_else(|| format!("k = {k}: too large"))?;
     let mut t = fat_tree3(k, h, h, h, cores, host, fabric).map_err(|e| format!("k = {k}: {e}"))?;
-    t.name =
-        format!("fat tree k={k}: {} hosts at {}, fabric {}", t.hosts().len(), fmt_rate(host.rate_bps), fmt_rate(fabric.rate_bps));
+    t.name = format!(
+        "fat tree k={k}: {} hosts at {}, fabric {}",
+        t.hosts().len(),
+        fmt_rate(host.rate_bps),
+        fmt_rate(fabric.rate_bps)
+    );
     Ok(t)
 }
 
@@ -383,8 +389,9 @@ impl TopoSpec {
     /// `base_dir` (the scenario file's folder). Impossible shapes are refused
     /// naming the field and value, and the result passes [`Topology::validate`].
     pub fn build(&self, base_dir: &Path) -> Result<Topology, String> {
-        let fab =
-            |host: &Rate, fr: &Option<Rate>, d: &Dur, fd: &Option<Dur>| Tier::new(fr.unwrap_or(*host).0, fd.unwrap_or(*d).0);
+        let fab = |host: &Rate, fr: &Option<Rate>, d: &Dur, fd: &Option<Dur>| {
+            Tier::new(fr.unwrap_or(*host).0, fd.unwrap_or(*d).0)
+        };
         let t = match self {
             TopoSpec::Dumbbell { hosts_per_side, host_rate, bottleneck_rate, delay, switches } => dumbbell(
                 *hosts_per_side,
@@ -393,13 +400,15 @@ impl TopoSpec {
                 *switches,
             ),
             TopoSpec::Star { hosts, rate, delay } => star(*hosts, Tier::new(rate.0, delay.0)),
-            TopoSpec::LeafSpine { leaves, spines, hosts_per_leaf, host_rate, fabric_rate, delay, fabric_delay } => leaf_spine(
-                *leaves,
-                *spines,
-                *hosts_per_leaf,
-                Tier::new(host_rate.0, delay.0),
-                fab(host_rate, fabric_rate, delay, fabric_delay),
-            ),
+            TopoSpec::LeafSpine { leaves, spines, hosts_per_leaf, host_rate, fabric_rate, delay, fabric_delay } => {
+                leaf_spine(
+                    *leaves,
+                    *spines,
+                    *hosts_per_leaf,
+                    Tier::new(host_rate.0, delay.0),
+                    fab(host_rate, fabric_rate, delay, fabric_delay),
+                )
+            }
             TopoSpec::FatTree { k, host_rate, fabric_rate, delay, fabric_delay } => {
                 fat_tree(*k, Tier::new(host_rate.0, delay.0), fab(host_rate, fabric_rate, delay, fabric_delay))
             }
@@ -660,7 +669,13 @@ mod tests {
             from(m(&[("kind", s("dumbbell")), ("hosts_per_side", V::U(3)), ("host_rate", s("25Gbps"))])).unwrap();
         assert_eq!(
             spec,
-            TopoSpec::Dumbbell { hosts_per_side: 3, host_rate: Rate(25 * G), bottleneck_rate: None, delay: Dur(US), switches: 2 }
+            TopoSpec::Dumbbell {
+                hosts_per_side: 3,
+                host_rate: Rate(25 * G),
+                bottleneck_rate: None,
+                delay: Dur(US),
+                switches: 2
+            }
         );
         let t = spec.build(Path::new(".")).unwrap();
         assert_eq!(t.links.len(), 7);
@@ -698,8 +713,9 @@ mod tests {
 
     #[test]
     fn spec_refuses_unknown_fields_kinds_and_bad_values() {
-        let e = from::<TopoSpec>(m(&[("kind", s("star")), ("hosts", V::U(3)), ("rate", s("1Gbps")), ("colour", s("red"))]))
-            .unwrap_err();
+        let e =
+            from::<TopoSpec>(m(&[("kind", s("star")), ("hosts", V::U(3)), ("rate", s("1Gbps")), ("colour", s("red"))]))
+                .unwrap_err();
         assert!(e.contains("colour"), "{e}");
         let e = from::<TopoSpec>(m(&[("kind", s("torus")), ("hosts", V::U(3))])).unwrap_err();
         assert!(e.contains("torus"), "{e}");

@@ -126,7 +126,11 @@ pub fn incast_at_load(
     rng: &mut Rng,
 ) -> Vec<FlowSpec> {
     assert_distinct(hosts, "incast hosts");
-    assert!(fan_in >= 1 && fan_in < hosts.len(), "fan_in {fan_in} must be in 1..{} (hosts - 1)", hosts.len().saturating_sub(1));
+    assert!(
+        fan_in >= 1 && fan_in < hosts.len(),
+        "fan_in {fan_in} must be in 1..{} (hosts - 1)",
+        hosts.len().saturating_sub(1)
+    );
     assert!(size > 0, "incast flow size must be at least 1 byte");
     assert_rate_load(host_rate_bps, load);
     let n = hosts.len();
@@ -207,7 +211,8 @@ mod tests {
     fn poisson_deterministic_per_seed() {
         let hosts: Vec<u32> = (0..8).collect();
         let cdf = Cdf::builtin("hadoop").unwrap();
-        let gen = |seed| poisson(&hosts, 10_000_000_000, 0.3, &cdf, SampleMode::Interpolate, 0, 10 * MS, &mut Rng::new(seed));
+        let gen =
+            |seed| poisson(&hosts, 10_000_000_000, 0.3, &cdf, SampleMode::Interpolate, 0, 10 * MS, &mut Rng::new(seed));
         let a = gen(1);
         assert!(a.len() > 100);
         assert_eq!(a, gen(1));

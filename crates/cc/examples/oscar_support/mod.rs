@@ -10,9 +10,7 @@
 //!   within a band around a fair share), FCT-slowdown splits, estimator errors.
 #![allow(dead_code)]
 
-use ccsim_core::cc::{
-    FlowView, PortStat, ReceiverCc, Requirements, Scheme, SenderCc, SenderCx, SwitchCc,
-};
+use ccsim_core::cc::{FlowView, PortStat, ReceiverCc, Requirements, Scheme, SenderCc, SenderCx, SwitchCc};
 use ccsim_core::packet::Packet;
 use ccsim_core::results::{RunResult, Series, Stats};
 use ccsim_core::sim::{run, SimOptions, TraceConfig};
@@ -79,29 +77,13 @@ impl Scn {
         let flows = generate_all(&f.workload, &topo, base, seed)?;
         let mut trace_queues = Vec::new();
         for q in f.trace.as_ref().map(|t| t.queues.as_slice()).unwrap_or(&[]) {
-            let (a, b) = q
-                .split_once(':')
-                .ok_or_else(|| format!("trace queue {q}: expected node:peer"))?;
-            let p = |x: &str| {
-                x.trim()
-                    .parse::<u32>()
-                    .map_err(|e| format!("trace queue {q}: {e}"))
-            };
-            trace_queues.push(PortRef {
-                node: p(a)?,
-                peer: p(b)?,
-            });
+            let (a, b) = q.split_once(':').ok_or_else(|| format!("trace queue {q}: expected node:peer"))?;
+            let p = |x: &str| x.trim().parse::<u32>().map_err(|e| format!("trace queue {q}: {e}"));
+            trace_queues.push(PortRef { node: p(a)?, peer: p(b)? });
         }
-        let trace_interval = f
-            .trace
-            .as_ref()
-            .and_then(|t| t.interval)
-            .map(|d| d.0)
-            .unwrap_or(0);
+        let trace_interval = f.trace.as_ref().and_then(|t| t.interval).map(|d| d.0).unwrap_or(0);
         Ok(Scn {
-            name: f
-                .name
-                .unwrap_or_else(|| path.file_stem().unwrap().to_string_lossy().into_owned()),
+            name: f.name.unwrap_or_else(|| path.file_stem().unwrap().to_string_lossy().into_owned()),
             seed,
             schemes: f.schemes.unwrap_or_else(|| vec!["hpcc".into()]),
             stop: f.stop.map(|d| d.0),
@@ -130,18 +112,9 @@ impl Scn {
     }
 
     /// Runs `label` (see [`Scn::make`]), recording `watch` flows.
-    pub fn run(
-        &self,
-        label: &str,
-        watch: &[u32],
-        trace: TraceConfig,
-    ) -> Result<(RunResult, Logs), String> {
+    pub fn run(&self, label: &str, watch: &[u32], trace: TraceConfig) -> Result<(RunResult, Logs), String> {
         let rec = Recorder::new(self.make(label)?, watch);
-        let opts = SimOptions {
-            seed: self.seed,
-            stop_at: self.stop,
-            trace,
-        };
+        let opts = SimOptions { seed: self.seed, stop_at: self.stop, trace };
         let r = run(&self.topo, &self.net, &self.flows, &rec, &opts, None)?;
         Ok((r, rec.logs()))
     }
@@ -174,11 +147,7 @@ pub struct Recorder {
 
 impl Recorder {
     pub fn new(inner: Box<dyn Scheme>, watch: &[u32]) -> Recorder {
-        Recorder {
-            inner,
-            watch: watch.to_vec(),
-            logs: Arc::default(),
-        }
+        Recorder { inner, watch: watch.to_vec(), logs: Arc::default() }
     }
     /// The logs (complete once the run has returned).
     pub fn logs(&self) -> Logs {
@@ -239,10 +208,7 @@ impl RecSender {
 
 impl Drop for RecSender {
     fn drop(&mut self) {
-        self.sink
-            .lock()
-            .unwrap()
-            .insert(self.id, std::mem::take(&mut self.log));
+        self.sink.lock().unwrap().insert(self.id, std::mem::take(&mut self.log));
     }
 }
 
@@ -323,8 +289,7 @@ impl FlowLog {
                         lo += 1;
                     }
                     let base = if lo == 0 { 0 } else { self.acked[lo - 1].1 };
-                    let v = 8.0 * una.saturating_sub(base) as f64 * self.wire_per_payload * 1e12
-                        / w as f64;
+                    let v = 8.0 * una.saturating_sub(base) as f64 * self.wire_per_payload * 1e12 / w as f64;
                     match out.last_mut() {
                         Some(last) if last.0 == t => last.1 = v,
                         _ => out.push((t, v)),
@@ -354,25 +319,13 @@ fn step_at<T>(s: &[T], time: impl Fn(&T) -> Time, value: impl Fn(&T) -> f64, t: 
 /// Earliest time in [from, until) from which the rate stays within
 /// `fair` x (1 +- tol) until `until`, with the number of rate changes in
 /// (from, that time]; None if the rate is outside the band at `until`.
-pub fn converge(
-    log: &FlowLog,
-    from: Time,
-    until: Time,
-    fair: f64,
-    tol: f64,
-) -> Option<Convergence> {
+pub fn converge(log: &FlowLog, from: Time, until: Time, fair: f64, tol: f64) -> Option<Convergence> {
     converge_on(log, &log.series(Signal::Rate), from, until, fair, tol)
 }
 
 /// First time in [from, until) the rate is within `fair` x (1 +- tol), with
 /// the number of rate changes in (from, that time]; None if it never is.
-pub fn first_reach(
-    log: &FlowLog,
-    from: Time,
-    until: Time,
-    fair: f64,
-    tol: f64,
-) -> Option<Convergence> {
+pub fn first_reach(log: &FlowLog, from: Time, until: Time, fair: f64, tol: f64) -> Option<Convergence> {
     first_reach_on(log, &log.series(Signal::Rate), from, until, fair, tol)
 }
 
@@ -409,10 +362,7 @@ pub fn converge_on(
     if !ok {
         return None;
     }
-    Some(Convergence {
-        steps: steps_between(log, from, entered),
-        time: entered - from,
-    })
+    Some(Convergence { steps: steps_between(log, from, entered), time: entered - from })
 }
 
 /// [`first_reach`] on a signal `s` from [`FlowLog::series`]; steps are still the
@@ -432,20 +382,12 @@ pub fn first_reach_on(
     s.iter()
         .filter(|r| r.0 > from && r.0 < until)
         .find(|c| inside(c.1))
-        .map(|c| Convergence {
-            steps: steps_between(log, from, c.0),
-            time: c.0 - from,
-        })
+        .map(|c| Convergence { steps: steps_between(log, from, c.0), time: c.0 - from })
 }
 
 /// Slowdown stats of finished flows whose size is in [lo, hi].
 pub fn slowdown(r: &RunResult, lo: u64, hi: u64) -> Stats {
-    let v: Vec<f64> = r
-        .flows
-        .iter()
-        .filter(|f| f.size >= lo && f.size <= hi)
-        .filter_map(|f| f.slowdown)
-        .collect();
+    let v: Vec<f64> = r.flows.iter().filter(|f| f.size >= lo && f.size <= hi).filter_map(|f| f.slowdown).collect();
     Stats::of(&v)
 }
 
@@ -521,10 +463,7 @@ pub fn gradient_errors(
 pub fn split_labels(s: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for part in s.split(',') {
-        let bare_kv = part
-            .split('=')
-            .next()
-            .is_some_and(|k| part.contains('=') && !k.contains(':'));
+        let bare_kv = part.split('=').next().is_some_and(|k| part.contains('=') && !k.contains(':'));
         match out.last_mut() {
             Some(last) if last.contains(':') && bare_kv => {
                 last.push(',');

@@ -17,40 +17,19 @@ pub const TICK: Time = 10 * US;
 /// N:1 incast, N = `starts.len()`: sender i starts one flow of `size` bytes to
 /// host N at `starts[i]`; the run stops at `stop`. Traces the bottleneck's
 /// queue and utilization every [`TICK`], and every flow when `trace_flows`.
-pub fn run_incast(
-    scheme: &dyn Scheme,
-    starts: &[Time],
-    size: u64,
-    stop: Time,
-    trace_flows: bool,
-) -> RunResult {
+pub fn run_incast(scheme: &dyn Scheme, starts: &[Time], size: u64, stop: Time, trace_flows: bool) -> RunResult {
     let n = starts.len() as u32;
     let topo = dumbbell(n, Tier::new(C, US), Tier::new(C, US), 2).unwrap();
-    let flows: Vec<FlowSpec> = (0..n)
-        .map(|i| FlowSpec {
-            id: i,
-            src: i,
-            dst: n,
-            size,
-            start: starts[i as usize],
-            prio: 0,
-        })
-        .collect();
-    let port = PortRef {
-        node: 2 * n,
-        peer: 2 * n + 1,
-    };
+    let flows: Vec<FlowSpec> =
+        (0..n).map(|i| FlowSpec { id: i, src: i, dst: n, size, start: starts[i as usize], prio: 0 }).collect();
+    let port = PortRef { node: 2 * n, peer: 2 * n + 1 };
     let opts = SimOptions {
         stop_at: Some(stop),
         trace: TraceConfig {
             interval: TICK,
             queue_ports: vec![port],
             util_ports: vec![port],
-            flows: if trace_flows {
-                (0..n).collect()
-            } else {
-                vec![]
-            },
+            flows: if trace_flows { (0..n).collect() } else { vec![] },
             ..Default::default()
         },
         ..Default::default()

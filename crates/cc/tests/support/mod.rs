@@ -43,14 +43,7 @@ pub fn paired_flows(flows: &[(u64, Time)]) -> Vec<FlowSpec> {
     flows
         .iter()
         .zip(0..)
-        .map(|(&(size, start), i)| FlowSpec {
-            id: i,
-            src: i,
-            dst: n + i,
-            size,
-            start,
-            prio: 0,
-        })
+        .map(|(&(size, start), i)| FlowSpec { id: i, src: i, dst: n + i, size, start, prio: 0 })
         .collect()
 }
 
@@ -67,34 +60,19 @@ pub fn staggered(n: u32, size: u64, gap: Time) -> Vec<(u64, Time)> {
 /// `n` flows of `size` bytes from hosts 0..n to host n, all starting at 0: an
 /// incast on a star of n + 1 hosts.
 pub fn incast_flows(n: u32, size: u64) -> Vec<FlowSpec> {
-    (0..n)
-        .map(|i| FlowSpec {
-            id: i,
-            src: i,
-            dst: n,
-            size,
-            start: 0,
-            prio: 0,
-        })
-        .collect()
+    (0..n).map(|i| FlowSpec { id: i, src: i, dst: n, size, start: 0, prio: 0 }).collect()
 }
 
 /// The incast's bottleneck on a star of n + 1 hosts: the switch (node n + 1)
 /// towards the receiver, host n.
 pub fn incast_port(n: u32) -> PortRef {
-    PortRef {
-        node: n + 1,
-        peer: n,
-    }
+    PortRef { node: n + 1, peer: n }
 }
 
 /// A dumbbell's bottleneck with `n` hosts a side: its first switch (node 2n)
 /// towards the second.
 pub fn dumbbell_bottleneck(n: u32) -> PortRef {
-    PortRef {
-        node: 2 * n,
-        peer: 2 * n + 1,
-    }
+    PortRef { node: 2 * n, peer: 2 * n + 1 }
 }
 
 /// Default options (seed, no stop) that sample every `interval` the queue and
@@ -176,11 +154,7 @@ pub fn check_clean(r: &RunResult) {
 
 /// When the first flow finished (all must have).
 pub fn first_done(r: &RunResult) -> Time {
-    r.flows
-        .iter()
-        .map(|f| f.start + f.fct.unwrap())
-        .min()
-        .unwrap()
+    r.flows.iter().map(|f| f.start + f.fct.unwrap()).min().unwrap()
 }
 
 // ---- goodput from the acked-bytes traces ----
@@ -226,10 +200,7 @@ pub fn goodput(tr: &FlowTrace, t0: Time, t1: Time, s: Sample) -> f64 {
 
 /// [`goodput`] of every traced flow.
 pub fn goodputs(r: &RunResult, t0: Time, t1: Time, s: Sample) -> Vec<f64> {
-    r.flow_traces
-        .iter()
-        .map(|tr| goodput(tr, t0, t1, s))
-        .collect()
+    r.flow_traces.iter().map(|tr| goodput(tr, t0, t1, s)).collect()
 }
 
 /// Rates in Gbps rounded to 0.1, for printing.
@@ -241,20 +212,12 @@ pub fn gbps(x: &[f64]) -> Vec<f64> {
 
 /// Values `v` of a sampled series whose sample time (`t`) lies in `window`.
 pub fn values_in(t: &[Time], v: &[f64], window: impl RangeBounds<Time>) -> Vec<f64> {
-    t.iter()
-        .zip(v)
-        .filter(|(t, _)| window.contains(*t))
-        .map(|(_, &v)| v)
-        .collect()
+    t.iter().zip(v).filter(|(t, _)| window.contains(*t)).map(|(_, &v)| v).collect()
 }
 
 /// (time, value) samples of `s` with the time in `window`.
 pub fn points_in(s: &Series, window: impl RangeBounds<Time>) -> Vec<(Time, f64)> {
-    s.t.iter()
-        .zip(&s.v)
-        .filter(|(t, _)| window.contains(*t))
-        .map(|(&t, &v)| (t, v))
-        .collect()
+    s.t.iter().zip(&s.v).filter(|(t, _)| window.contains(*t)).map(|(&t, &v)| (t, v)).collect()
 }
 
 /// Samples of the first traced queue (bytes) in `window`.
@@ -322,12 +285,7 @@ impl Stat {
         let n = xs.len() as f64;
         let mean = xs.iter().sum::<f64>() / n;
         let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
-        Stat {
-            mean,
-            min: xs.iter().cloned().fold(f64::MAX, f64::min),
-            max: max_of(xs),
-            std: var.sqrt(),
-        }
+        Stat { mean, min: xs.iter().cloned().fold(f64::MAX, f64::min), max: max_of(xs), std: var.sqrt() }
     }
 
     /// Of the samples of `s` in `window`.
@@ -408,21 +366,13 @@ pub fn fair(x: &[f64]) -> bool {
 /// Asserts every rate in `g` within `tol` (relative, inclusive) of `fair`.
 pub fn assert_near_fair(what: &str, g: &[f64], fair: f64, tol: f64) {
     for (i, x) in g.iter().enumerate() {
-        assert!(
-            (x / fair - 1.0).abs() <= tol,
-            "{what}: flow {i} at {x:.4e} b/s vs fair {fair:.4e} (tolerance {tol})"
-        );
+        assert!((x / fair - 1.0).abs() <= tol, "{what}: flow {i} at {x:.4e} b/s vs fair {fair:.4e} (tolerance {tol})");
     }
 }
 
 /// The first of the times `from`, `from + step`, ... before `to` at which
 /// `ok` holds.
-pub fn first_time(
-    from: Time,
-    to: Time,
-    step: Time,
-    mut ok: impl FnMut(Time) -> bool,
-) -> Option<Time> {
+pub fn first_time(from: Time, to: Time, step: Time, mut ok: impl FnMut(Time) -> bool) -> Option<Time> {
     (from..to).step_by(step as usize).find(|&t| ok(t))
 }
 
@@ -430,12 +380,7 @@ pub fn first_time(
 /// from + step, ... while t + step <= `until`): the first t from which
 /// `ok(t, t + step)` holds for every later window too; None if the last fails.
 /// Every window is evaluated.
-pub fn settle_time(
-    from: Time,
-    until: Time,
-    step: Time,
-    mut ok: impl FnMut(Time, Time) -> bool,
-) -> Option<Time> {
+pub fn settle_time(from: Time, until: Time, step: Time, mut ok: impl FnMut(Time, Time) -> bool) -> Option<Time> {
     let mut settled = None;
     let mut t = from;
     while t + step <= until {

@@ -39,16 +39,8 @@ pub fn fair_goodput(n: u32) -> f64 {
 
 /// Runs flows i -> n+i of `size` bytes starting at `starts[i]` on the dumbbell,
 /// tracing the bottleneck queue and utilization and every flow.
-pub fn run_dumbbell(
-    scheme: &dyn Scheme,
-    starts: &[Time],
-    size: u64,
-    stop: Option<Time>,
-) -> RunResult {
-    let d = Dumbbell {
-        stop_at: stop,
-        ..Dumbbell::new(C, TICK)
-    };
+pub fn run_dumbbell(scheme: &dyn Scheme, starts: &[Time], size: u64, stop: Option<Time>) -> RunResult {
+    let d = Dumbbell { stop_at: stop, ..Dumbbell::new(C, TICK) };
     d.run(scheme, &same_size(size, starts))
 }
 

@@ -10,9 +10,9 @@ fn selected<'a>(p: &Params, cx: &'a Ctx) -> impl Iterator<Item = &'a FlowResult>
     let hi = p.size("max_size").unwrap_or(u64::MAX);
     let w = p.int("workload").map(|w| w as u32);
     let tags = &cx.scn.flow_workload;
-    cx.r.flows.iter().filter(move |f| {
-        f.size >= lo && f.size < hi && w.is_none_or(|w| tags.get(f.id as usize) == Some(&w))
-    })
+    cx.r.flows
+        .iter()
+        .filter(move |f| f.size >= lo && f.size < hi && w.is_none_or(|w| tags.get(f.id as usize) == Some(&w)))
 }
 
 fn stat_of(p: &Params, v: &[f64]) -> Option<f64> {
@@ -69,7 +69,11 @@ fn named<'a>(p: &Params, cx: &'a Ctx) -> Result<Vec<&'a FlowResult>, String> {
     match p.flows("flows") {
         Some(ids) => ids
             .iter()
-            .map(|&i| cx.r.flows.get(i as usize).ok_or_else(|| format!("flows: no flow {i} (the run has {})", cx.r.flows.len())))
+            .map(|&i| {
+                cx.r.flows
+                    .get(i as usize)
+                    .ok_or_else(|| format!("flows: no flow {i} (the run has {})", cx.r.flows.len()))
+            })
             .collect(),
         None => Ok(selected(p, cx).collect()),
     }
@@ -104,7 +108,12 @@ pub fn flow_size(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
     let keep = |f: &&FlowResult| !only_done || f.fct.is_some();
     if p.text("stat") == Some("share") {
         let w = p.int("workload").map(|w| w as u32);
-        let all = cx.r.flows.iter().filter(|f| w.is_none_or(|w| cx.scn.flow_workload.get(f.id as usize) == Some(&w))).filter(keep).count();
+        let all =
+            cx.r.flows
+                .iter()
+                .filter(|f| w.is_none_or(|w| cx.scn.flow_workload.get(f.id as usize) == Some(&w)))
+                .filter(keep)
+                .count();
         let inside = selected(p, cx).filter(keep).count();
         return Ok((all > 0).then(|| inside as f64 / all as f64));
     }

@@ -66,49 +66,290 @@ macro_rules! spec {
 
 /// Every metric. `experiments/README.md` documents them for manifest writers.
 pub const SPECS: &[Spec] = &[
-    spec!("slowdown", Ratio, [SIZES[0], SIZES[1], SIZES[2], SIZES[3]], "FCT slowdown statistic over finished flows (default avg)", flows::slowdown),
+    spec!(
+        "slowdown",
+        Ratio,
+        [SIZES[0], SIZES[1], SIZES[2], SIZES[3]],
+        "FCT slowdown statistic over finished flows (default avg)",
+        flows::slowdown
+    ),
     spec!("fct", Us, [SIZES[0], SIZES[1], SIZES[2], SIZES[3]], "FCT statistic over finished flows", flows::fct),
-    spec!("line_slowdown", Ratio, [SIZES[0], SIZES[1], SIZES[2], SIZES[3]], "FCT / (wire bytes / sender line rate), no base RTT", flows::line_slowdown),
+    spec!(
+        "line_slowdown",
+        Ratio,
+        [SIZES[0], SIZES[1], SIZES[2], SIZES[3]],
+        "FCT / (wire bytes / sender line rate), no base RTT",
+        flows::line_slowdown
+    ),
     spec!("finished", Fraction, [SIZES[1], SIZES[2], SIZES[3]], "fraction of flows finished", flows::finished),
     spec!("unfinished", Count, [SIZES[1], SIZES[2], SIZES[3]], "flows not finished", flows::unfinished),
-    spec!("flow_goodput", Gbps, [SIZES[0], SIZES[1], SIZES[2], SIZES[3]], "payload / FCT of each finished flow, statistic", flows::flow_goodput),
-    spec!("incast_goodput", Gbps, [("flows", Flows), SIZES[3]], "total payload / (last completion - first start)", flows::incast_goodput),
-    spec!("completion", Us, [("flows", Flows), SIZES[3]], "when the last of the flows completed (from time 0)", flows::completion),
-    spec!("flow_size", Bytes, [("stat", Text), SIZES[1], SIZES[2], SIZES[3], ("finished_only", Bool)], "statistic of the sizes of flows in range, or stat = \"share\": the fraction of all flows in range", flows::flow_size),
-    spec!("hol_share", Fraction, [SIZES[1], SIZES[2], SIZES[3]], "fraction of flows with a head-of-line-blocked packet", flows::hol_share),
+    spec!(
+        "flow_goodput",
+        Gbps,
+        [SIZES[0], SIZES[1], SIZES[2], SIZES[3]],
+        "payload / FCT of each finished flow, statistic",
+        flows::flow_goodput
+    ),
+    spec!(
+        "incast_goodput",
+        Gbps,
+        [("flows", Flows), SIZES[3]],
+        "total payload / (last completion - first start)",
+        flows::incast_goodput
+    ),
+    spec!(
+        "completion",
+        Us,
+        [("flows", Flows), SIZES[3]],
+        "when the last of the flows completed (from time 0)",
+        flows::completion
+    ),
+    spec!(
+        "flow_size",
+        Bytes,
+        [("stat", Text), SIZES[1], SIZES[2], SIZES[3], ("finished_only", Bool)],
+        "statistic of the sizes of flows in range, or stat = \"share\": the fraction of all flows in range",
+        flows::flow_size
+    ),
+    spec!(
+        "hol_share",
+        Fraction,
+        [SIZES[1], SIZES[2], SIZES[3]],
+        "fraction of flows with a head-of-line-blocked packet",
+        flows::hol_share
+    ),
     spec!("retransmits", Count, [], "data packets resent", flows::retransmits),
-    spec!("pause_frames", Count, [("ports", Ports), ("per_ms", Bool)], "PAUSE frames sent (all ports or `ports`)", ports::pause_frames),
+    spec!(
+        "pause_frames",
+        Count,
+        [("ports", Ports), ("per_ms", Bool)],
+        "PAUSE frames sent (all ports or `ports`)",
+        ports::pause_frames
+    ),
     spec!("paused_time", Us, [("ports", Ports)], "time ports spent paused, summed", ports::paused_time),
-    spec!("pause_duration", Us, [("ports", Ports), ("from", Time), ("to", Time)], "length of the union of the ports' paused intervals in from..to", ports::pause_duration),
+    spec!(
+        "pause_duration",
+        Us,
+        [("ports", Ports), ("from", Time), ("to", Time)],
+        "length of the union of the ports' paused intervals in from..to",
+        ports::pause_duration
+    ),
     spec!("drops", Count, [], "packets dropped", ports::drops),
     spec!("max_queue", Bytes, [("port", Port)], "largest egress queue, exact", ports::max_queue),
-    spec!("queue", Bytes, [("port", Port), ("stat", Stat), WINDOW[0], WINDOW[1], WINDOW[2], ("packet", Size)], "statistic of a traced queue (default mean)", ports::queue),
-    spec!("queue_delay", Us, [("port", Port), ("stat", Stat), WINDOW[0], WINDOW[1], WINDOW[2]], "traced queue as queueing delay at the port's rate", ports::queue_delay),
-    spec!("queue_above", Fraction, [("port", Port), ("threshold", Size), WINDOW[0], WINDOW[1], WINDOW[2]], "share of queue samples above threshold", ports::queue_above),
-    spec!("queue_clear_time", Us, [("port", Port), ("from", Time), ("to", Time), ("below", Size)], "earliest time after which the queue stays at or below `below`", ports::queue_clear_time),
-    spec!("drain_time", Us, [("port", Port), ("from", Time), ("to", Time), ("below", Size)], "from `from` to the first sample at or below `below` after the window's peak", ports::drain_time),
-    spec!("queue_episode", Us, [("port", Port), ("ports", Ports), ("high", Size), ("stat", Stat), WINDOW[0], WINDOW[1], WINDOW[2]], "durations of episodes with a traced queue above `high`, pooled over ports, statistic (default mean)", ports::queue_episode),
-    spec!("utilization", Fraction, [("port", Port), ("stat", Stat), WINDOW[0], WINDOW[1], WINDOW[2]], "statistic of a traced utilization (default mean)", ports::utilization),
-    spec!("time_to_utilization", Us, [("port", Port), ("from", Time), ("from_done", Flows), ("to", Time), ("threshold", Number), ("hold", Bool), ("window", Time)], "from `from` until utilization reaches threshold (and holds)", ports::time_to_utilization),
-    spec!("underutilization", Us, [("port", Port), ("from", Time), ("to", Time), ("threshold", Number)], "capacity lost below threshold, in us at line rate", ports::underutilization),
-    spec!("refill_time", Us, [("port", Port), ("flow", Flow), ("threshold", Number), ("window", Time), ("horizon", Time)], "after `flow` completes: end of the last window under threshold", ports::refill_time),
-    spec!("completion_utilization", Fraction, [("port", Port), ("flows", Flows), ("offset", Time)], "mean utilization between the first and last completion", ports::completion_utilization),
-    spec!("rate", Gbps, [("flow", Flow), ("stat", Stat), WINDOW[0], WINDOW[1], WINDOW[2]], "statistic of a traced flow's pacing rate (default mean)", traces::rate),
-    spec!("first_rate_drop", Us, [("flow", Flow), ("after", Time), ("below", Number), ("drop", Number)], "first trace time after `after` with the rate below below x line rate (or drop below its prior rate)", traces::first_rate_drop),
-    spec!("reaction_delay", Us, [("flow", Flow), ("port", Port), ("after", Time), ("below", Number), ("drop", Number), ("queue_above", Size)], "first_rate_drop minus the congestion onset (queue above queue_above)", traces::reaction_delay),
-    spec!("goodput", Gbps, [("flows", Flows), WINDOW[0], WINDOW[1], WINDOW[2]], "acknowledged payload rate of traced flows, summed", traces::goodput),
-    spec!("jain", Ratio, [("flows", Flows), WINDOW[0], WINDOW[1], WINDOW[2]], "Jain's index of the traced flows' goodputs", traces::jain),
-    spec!("jain_min", Ratio, [("flows", Flows), ("from", Time), ("to", Time), ("window", Time), ("step", Time)], "lowest Jain's index over windows", traces::jain_min),
-    spec!("share", Ratio, [("flow", Flow), WINDOW[0], WINDOW[1], WINDOW[2], ("fair", Rate), ("fair_frac", Number)], "a flow's goodput over its fair share", traces::share),
-    spec!("time_to_fair", Us, [("flows", Flows), ("from", Time), ("window", Time), ("step", Time), ("tol", Number)], "from `from` until every later window is fair", traces::time_to_fair),
-    spec!("time_to_rate", Us, [("flow", Flow), ("from", Time), ("to", Time), ("target", Rate), ("target_frac", Number), ("tol", Number), ("hold", Bool)], "from `from` until the rate is within tol of target (and holds)", traces::time_to_rate),
-    spec!("time_to_window", Us, [("flow", Flow), ("from", Time), ("target", Size), ("hold", Bool)], "from `from` until the window reaches target (and holds)", traces::time_to_window),
-    spec!("steps_to_rate", Steps, [("flow", Flow), ("from", Time), ("from_done", Flows), ("to", Time), ("target", Rate), ("target_frac", Number), ("tol", Number), ("hold", Bool)], "control steps until the rate is within tol of target (needs trace.changes)", traces::steps_to_rate),
-    spec!("rate_changes", Steps, [("flow", Flow), ("from", Time), ("to", Time)], "changes of a flow's rate or window (needs trace.changes)", traces::rate_changes),
-    spec!("probe", Ratio, [("flow", Flow), ("stat", Stat), WINDOW[0], WINDOW[1], WINDOW[2]], "statistic of a flow's scheme probe", traces::probe),
-    spec!("rtt", Us, [("flows", Flows), ("stat", Stat), ("from", Time), ("to", Time)], "RTT samples of traced flows (needs trace.acks)", traces::rtt),
-    spec!("counter", Count, [("name", Text), ("per_second", Bool), ("gbps", Bool)], "a scheme counter summed over switches", special::counter),
-    spec!("gradient_error", Ratio, [("flow", Flow), ("port", Port), ("from", Time), ("estimator", Text), ("tau", Time), ("weight", Number)], "OSCAR: MSE of a delay-gradient estimator against the queue's (needs trace.acks)", special::gradient_error),
+    spec!(
+        "queue",
+        Bytes,
+        [("port", Port), ("stat", Stat), WINDOW[0], WINDOW[1], WINDOW[2], ("packet", Size)],
+        "statistic of a traced queue (default mean)",
+        ports::queue
+    ),
+    spec!(
+        "queue_delay",
+        Us,
+        [("port", Port), ("stat", Stat), WINDOW[0], WINDOW[1], WINDOW[2]],
+        "traced queue as queueing delay at the port's rate",
+        ports::queue_delay
+    ),
+    spec!(
+        "queue_above",
+        Fraction,
+        [("port", Port), ("threshold", Size), WINDOW[0], WINDOW[1], WINDOW[2]],
+        "share of queue samples above threshold",
+        ports::queue_above
+    ),
+    spec!(
+        "queue_clear_time",
+        Us,
+        [("port", Port), ("from", Time), ("to", Time), ("below", Size)],
+        "earliest time after which the queue stays at or below `below`",
+        ports::queue_clear_time
+    ),
+    spec!(
+        "drain_time",
+        Us,
+        [("port", Port), ("from", Time), ("to", Time), ("below", Size)],
+        "from `from` to the first sample at or below `below` after the window's peak",
+        ports::drain_time
+    ),
+    spec!(
+        "queue_episode",
+        Us,
+        [("port", Port), ("ports", Ports), ("high", Size), ("stat", Stat), WINDOW[0], WINDOW[1], WINDOW[2]],
+        "durations of episodes with a traced queue above `high`, pooled over ports, statistic (default mean)",
+        ports::queue_episode
+    ),
+    spec!(
+        "utilization",
+        Fraction,
+        [("port", Port), ("stat", Stat), WINDOW[0], WINDOW[1], WINDOW[2]],
+        "statistic of a traced utilization (default mean)",
+        ports::utilization
+    ),
+    spec!(
+        "time_to_utilization",
+        Us,
+        [
+            ("port", Port),
+            ("from", Time),
+            ("from_done", Flows),
+            ("to", Time),
+            ("threshold", Number),
+            ("hold", Bool),
+            ("window", Time)
+        ],
+        "from `from` until utilization reaches threshold (and holds)",
+        ports::time_to_utilization
+    ),
+    spec!(
+        "underutilization",
+        Us,
+        [("port", Port), ("from", Time), ("to", Time), ("threshold", Number)],
+        "capacity lost below threshold, in us at line rate",
+        ports::underutilization
+    ),
+    spec!(
+        "refill_time",
+        Us,
+        [("port", Port), ("flow", Flow), ("threshold", Number), ("window", Time), ("horizon", Time)],
+        "after `flow` completes: end of the last window under threshold",
+        ports::refill_time
+    ),
+    spec!(
+        "completion_utilization",
+        Fraction,
+        [("port", Port), ("flows", Flows), ("offset", Time)],
+        "mean utilization between the first and last completion",
+        ports::completion_utilization
+    ),
+    spec!(
+        "rate",
+        Gbps,
+        [("flow", Flow), ("stat", Stat), WINDOW[0], WINDOW[1], WINDOW[2]],
+        "statistic of a traced flow's pacing rate (default mean)",
+        traces::rate
+    ),
+    spec!(
+        "first_rate_drop",
+        Us,
+        [("flow", Flow), ("after", Time), ("below", Number), ("drop", Number)],
+        "first trace time after `after` with the rate below below x line rate (or drop below its prior rate)",
+        traces::first_rate_drop
+    ),
+    spec!(
+        "reaction_delay",
+        Us,
+        [("flow", Flow), ("port", Port), ("after", Time), ("below", Number), ("drop", Number), ("queue_above", Size)],
+        "first_rate_drop minus the congestion onset (queue above queue_above)",
+        traces::reaction_delay
+    ),
+    spec!(
+        "goodput",
+        Gbps,
+        [("flows", Flows), WINDOW[0], WINDOW[1], WINDOW[2]],
+        "acknowledged payload rate of traced flows, summed",
+        traces::goodput
+    ),
+    spec!(
+        "jain",
+        Ratio,
+        [("flows", Flows), WINDOW[0], WINDOW[1], WINDOW[2]],
+        "Jain's index of the traced flows' goodputs",
+        traces::jain
+    ),
+    spec!(
+        "jain_min",
+        Ratio,
+        [("flows", Flows), ("from", Time), ("to", Time), ("window", Time), ("step", Time)],
+        "lowest Jain's index over windows",
+        traces::jain_min
+    ),
+    spec!(
+        "share",
+        Ratio,
+        [("flow", Flow), WINDOW[0], WINDOW[1], WINDOW[2], ("fair", Rate), ("fair_frac", Number)],
+        "a flow's goodput over its fair share",
+        traces::share
+    ),
+    spec!(
+        "time_to_fair",
+        Us,
+        [("flows", Flows), ("from", Time), ("window", Time), ("step", Time), ("tol", Number)],
+        "from `from` until every later window is fair",
+        traces::time_to_fair
+    ),
+    spec!(
+        "time_to_rate",
+        Us,
+        [
+            ("flow", Flow),
+            ("from", Time),
+            ("to", Time),
+            ("target", Rate),
+            ("target_frac", Number),
+            ("tol", Number),
+            ("hold", Bool)
+        ],
+        "from `from` until the rate is within tol of target (and holds)",
+        traces::time_to_rate
+    ),
+    spec!(
+        "time_to_window",
+        Us,
+        [("flow", Flow), ("from", Time), ("target", Size), ("hold", Bool)],
+        "from `from` until the window reaches target (and holds)",
+        traces::time_to_window
+    ),
+    spec!(
+        "steps_to_rate",
+        Steps,
+        [
+            ("flow", Flow),
+            ("from", Time),
+            ("from_done", Flows),
+            ("to", Time),
+            ("target", Rate),
+            ("target_frac", Number),
+            ("tol", Number),
+            ("hold", Bool)
+        ],
+        "control steps until the rate is within tol of target (needs trace.changes)",
+        traces::steps_to_rate
+    ),
+    spec!(
+        "rate_changes",
+        Steps,
+        [("flow", Flow), ("from", Time), ("to", Time)],
+        "changes of a flow's rate or window (needs trace.changes)",
+        traces::rate_changes
+    ),
+    spec!(
+        "probe",
+        Ratio,
+        [("flow", Flow), ("stat", Stat), WINDOW[0], WINDOW[1], WINDOW[2]],
+        "statistic of a flow's scheme probe",
+        traces::probe
+    ),
+    spec!(
+        "rtt",
+        Us,
+        [("flows", Flows), ("stat", Stat), ("from", Time), ("to", Time)],
+        "RTT samples of traced flows (needs trace.acks)",
+        traces::rtt
+    ),
+    spec!(
+        "counter",
+        Count,
+        [("name", Text), ("per_second", Bool), ("gbps", Bool)],
+        "a scheme counter summed over switches",
+        special::counter
+    ),
+    spec!(
+        "gradient_error",
+        Ratio,
+        [("flow", Flow), ("port", Port), ("from", Time), ("estimator", Text), ("tau", Time), ("weight", Number)],
+        "OSCAR: MSE of a delay-gradient estimator against the queue's (needs trace.acks)",
+        special::gradient_error
+    ),
     spec!("events", Count, [], "simulator events", special::events),
 ];
 
@@ -126,7 +367,11 @@ pub fn check(name: &str, p: &toml::Table) -> Result<(), String> {
         let Some((_, kind)) = s.params.iter().find(|(n, _)| n == k) else {
             return Err(format!(
                 "metric '{name}' has no parameter '{k}' (it takes: {})",
-                if s.params.is_empty() { "none".to_string() } else { s.params.iter().map(|p| p.0).collect::<Vec<_>>().join(", ") }
+                if s.params.is_empty() {
+                    "none".to_string()
+                } else {
+                    s.params.iter().map(|p| p.0).collect::<Vec<_>>().join(", ")
+                }
             ));
         };
         params::check_kind(k, *kind, v)?;
@@ -169,14 +414,40 @@ pub fn needs(name: &str, p: &toml::Table, scn: &Scenario) -> Result<(), String> 
         }
         Ok(())
     };
-    let queue = matches!(name, "queue" | "queue_delay" | "queue_above" | "queue_clear_time" | "drain_time" | "queue_episode" | "reaction_delay" | "gradient_error");
-    let util = matches!(name, "utilization" | "time_to_utilization" | "underutilization" | "refill_time" | "completion_utilization");
+    let queue = matches!(
+        name,
+        "queue"
+            | "queue_delay"
+            | "queue_above"
+            | "queue_clear_time"
+            | "drain_time"
+            | "queue_episode"
+            | "reaction_delay"
+            | "gradient_error"
+    );
+    let util = matches!(
+        name,
+        "utilization" | "time_to_utilization" | "underutilization" | "refill_time" | "completion_utilization"
+    );
     let histogram = name == "rtt" && t.rtt && !(q.has("flows") || q.has("from") || q.has("to"));
     let traced = !histogram
         && matches!(
             name,
-            "rate" | "first_rate_drop" | "reaction_delay" | "goodput" | "jain" | "jain_min" | "share" | "time_to_fair"
-                | "time_to_rate" | "time_to_window" | "steps_to_rate" | "rate_changes" | "probe" | "rtt" | "gradient_error"
+            "rate"
+                | "first_rate_drop"
+                | "reaction_delay"
+                | "goodput"
+                | "jain"
+                | "jain_min"
+                | "share"
+                | "time_to_fair"
+                | "time_to_rate"
+                | "time_to_window"
+                | "steps_to_rate"
+                | "rate_changes"
+                | "probe"
+                | "rtt"
+                | "gradient_error"
         );
     if queue {
         series("queues", &t.queue_ports)?;
@@ -193,7 +464,8 @@ pub fn needs(name: &str, p: &toml::Table, scn: &Scenario) -> Result<(), String> 
         return Err(format!("metric '{name}': flow {f} does not exist (the scenario has {n} flows)"));
     }
     if traced {
-        let want: Vec<u32> = [q.flow("flow").into_iter().collect::<Vec<_>>(), q.flows("flows").unwrap_or_default()].concat();
+        let want: Vec<u32> =
+            [q.flow("flow").into_iter().collect::<Vec<_>>(), q.flows("flows").unwrap_or_default()].concat();
         if let Some(f) = want.iter().find(|f| !t.flows.contains(f)) {
             return Err(format!("metric '{name}' reads flow {f}, which the scenario does not trace ([trace] flows)"));
         }
@@ -212,7 +484,11 @@ pub fn needs(name: &str, p: &toml::Table, scn: &Scenario) -> Result<(), String> 
     }
     if name == "max_queue" {
         if let Some(port) = q.port("port") {
-            let linked = scn.topo.links.iter().any(|l| (l.a, l.b) == (port.node, port.peer) || (l.b, l.a) == (port.node, port.peer));
+            let linked = scn
+                .topo
+                .links
+                .iter()
+                .any(|l| (l.a, l.b) == (port.node, port.peer) || (l.b, l.a) == (port.node, port.peer));
             if !linked {
                 return Err(format!("metric '{name}': there is no link {}:{}", port.node, port.peer));
             }

@@ -125,7 +125,8 @@ pub fn drain_time(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
     let (from, to) = window(p, cx.r);
     let below = p.size("below").unwrap_or(0) as f64;
     let pts = points(s, from, to);
-    let Some(peak) = pts.iter().enumerate().max_by(|a, b| a.1 .1.total_cmp(&b.1 .1).then(b.0.cmp(&a.0))).map(|x| x.0) else {
+    let Some(peak) = pts.iter().enumerate().max_by(|a, b| a.1 .1.total_cmp(&b.1 .1).then(b.0.cmp(&a.0))).map(|x| x.0)
+    else {
         return Ok(None);
     };
     Ok(s.t.iter().zip(&s.v).filter(|(t, _)| **t >= pts[peak].0).find(|(_, v)| **v <= below).map(|(&t, _)| us(t - from)))

@@ -59,8 +59,10 @@ pub fn gradient_error(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
     let port = need(p.port("port"), "port")?;
     let acks = ack_samples(cx, f)?;
     let name = format!("{}:{}", port.node, port.peer);
-    let q = cx.r.queues.iter().find(|s| s.name == name).ok_or_else(|| format!("port {name}: its queue is not traced"))?;
-    let cap = cx.r.ports.iter().find(|x| x.port == port).ok_or_else(|| format!("port {name}: no such egress"))?.rate_bps as f64;
+    let q =
+        cx.r.queues.iter().find(|s| s.name == name).ok_or_else(|| format!("port {name}: its queue is not traced"))?;
+    let cap = cx.r.ports.iter().find(|x| x.port == port).ok_or_else(|| format!("port {name}: no such egress"))?.rate_bps
+        as f64;
     let src = need(cx.scn.flows.get(f as usize), &format!("flow {f}"))?.src;
     let link = cx.scn.topo.links.iter().find(|l| l.a == src || l.b == src).ok_or("the sender has no link")?;
     let offset = link.delay + ser_time(cx.scn.net.packet_size(), link.rate_bps);

@@ -48,11 +48,21 @@ fn series(name: &str, step: u64, v: &[f64]) -> Series {
 
 fn result() -> RunResult {
     RunResult {
-        flows: vec![flow(0, 1000, 0, Some(10 * US), 5 * US), flow(1, 50_000, US, Some(20 * US), 10 * US), flow(2, 2_000_000, 2 * US, None, 100 * US)],
+        flows: vec![
+            flow(0, 1000, 0, Some(10 * US), 5 * US),
+            flow(1, 50_000, US, Some(20 * US), 10 * US),
+            flow(2, 2_000_000, 2 * US, None, 100 * US),
+        ],
         queues: vec![series("4:3", 10 * US, &[0.0, 5000.0, 20000.0, 8000.0, 0.0, 3000.0, 0.0])],
         utilization: vec![series("4:3", 10 * US, &[0.2, 0.5, 0.99, 0.9, 0.97, 0.98, 0.99])],
         ports: vec![
-            PortResult { port: PortRef { node: 4, peer: 3 }, rate_bps: 100_000_000_000, max_qlen: 21_000, pause_sent: 2, ..Default::default() },
+            PortResult {
+                port: PortRef { node: 4, peer: 3 },
+                rate_bps: 100_000_000_000,
+                max_qlen: 21_000,
+                pause_sent: 2,
+                ..Default::default()
+            },
             PortResult {
                 port: PortRef { node: 0, peer: 4 },
                 rate_bps: 100_000_000_000,
@@ -155,7 +165,10 @@ fn pause_metrics() {
 fn traced_result() -> RunResult {
     let t: Vec<u64> = (0..11).map(|i| i * 10 * US).collect();
     // flow 0 at 100G until 50 us, then 50G; flow 1 starts at 50 us at 50G
-    let acked0: Vec<f64> = t.iter().map(|&x| if x <= 50 * US { x as f64 * 12.5e-3 } else { 625_000.0 + (x - 50 * US) as f64 * 6.25e-3 }).collect();
+    let acked0: Vec<f64> = t
+        .iter()
+        .map(|&x| if x <= 50 * US { x as f64 * 12.5e-3 } else { 625_000.0 + (x - 50 * US) as f64 * 6.25e-3 })
+        .collect();
     let acked1: Vec<f64> = t.iter().map(|&x| if x <= 50 * US { 0.0 } else { (x - 50 * US) as f64 * 6.25e-3 }).collect();
     let rate0: Vec<f64> = t.iter().map(|&x| if x < 60 * US { 100e9 } else { 50e9 }).collect();
     RunResult {
@@ -168,10 +181,26 @@ fn traced_result() -> RunResult {
                 window: vec![1e5; 11],
                 acked: acked0,
                 probe: vec![0.5; 11],
-                changes: vec![(0, 100e9, 1e5), (52 * US, 80e9, 1e5), (55 * US, 60e9, 1e5), (58 * US, 49e9, 1e5), (70 * US, 60e9, 1e5), (75 * US, 50e9, 1e5)],
+                changes: vec![
+                    (0, 100e9, 1e5),
+                    (52 * US, 80e9, 1e5),
+                    (55 * US, 60e9, 1e5),
+                    (58 * US, 49e9, 1e5),
+                    (70 * US, 60e9, 1e5),
+                    (75 * US, 50e9, 1e5),
+                ],
                 acks: vec![(0, 5 * US), (US, 7 * US), (2 * US, 6 * US)],
             },
-            FlowTrace { flow: 1, line_rate_bps: 100e9, t, rate_bps: vec![50e9; 11], window: vec![1e5; 11], acked: acked1, probe: vec![0.0; 11], ..Default::default() },
+            FlowTrace {
+                flow: 1,
+                line_rate_bps: 100e9,
+                t,
+                rate_bps: vec![50e9; 11],
+                window: vec![1e5; 11],
+                acked: acked1,
+                probe: vec![0.0; 11],
+                ..Default::default()
+            },
         ],
         engine: ccsim_core::results::EngineStats { sim_end: 100 * US, ..Default::default() },
         ..result()

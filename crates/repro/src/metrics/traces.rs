@@ -9,7 +9,10 @@ use super::ports::start_of;
 use super::{in_window, need, us, window, Ctx, Params, Stat};
 
 fn trace<'a>(cx: &'a Ctx, f: u32) -> Result<&'a FlowTrace, String> {
-    cx.r.flow_traces.iter().find(|t| t.flow == f).ok_or_else(|| format!("flow {f} is not traced (add it to [trace] flows)"))
+    cx.r.flow_traces
+        .iter()
+        .find(|t| t.flow == f)
+        .ok_or_else(|| format!("flow {f} is not traced (add it to [trace] flows)"))
 }
 
 /// The traced flows a metric covers: `flows`, default every traced flow.
@@ -66,7 +69,9 @@ fn drop_time(p: &Params, tr: &FlowTrace) -> Result<Option<Time>, String> {
             let before = if i == 0 { tr.line_rate_bps } else { tr.rate_bps[i - 1] };
             (1.0 - d) * before
         }
-        (None, None) => return Err("give `below` (fraction of line rate) or `drop` (fraction of the prior rate)".into()),
+        (None, None) => {
+            return Err("give `below` (fraction of line rate) or `drop` (fraction of the prior rate)".into())
+        }
     };
     Ok(tr.t.iter().zip(&tr.rate_bps).find(|(t, r)| **t >= after && **r < limit).map(|(&t, _)| t))
 }
@@ -82,7 +87,8 @@ pub fn reaction_delay(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
     let tr = trace(cx, need(p.flow("flow"), "flow")?)?;
     let port = need(p.port("port"), "port")?;
     let name = format!("{}:{}", port.node, port.peer);
-    let q = cx.r.queues.iter().find(|s| s.name == name).ok_or_else(|| format!("port {name}: its queue is not traced"))?;
+    let q =
+        cx.r.queues.iter().find(|s| s.name == name).ok_or_else(|| format!("port {name}: its queue is not traced"))?;
     let after = p.time("after").unwrap_or(0);
     let above = p.size("queue_above").unwrap_or(0) as f64;
     let Some(onset) = q.t.iter().zip(&q.v).find(|(t, v)| **t >= after && **v > above).map(|(&t, _)| t) else {
@@ -193,7 +199,11 @@ pub fn time_to_rate(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
     let to = p.time("to").unwrap_or(cx.r.engine.sim_end);
     let (lo, hi) = band(p, tr)?;
     let pts: Vec<(Time, bool)> =
-        tr.t.iter().zip(&tr.rate_bps).filter(|(t, _)| **t >= from && **t <= to).map(|(&t, &r)| (t, r >= lo && r <= hi)).collect();
+        tr.t.iter()
+            .zip(&tr.rate_bps)
+            .filter(|(t, _)| **t >= from && **t <= to)
+            .map(|(&t, &r)| (t, r >= lo && r <= hi))
+            .collect();
     Ok(reach(&pts, p.bool("hold").unwrap_or(true)).map(|t| us(t - from)))
 }
 
@@ -201,7 +211,8 @@ pub fn time_to_window(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
     let tr = trace(cx, need(p.flow("flow"), "flow")?)?;
     let from = p.time("from").unwrap_or(0);
     let target = need(p.size("target"), "target")? as f64;
-    let pts: Vec<(Time, bool)> = tr.t.iter().zip(&tr.window).filter(|(t, _)| **t >= from).map(|(&t, &w)| (t, w >= target)).collect();
+    let pts: Vec<(Time, bool)> =
+        tr.t.iter().zip(&tr.window).filter(|(t, _)| **t >= from).map(|(&t, &w)| (t, w >= target)).collect();
     Ok(reach(&pts, p.bool("hold").unwrap_or(false)).map(|t| us(t - from)))
 }
 
@@ -227,7 +238,8 @@ pub fn steps_to_rate(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
     let rate_at_t0 = log.iter().rev().find(|c| c.0 <= t0).map_or(tr.line_rate_bps, |c| c.1);
     let mut pts = vec![(t0, inside(rate_at_t0))];
     pts.extend(log.iter().filter(|c| c.0 > t0 && c.0 <= to).map(|c| (c.0, inside(c.1))));
-    Ok(reach(&pts, p.bool("hold").unwrap_or(false)).map(|at| log.iter().filter(|c| c.0 > t0 && c.0 <= at).count() as f64))
+    Ok(reach(&pts, p.bool("hold").unwrap_or(false))
+        .map(|at| log.iter().filter(|c| c.0 > t0 && c.0 <= at).count() as f64))
 }
 
 pub fn rate_changes(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {

@@ -99,7 +99,11 @@ pub fn claim_chart(id: &str, title: &str, unit: &str, sweep_label: &str, e: &Cla
         return Some(bars_of(id, title, unit, &rows).render());
     }
     let (x, numeric) = xs(&e.points.iter().map(|p| p.x.clone()).collect::<Vec<_>>());
-    let mut c = Chart::new(title, if numeric { sweep_label } else { "sweep point" }, if unit.is_empty() { "value" } else { unit });
+    let mut c = Chart::new(
+        title,
+        if numeric { sweep_label } else { "sweep point" },
+        if unit.is_empty() { "value" } else { unit },
+    );
     c.id = id.to_string();
     let names: Vec<String> = e.points[0].rows.iter().map(|r| r.name.clone()).collect();
     for (k, name) in names.iter().enumerate() {
@@ -107,10 +111,24 @@ pub fn claim_chart(id: &str, title: &str, unit: &str, sweep_label: &str, e: &Cla
         let row_at = |i: usize| e.points[i].rows.iter().find(|r| &r.name == name);
         let measured: Vec<(f64, f64)> =
             (0..e.points.len()).filter_map(|i| row_at(i).and_then(|r| r.measured.mean).map(|v| (x[i], v))).collect();
-        let paper: Vec<(f64, f64)> = (0..e.points.len()).filter_map(|i| row_at(i).and_then(|r| paper_mid(&r.paper)).map(|v| (x[i], v))).collect();
-        c.series.push(Series { label: format!("{name} ccsim"), color: color.clone(), dash: Dash::Solid, markers: true, points: measured });
+        let paper: Vec<(f64, f64)> = (0..e.points.len())
+            .filter_map(|i| row_at(i).and_then(|r| paper_mid(&r.paper)).map(|v| (x[i], v)))
+            .collect();
+        c.series.push(Series {
+            label: format!("{name} ccsim"),
+            color: color.clone(),
+            dash: Dash::Solid,
+            markers: true,
+            points: measured,
+        });
         if !paper.is_empty() {
-            c.series.push(Series { label: format!("{name} paper"), color, dash: Dash::Dashed, markers: true, points: paper });
+            c.series.push(Series {
+                label: format!("{name} paper"),
+                color,
+                dash: Dash::Dashed,
+                markers: true,
+                points: paper,
+            });
         }
     }
     c.y_scale = y_scale(c.series.iter().flat_map(|s| s.points.iter().map(|p| p.1)));
@@ -121,9 +139,18 @@ pub fn claim_chart(id: &str, title: &str, unit: &str, sweep_label: &str, e: &Cla
 /// A sensitivity sweep: the claim's (first point) value per setting value, per scheme.
 pub fn sensitivity_chart(id: &str, title: &str, unit: &str, s: &SensitivityEval) -> String {
     let (x, numeric) = xs(&s.values.iter().cloned().map(Some).collect::<Vec<_>>());
-    let mut c = Chart::new(title, if numeric { &s.key } else { "setting (see table)" }, if unit.is_empty() { "value" } else { unit });
+    let mut c = Chart::new(
+        title,
+        if numeric { &s.key } else { "setting (see table)" },
+        if unit.is_empty() { "value" } else { unit },
+    );
     c.id = id.to_string();
-    let names: Vec<String> = s.rows.first().and_then(|p| p.first()).map(|rows| rows.iter().map(|r| r.name.clone()).collect()).unwrap_or_default();
+    let names: Vec<String> = s
+        .rows
+        .first()
+        .and_then(|p| p.first())
+        .map(|rows| rows.iter().map(|r| r.name.clone()).collect())
+        .unwrap_or_default();
     for (k, name) in names.iter().enumerate() {
         let points: Vec<(f64, f64)> = s
             .rows
@@ -131,12 +158,22 @@ pub fn sensitivity_chart(id: &str, title: &str, unit: &str, s: &SensitivityEval)
             .enumerate()
             .filter_map(|(i, pts)| pts.first()?.iter().find(|r| &r.name == name)?.measured.mean.map(|v| (x[i], v)))
             .collect();
-        c.series.push(Series { label: name.clone(), color: PALETTE[k % PALETTE.len()].into(), dash: Dash::Solid, markers: true, points });
+        c.series.push(Series {
+            label: name.clone(),
+            color: PALETTE[k % PALETTE.len()].into(),
+            dash: Dash::Solid,
+            markers: true,
+            points,
+        });
     }
     c.y_scale = y_scale(c.series.iter().flat_map(|s| s.points.iter().map(|p| p.1)));
     c.y_from_zero = c.y_scale == Scale::Linear;
     if !numeric {
-        c.title = format!("{} ({})", c.title, s.values.iter().enumerate().map(|(i, v)| format!("{i}: {}", value_text(v))).collect::<Vec<_>>().join(", "));
+        c.title = format!(
+            "{} ({})",
+            c.title,
+            s.values.iter().enumerate().map(|(i, v)| format!("{i}: {}", value_text(v))).collect::<Vec<_>>().join(", ")
+        );
     }
     c.render()
 }
@@ -148,11 +185,17 @@ fn ports_param(f: &Figure) -> Option<Vec<String>> {
     if let Some(p) = f.params.get("port").and_then(|v| v.as_str()) {
         return Some(vec![p.to_string()]);
     }
-    f.params.get("ports").and_then(|v| v.as_array()).map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+    f.params
+        .get("ports")
+        .and_then(|v| v.as_array())
+        .map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect())
 }
 
 fn flows_param(f: &Figure) -> Option<Vec<u32>> {
-    f.params.get("flows").and_then(|v| v.as_array()).map(|a| a.iter().filter_map(|x| x.as_integer().map(|i| i as u32)).collect())
+    f.params
+        .get("flows")
+        .and_then(|v| v.as_array())
+        .map(|a| a.iter().filter_map(|x| x.as_integer().map(|i| i as u32)).collect())
 }
 
 /// One series per traced port (filtered) of a run.
@@ -191,12 +234,20 @@ pub fn figure_chart(id: &str, f: &Figure, runs: &[FigRun]) -> Result<String, Str
     let keep_flow = |id: u32| flows.as_ref().is_none_or(|v| v.contains(&id));
     let mut chart = match f.kind.as_str() {
         "queue_series" => time_chart(&pairs, &f.title, "queue (KB)", |r| port_series(&r.queues, &ports), 1e-3),
-        "utilization_series" => time_chart(&pairs, &f.title, "utilization (%)", |r| port_series(&r.utilization, &ports), 100.0),
+        "utilization_series" => {
+            time_chart(&pairs, &f.title, "utilization (%)", |r| port_series(&r.utilization, &ports), 100.0)
+        }
         "rate_series" => time_chart(
             &pairs,
             &f.title,
             "pacing rate (Gbps)",
-            |r| r.flow_traces.iter().filter(|t| keep_flow(t.flow)).map(|t| (format!("flow {}", t.flow), t.t.clone(), t.rate_bps.clone())).collect(),
+            |r| {
+                r.flow_traces
+                    .iter()
+                    .filter(|t| keep_flow(t.flow))
+                    .map(|t| (format!("flow {}", t.flow), t.t.clone(), t.rate_bps.clone()))
+                    .collect()
+            },
             1e-9,
         ),
         "window_series" => time_chart(
@@ -207,7 +258,13 @@ pub fn figure_chart(id: &str, f: &Figure, runs: &[FigRun]) -> Result<String, Str
                 r.flow_traces
                     .iter()
                     .filter(|t| keep_flow(t.flow))
-                    .map(|t| (format!("flow {}", t.flow), t.t.clone(), t.window.iter().map(|&w| if w > 1e15 { f64::NAN } else { w }).collect()))
+                    .map(|t| {
+                        (
+                            format!("flow {}", t.flow),
+                            t.t.clone(),
+                            t.window.iter().map(|&w| if w > 1e15 { f64::NAN } else { w }).collect(),
+                        )
+                    })
                     .collect()
             },
             1e-3,
@@ -241,8 +298,12 @@ pub fn figure_chart(id: &str, f: &Figure, runs: &[FigRun]) -> Result<String, Str
             c.title = f.title.clone();
             c
         }
-        "slowdown_cdf" => cdf_chart(id, &f.title, "FCT slowdown", runs, |r| r.flows.iter().filter_map(|x| x.slowdown).collect()),
-        "fct_cdf" => cdf_chart(id, &f.title, "FCT (us)", runs, |r| r.flows.iter().filter_map(|x| x.fct.map(|t| t as f64 / 1e6)).collect()),
+        "slowdown_cdf" => {
+            cdf_chart(id, &f.title, "FCT slowdown", runs, |r| r.flows.iter().filter_map(|x| x.slowdown).collect())
+        }
+        "fct_cdf" => cdf_chart(id, &f.title, "FCT (us)", runs, |r| {
+            r.flows.iter().filter_map(|x| x.fct.map(|t| t as f64 / 1e6)).collect()
+        }),
         "rtt_cdf" if runs.iter().all(|x| x.1.rtt.is_some()) => {
             let mut c = Chart::new(&f.title, "RTT (us)", "fraction of RTT samples (CDF)");
             c.x_scale = Scale::Log;
@@ -255,12 +316,22 @@ pub fn figure_chart(id: &str, f: &Figure, runs: &[FigRun]) -> Result<String, Str
                     seen += cnt;
                     pts.push((ccsim_core::results::RttHistogram::value_of(k) / 1e6, seen as f64 / n));
                 }
-                c.series.push(Series { label: name.clone(), color: PALETTE[i % PALETTE.len()].into(), dash: Dash::Solid, markers: false, points: pts });
+                c.series.push(Series {
+                    label: name.clone(),
+                    color: PALETTE[i % PALETTE.len()].into(),
+                    dash: Dash::Solid,
+                    markers: false,
+                    points: pts,
+                });
             }
             c
         }
         "rtt_cdf" => cdf_chart(id, &f.title, "RTT (us)", runs, |r| {
-            r.flow_traces.iter().filter(|t| keep_flow(t.flow)).flat_map(|t| t.acks.iter().map(|&(s, a)| (a - s) as f64 / 1e6)).collect()
+            r.flow_traces
+                .iter()
+                .filter(|t| keep_flow(t.flow))
+                .flat_map(|t| t.acks.iter().map(|&(s, a)| (a - s) as f64 / 1e6))
+                .collect()
         }),
         "bars" => {
             let (metric, params) = f.bars_metric().ok_or("a bars figure names a metric")?;

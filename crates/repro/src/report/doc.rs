@@ -89,12 +89,26 @@ impl Doc {
                     let _ = writeln!(s, "<blockquote>{}</blockquote>", inline(t));
                 }
                 Block::List(items) => {
-                    let _ = writeln!(s, "<ul>{}</ul>", items.iter().map(|i| format!("<li>{}</li>", inline(i))).collect::<String>());
+                    let _ = writeln!(
+                        s,
+                        "<ul>{}</ul>",
+                        items.iter().map(|i| format!("<li>{}</li>", inline(i))).collect::<String>()
+                    );
                 }
                 Block::Table(h, rows) => {
-                    let _ = write!(s, "<table><thead><tr>{}</tr></thead><tbody>", h.iter().map(|c| format!("<th>{}</th>", inline(c))).collect::<String>());
+                    let _ = write!(
+                        s,
+                        "<table><thead><tr>{}</tr></thead><tbody>",
+                        h.iter().map(|c| format!("<th>{}</th>", inline(c))).collect::<String>()
+                    );
                     for r in rows {
-                        let _ = write!(s, "<tr>{}</tr>", r.iter().map(|c| format!("<td class=\"{}\">{}</td>", class_of(c), inline(c))).collect::<String>());
+                        let _ = write!(
+                            s,
+                            "<tr>{}</tr>",
+                            r.iter()
+                                .map(|c| format!("<td class=\"{}\">{}</td>", class_of(c), inline(c)))
+                                .collect::<String>()
+                        );
                     }
                     let _ = writeln!(s, "</tbody></table>");
                 }

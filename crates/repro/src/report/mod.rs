@@ -69,7 +69,13 @@ impl Runs<'_> {
 }
 
 /// Writes every paper's report and the index under `out`; returns the summaries.
-pub fn write(plan: &Plan, cache: &Cache, outcomes: &[Outcome], out: &Path, version: &str) -> Result<Vec<PaperSummary>, String> {
+pub fn write(
+    plan: &Plan,
+    cache: &Cache,
+    outcomes: &[Outcome],
+    out: &Path,
+    version: &str,
+) -> Result<Vec<PaperSummary>, String> {
     let mut sums = Vec::new();
     for pp in &plan.papers {
         let runs = Runs { plan, cache, memo: RefCell::new(HashMap::new()) };
@@ -121,10 +127,19 @@ fn summary_cells(c: &Claim, e: &ClaimEval) -> (String, String) {
     } else {
         rows.iter().collect()
     };
-    let paper: Vec<String> = shown.iter().filter_map(|r| r.paper.as_ref().map(|p| format!("{} {}", r.name, p.text()))).collect();
+    let paper: Vec<String> =
+        shown.iter().filter_map(|r| r.paper.as_ref().map(|p| format!("{} {}", r.name, p.text()))).collect();
     let measured: Vec<String> = shown
         .iter()
-        .map(|r| format!("{} {}", r.name, r.measured.mean.map_or_else(|| if r.measured.undefined > 0 { "never".into() } else { "-".into() }, fmt_num)))
+        .map(|r| {
+            format!(
+                "{} {}",
+                r.name,
+                r.measured
+                    .mean
+                    .map_or_else(|| if r.measured.undefined > 0 { "never".into() } else { "-".into() }, fmt_num)
+            )
+        })
         .collect();
     let paper = if paper.is_empty() && !c.order.is_empty() {
         format!("order: {}", c.order.iter().map(|r| r.names().join(" = ")).collect::<Vec<_>>().join(" < "))
@@ -159,13 +174,28 @@ fn verdict_counts(evals: &[ClaimEval], skipped: &[&Claim]) -> Vec<(Verdict, usiz
         .collect()
 }
 
-fn write_paper(dir: &Path, pp: &PaperPlan, runs: &Runs, outcomes: &[Outcome], version: &str) -> Result<PaperSummary, String> {
+fn write_paper(
+    dir: &Path,
+    pp: &PaperPlan,
+    runs: &Runs,
+    outcomes: &[Outcome],
+    version: &str,
+) -> Result<PaperSummary, String> {
     let m = &pp.manifest;
     let full = runs.plan.full;
     let evals = verdict::evaluate(m, &pp.claims, full, &|i, metric, p| runs.value(i, metric, p));
     let skipped: Vec<&Claim> = m.claims.iter().filter(|c| c.status != Status::Run).collect();
     let counts = verdict_counts(&evals, &skipped);
-    let mut used: Vec<usize> = pp.claims.iter().flat_map(|c| c.points.iter().chain(c.sensitivity.iter().flat_map(|s| s.points.iter().flatten())).flat_map(|p| p.runs.values().flatten().copied())).collect();
+    let mut used: Vec<usize> = pp
+        .claims
+        .iter()
+        .flat_map(|c| {
+            c.points
+                .iter()
+                .chain(c.sensitivity.iter().flat_map(|s| s.points.iter().flatten()))
+                .flat_map(|p| p.runs.values().flatten().copied())
+        })
+        .collect();
     used.extend(pp.figures.iter().flat_map(|f| f.runs.values().copied()));
     used.sort_unstable();
     used.dedup();
@@ -213,7 +243,10 @@ fn write_paper(dir: &Path, pp: &PaperPlan, runs: &Runs, outcomes: &[Outcome], ve
     }
     d.push(Block::Heading(2, "Claims".into(), "claims".into()));
     d.push(Block::Table(
-        ["claim", "where", "paper", "measured", "direction", "within 2x", "verdict"].iter().map(|s| s.to_string()).collect(),
+        ["claim", "where", "paper", "measured", "direction", "within 2x", "verdict"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
         rows,
     ));
     for e in &evals {
@@ -261,7 +294,8 @@ fn claim_section(d: &mut Doc, m: &crate::manifest::Manifest, e: &ClaimEval, full
     }
     let scale = c.scale(full);
     let scenario = scale.and_then(|s| s.scenario.clone()).or_else(|| c.scenario.clone()).unwrap_or_default();
-    let sets = scale.map(|s| params_text(&s.set)).filter(|s| !s.is_empty()).map(|s| format!(" with {s}")).unwrap_or_default();
+    let sets =
+        scale.map(|s| params_text(&s.set)).filter(|s| !s.is_empty()).map(|s| format!(" with {s}")).unwrap_or_default();
     d.push(Block::Para(format!(
         "Scenario `{scenario}`{sets}; schemes {}; metric `{}` ({}){}; compare: {}{}.",
         c.schemes.join(", "),
@@ -274,18 +308,30 @@ fn claim_section(d: &mut Doc, m: &crate::manifest::Manifest, e: &ClaimEval, full
     if let Some(err) = &e.error {
         d.push(Block::Para(format!("**Error:** {err}")));
     }
-    let sweep_label = c.sweep.as_ref().map(|s| s.label.clone().or_else(|| s.key.clone()).unwrap_or_else(|| "point".into())).unwrap_or_default();
+    let sweep_label = c
+        .sweep
+        .as_ref()
+        .map(|s| s.label.clone().or_else(|| s.key.clone()).unwrap_or_else(|| "point".into()))
+        .unwrap_or_default();
     for p in &e.points {
         let mut rows = Vec::new();
         for r in &p.rows {
-            rows.push(vec![r.name.clone(), r.paper.as_ref().map_or_else(|| "-".into(), |x| x.text()), charts::measured_text(r)]);
+            rows.push(vec![
+                r.name.clone(),
+                r.paper.as_ref().map_or_else(|| "-".into(), |x| x.text()),
+                charts::measured_text(r),
+            ]);
         }
         let head = match &p.x {
             Some(x) => format!("{sweep_label} = {}", value_text(x)),
             None => "scheme".into(),
         };
         if p.x.is_some() {
-            d.push(Block::Para(format!("At {head}: direction {}, within 2x {}.", p.direction.mark(), p.within2x.mark())));
+            d.push(Block::Para(format!(
+                "At {head}: direction {}, within 2x {}.",
+                p.direction.mark(),
+                p.within2x.mark()
+            )));
         }
         d.push(Block::Table(vec![head, format!("paper {}", unit_label(c)), format!("ccsim {}", unit_label(c))], rows));
     }
@@ -307,19 +353,27 @@ fn claim_section(d: &mut Doc, m: &crate::manifest::Manifest, e: &ClaimEval, full
     if let Some(ch) = &c.chose {
         d.push(Block::Para(format!("*ccsim chose:* {ch}")));
     }
-    if let Some(svg) = charts::claim_chart(&format!("c-{}", c.id), &format!("{}: {}", c.id, c.where_), &unit_label(c), &sweep_label, e) {
+    if let Some(svg) =
+        charts::claim_chart(&format!("c-{}", c.id), &format!("{}: {}", c.id, c.where_), &unit_label(c), &sweep_label, e)
+    {
         d.push(Block::Chart(format!("claim-{}.svg", c.id), svg));
     }
     for (k, s) in e.sensitivity.iter().enumerate() {
         let why = c.sensitivity.get(k).and_then(|x| x.why.clone()).map(|w| format!(" ({w})")).unwrap_or_default();
         d.push(Block::Para(format!("Sensitivity to `{}`{why}:", s.key)));
-        let names: Vec<String> = s.rows.first().and_then(|p| p.first()).map(|r| r.iter().map(|x| x.name.clone()).collect()).unwrap_or_default();
+        let names: Vec<String> = s
+            .rows
+            .first()
+            .and_then(|p| p.first())
+            .map(|r| r.iter().map(|x| x.name.clone()).collect())
+            .unwrap_or_default();
         let mut head = vec![s.key.clone()];
         head.extend(names.iter().cloned());
         let mut rows = Vec::new();
         for (i, v) in s.values.iter().enumerate() {
             for (j, pts) in s.rows[i].iter().enumerate() {
-                let mut row = vec![if s.rows[i].len() > 1 { format!("{} (point {j})", value_text(v)) } else { value_text(v) }];
+                let mut row =
+                    vec![if s.rows[i].len() > 1 { format!("{} (point {j})", value_text(v)) } else { value_text(v) }];
                 for n in &names {
                     row.push(pts.iter().find(|r| &r.name == n).map(charts::measured_text).unwrap_or_default());
                 }
@@ -329,7 +383,12 @@ fn claim_section(d: &mut Doc, m: &crate::manifest::Manifest, e: &ClaimEval, full
         d.push(Block::Table(head, rows));
         d.push(Block::Chart(
             format!("sens-{}-{k}.svg", c.id),
-            charts::sensitivity_chart(&format!("s-{}-{k}", c.id), &format!("{}: sensitivity to {}", c.id, s.key), &unit_label(c), s),
+            charts::sensitivity_chart(
+                &format!("s-{}-{k}", c.id),
+                &format!("{}: sensitivity to {}", c.id, s.key),
+                &unit_label(c),
+                s,
+            ),
         ));
     }
 }
@@ -393,7 +452,10 @@ fn write_index(out: &Path, sums: &[PaperSummary], full: bool) -> Result<(), Stri
     total.extend(tot.iter().map(|x| x.to_string()));
     rows.push(total);
     d.push(Block::Table(
-        ["paper", "claims", "reproduced", "direction only", "not reproduced", "error", "not simulated", "runs"].iter().map(|s| s.to_string()).collect(),
+        ["paper", "claims", "reproduced", "direction only", "not reproduced", "error", "not simulated", "runs"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
         rows,
     ));
     let fail = |e: std::io::Error| format!("cannot write the index in {}: {e}", out.display());
