@@ -154,7 +154,7 @@ pub struct SrccConfig {
     /// or long paths). Default 100KB [unverified: the paper gives none; about
     /// 8 us of a 100G port, below DCQCN's default Kmin 400 KB at 100G].
     pub q_floor: Bytes,
-    /// > 0: fixed Q_cth = this fraction of Q_PFC instead of eq. (6) (the
+    /// Above 0: fixed Q_cth = this fraction of Q_PFC instead of eq. (6) (the
     /// paper's Fig. 8(a) "40% / 60% fixed buffer size", read as fractions of the
     /// PFC threshold). Default 0 (dynamic).
     pub fixed_qcth_frac: f64,

@@ -77,8 +77,7 @@ fn fabric() -> ccsim_core::Topology {
 fn cnm_reaches_culprit_senders_within_one_rtt_and_spares_the_victim() {
     let log: Log = Arc::new(Mutex::new(Vec::new()));
     // 1.4 MB buffers: Q_PFC of switch 7's 400G ingress ~556 KB, Q_cth ~253 KB
-    let mut net = NetConfig::default();
-    net.buffer = Bytes(1_400_000);
+    let net = NetConfig { buffer: Bytes(1_400_000), ..Default::default() };
     let cfg = SrccConfig { rtt: Dur(7 * US), buffer: net.buffer, ..Default::default() };
     let scheme = Probe { cfg, log: log.clone() };
     let flows = vec![flow(0, 0, 3, 2_000_000, 0), flow(1, 1, 3, 2_000_000, 0), flow(2, 2, 4, 2_000_000, 0)];
@@ -124,8 +123,7 @@ fn go(
 fn srcc_over_dcqcn_avoids_pause_that_blocks_the_victim() {
     // 1.4 MB buffers: the 400G ingress of switch 7 pauses at ~556 KB (less as
     // the buffer fills); SRCC's Q_cth there is ~253 KB
-    let mut net = NetConfig::default();
-    net.buffer = Bytes(1_400_000);
+    let net = NetConfig { buffer: Bytes(1_400_000), ..Default::default() };
     let flows = vec![flow(0, 0, 3, 3_000_000, 0), flow(1, 1, 3, 3_000_000, 0), flow(2, 2, 4, 3_000_000, 0)];
     let topo = fabric();
     let srcc = go(&topo, &net, &flows, "srcc", "rtt = \"7us\"\nbuffer = \"1.4MB\"", None);
@@ -175,8 +173,7 @@ fn srcc_over_dcqcn_avoids_pause_that_blocks_the_victim() {
 #[test]
 fn fig2_small_srcc_sends_fewer_pauses_than_dcqcn() {
     let topo = leaf_spine(2, 2, 8, Tier::new(G100, 2 * US), Tier::new(G100, 2 * US)).unwrap();
-    let mut net = NetConfig::default();
-    net.buffer = Bytes(2_000_000);
+    let net = NetConfig { buffer: Bytes(2_000_000), ..Default::default() };
     let mut flows = Vec::new();
     for h in 0..4 {
         flows.push(flow(flows.len() as u32, h, 15, 100_000_000, 0));

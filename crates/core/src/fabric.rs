@@ -419,13 +419,13 @@ impl Simulator {
                 }
             }
             let mut shared = 0;
-            for (k, p) in self.ports[a..b].iter().enumerate() {
-                for c in 1..NC {
+            for (p, held) in self.ports[a..b].iter().zip(&held) {
+                for (c, &queued) in held.iter().enumerate().skip(1) {
                     let acc = p.ing_bytes[c] + p.hdrm_bytes[c];
-                    if acc != held[k][c] {
+                    if acc != queued {
                         return Err(format!(
                             "switch {} ingress to {} class {c}: accounted {} B (ingress {} + headroom {}), queued {} B",
-                            sw.node, p.peer, acc, p.ing_bytes[c], p.hdrm_bytes[c], held[k][c]
+                            sw.node, p.peer, acc, p.ing_bytes[c], p.hdrm_bytes[c], queued
                         ));
                     }
                     shared += p.ing_bytes[c].saturating_sub(reserve);

@@ -17,6 +17,12 @@ use ccsim_scenario::{Overrides, Scenario};
 
 use crate::manifest::{self, Claim, Figure, Manifest, Status};
 
+/// `--set` values, in order.
+pub type Sets = Vec<(String, toml::Value)>;
+
+/// One point of a claim: (sweep value, scenario file, sets).
+type PointSpec = (Option<toml::Value>, String, Sets);
+
 /// One simulation: what the runner (local or on a cluster) needs.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct RunSpec {
@@ -228,12 +234,7 @@ impl Planner<'_> {
     }
 
     /// (sweep value, scenario file, sets) of each point of a claim.
-    fn points_of(
-        &self,
-        c: &Claim,
-        file: &str,
-        base: &[(String, toml::Value)],
-    ) -> Vec<(Option<toml::Value>, String, Vec<(String, toml::Value)>)> {
+    fn points_of(&self, c: &Claim, file: &str, base: &[(String, toml::Value)]) -> Vec<PointSpec> {
         match &c.sweep {
             None => vec![(None, file.to_string(), base.to_vec())],
             Some(sw) => sw

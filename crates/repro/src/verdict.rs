@@ -19,6 +19,15 @@ use crate::manifest::{Claim, Compare, Manifest};
 use crate::metrics;
 use crate::plan::{PointPlan, SeedRuns};
 
+/// A metric's value on each seed's run (None: undefined; Err: the run or metric failed).
+pub type SeedValues = Vec<Result<Option<f64>, String>>;
+
+/// [`SeedValues`] per scheme.
+pub type PerScheme = BTreeMap<String, SeedValues>;
+
+/// Computes metric `name` with `params` on run `index` of the plan.
+pub type MetricFn<'a> = dyn Fn(usize, &str, &toml::Table) -> Result<Option<f64>, String> + 'a;
+
 /// A value over seeds, in the claim's unit.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Measured {
@@ -191,7 +200,7 @@ pub fn fmt_num(x: f64) -> String {
     let a = x.abs();
     if a == 0.0 {
         "0".into()
-    } else if a >= 1e6 || a < 1e-3 {
+    } else if !(1e-3..1e6).contains(&a) {
         format!("{x:.3e}")
     } else if a >= 100.0 {
         format!("{x:.0}")
@@ -229,12 +238,7 @@ fn paper_at(c: &Claim, key: &str, i: usize) -> Option<PaperValue> {
 }
 
 /// Computes a claim's metric on every run of a point, per scheme, in the claim's unit.
-pub fn measure_point(
-    c: &Claim,
-    full: bool,
-    runs: &BTreeMap<String, SeedRuns>,
-    value: &dyn Fn(usize, &str, &toml::Table) -> Result<Option<f64>, String>,
-) -> BTreeMap<String, Vec<Result<Option<f64>, String>>> {
+pub fn measure_point(c: &Claim, full: bool, runs: &BTreeMap<String, SeedRuns>, value: &MetricFn) -> PerScheme {
     let metric = c.metric.as_deref().unwrap_or("");
     let params = c.params_at(full);
     let unit = c.value_unit();
@@ -266,7 +270,7 @@ fn changes(a: &[Result<Option<f64>, String>], b: &[Result<Option<f64>, String>])
 }
 
 /// Rows of one point: the schemes' values, and for `relative` the changes.
-fn rows_of(c: &Claim, i: usize, per: &BTreeMap<String, Vec<Result<Option<f64>, String>>>) -> Vec<Row> {
+fn rows_of(c: &Claim, i: usize, per: &PerScheme) -> Vec<Row> {
     let mut rows: Vec<Row> = c
         .schemes
         .iter()
@@ -435,10 +439,7 @@ fn order_holds(ranks: &[Vec<String>], value: &dyn Fn(&str) -> Option<f64>) -> Ch
 }
 
 /// Judges a claim from its points' per-scheme values.
-pub fn judge(
-    c: &Claim,
-    points: Vec<(Option<toml::Value>, BTreeMap<String, Vec<Result<Option<f64>, String>>>)>,
-) -> (Vec<PointEval>, Check, Check) {
+pub fn judge(c: &Claim, points: Vec<(Option<toml::Value>, PerScheme)>) -> (Vec<PointEval>, Check, Check) {
     let mut out = Vec::new();
     for (i, (x, per)) in points.iter().enumerate() {
         let rows = rows_of(c, i, per);
@@ -519,12 +520,7 @@ pub fn verdict(direction: Check, within2x: Check) -> Verdict {
 
 /// Evaluates every planned claim of a paper; `value(run, metric, params)`
 /// computes a metric on a run (from the cache).
-pub fn evaluate(
-    m: &Manifest,
-    claims: &[crate::plan::ClaimPlan],
-    full: bool,
-    value: &dyn Fn(usize, &str, &toml::Table) -> Result<Option<f64>, String>,
-) -> Vec<ClaimEval> {
+pub fn evaluate(m: &Manifest, claims: &[crate::plan::ClaimPlan], full: bool, value: &MetricFn) -> Vec<ClaimEval> {
     claims
         .iter()
         .map(|cp| {

@@ -602,7 +602,7 @@ fn read_variants(
             }
             None => return Err(at(label, text, &path, None, "needs `base = \"<scheme>\"`, the scheme it varies")),
         };
-        if !registered.iter().any(|k| *k == base) {
+        if !registered.contains(&base) {
             return Err(at(
                 label,
                 text,

@@ -42,15 +42,18 @@ impl PaperSummary {
     }
 }
 
+/// A run's result with the scenario it ran.
+type Loaded = Rc<(RunResult, Scenario)>;
+
 /// Results of the plan's runs, loaded from the cache on demand (one paper at a time).
 struct Runs<'a> {
     plan: &'a Plan,
     cache: &'a Cache,
-    memo: RefCell<HashMap<usize, Rc<(RunResult, Scenario)>>>,
+    memo: RefCell<HashMap<usize, Loaded>>,
 }
 
 impl Runs<'_> {
-    fn get(&self, i: usize) -> Result<Rc<(RunResult, Scenario)>, String> {
+    fn get(&self, i: usize) -> Result<Loaded, String> {
         if let Some(x) = self.memo.borrow().get(&i) {
             return Ok(x.clone());
         }
@@ -405,7 +408,7 @@ fn figures_section(d: &mut Doc, pp: &PaperPlan, runs: &Runs) {
             d.push(Block::Para(format!("**Error:** {e}")));
             continue;
         }
-        let loaded: Result<Vec<(String, Rc<(RunResult, Scenario)>)>, String> =
+        let loaded: Result<Vec<(String, Loaded)>, String> =
             f.schemes.iter().map(|s| runs.get(fp.runs[s]).map(|x| (s.clone(), x))).collect();
         let drawn = loaded.and_then(|l| {
             let refs: Vec<charts::FigRun> = l.iter().map(|(n, x)| (n.clone(), &x.0, &x.1)).collect();
@@ -460,6 +463,6 @@ fn write_index(out: &Path, sums: &[PaperSummary], full: bool) -> Result<(), Stri
     ));
     let fail = |e: std::io::Error| format!("cannot write the index in {}: {e}", out.display());
     std::fs::create_dir_all(out).map_err(fail)?;
-    std::fs::write(out.join("index.md"), d.markdown().replace("/report.md)", "/report.md)")).map_err(fail)?;
+    std::fs::write(out.join("index.md"), d.markdown()).map_err(fail)?;
     std::fs::write(out.join("index.html"), d.html().replace("/report.md\"", "/report.html\"")).map_err(fail)
 }
