@@ -12,7 +12,7 @@ use crate::svg::{decimate, Chart, Dash, Scale, Series, PALETTE};
 /// Groups of equal flow count in the slowdown chart (HPCC-style).
 pub const SLOWDOWN_GROUPS: usize = 20;
 /// Most points drawn per time series.
-const MAX_POINTS: usize = 1600;
+const MAX_POINTS: usize = 800;
 
 /// How a series is drawn: by scheme when several runs are overlaid, else by series.
 fn style(run: usize, runs: usize, idx: usize) -> (String, Dash) {

@@ -95,6 +95,18 @@ pub fn escape(s: &str) -> String {
     out
 }
 
+/// A chart title centred on the whole width, its font shrunk so that it
+/// fits (about 0.6 em per character of a bold sans-serif).
+fn title_text(title: &str, width: f64, size: f64) -> String {
+    let chars = title.chars().count().max(1) as f64;
+    let size = size.min((width - 16.0) / (0.6 * chars)).max(8.0);
+    format!(
+        "<text x=\"{:.1}\" y=\"22\" text-anchor=\"middle\" font-size=\"{size:.1}\" font-weight=\"bold\">{}</text>",
+        width / 2.0,
+        escape(title)
+    )
+}
+
 /// A compact tick label: 0.5, 2, 150, 20K, 1.5M, 3G.
 pub fn fmt_tick(v: f64) -> String {
     let a = v.abs();
@@ -244,9 +256,8 @@ impl Chart {
         );
         let _ = writeln!(
             s,
-            "<text x=\"{:.1}\" y=\"22\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">{}</text>",
-            LEFT + pw / 2.0,
-            escape(&self.title)
+            "{}",
+            title_text(&self.title, w, 15.0)
         );
         // Grid and ticks.
         let _ = writeln!(s, "<g stroke=\"#e3e3e3\" stroke-width=\"1\">");
@@ -451,9 +462,8 @@ impl BarChart {
         );
         let _ = writeln!(
             s,
-            "<text x=\"{:.1}\" y=\"22\" text-anchor=\"middle\" font-size=\"14\" font-weight=\"bold\">{}</text>",
-            LEFT + pw / 2.0,
-            escape(&self.title)
+            "{}",
+            title_text(&self.title, w, 14.0)
         );
         let _ = writeln!(s, "<g stroke=\"#e3e3e3\">");
         for &t in &ya.ticks {
