@@ -280,3 +280,45 @@ fn validate_the_sqcc_paper_scenarios() {
     let out = ok(&args);
     assert_eq!(out.matches("ok: ").count(), 11, "{out}");
 }
+
+#[test]
+fn reproduce_runs_a_manifest_then_answers_from_the_cache() {
+    let t = Tmp::new("repro");
+    let exp = repo().join("crates/repro/tests/tiny");
+    let (out, cache) = (t.0.join("out"), t.0.join("cache"));
+    let args = |extra: &[&str]| -> Vec<String> {
+        let mut a: Vec<String> =
+            ["reproduce", "tiny", "--experiments", exp.to_str().unwrap()].iter().map(|s| s.to_string()).collect();
+        a.extend(
+            ["--out", out.to_str().unwrap(), "--cache", cache.to_str().unwrap(), "-q"].iter().map(|s| s.to_string()),
+        );
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let run = |extra: &[&str]| {
+        let a = args(extra);
+        ok(&a.iter().map(|s| s.as_str()).collect::<Vec<_>>())
+    };
+    let first = run(&[]);
+    assert!(first.contains("7 runs: 7 simulated, 0 from the cache, 0 failed"), "{first}");
+    // claims, reproduced, direction only, not reproduced, error, not simulated
+    let row = first.lines().find(|l| l.starts_with("tiny")).unwrap_or_else(|| panic!("{first}"));
+    assert_eq!(row.split_whitespace().collect::<Vec<_>>(), ["tiny", "6", "3", "1", "1", "0", "1"], "{first}");
+    assert!(out.join("tiny/report.md").is_file() && out.join("tiny/report.html").is_file());
+    let second = run(&[]);
+    assert!(second.contains("7 runs: 0 simulated, 7 from the cache, 0 failed"), "{second}");
+    // one claim: only its runs
+    let one = run(&["--claim", "lone-slowdown"]);
+    assert!(one.contains("1 runs: 0 simulated, 1 from the cache"), "{one}");
+    let list = ok(&["reproduce", "--list", "--experiments", exp.to_str().unwrap()]);
+    assert!(list.contains("tiny") && list.contains("reduced est."), "{list}");
+    let bad = ccsim(&["reproduce", "nope", "--experiments", exp.to_str().unwrap()]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(text(&bad.stderr).contains("unknown paper 'nope' (known: tiny, all)"), "{}", text(&bad.stderr));
+}
+
+#[test]
+fn every_paper_manifest_plans_without_problems() {
+    let out = ok(&["reproduce", "all", "--check", "-q"]);
+    assert!(out.contains("5 paper(s)") && out.contains("0 problem(s)"), "{out}");
+}

@@ -254,11 +254,7 @@ impl Chart {
             "<defs><clipPath id=\"{}\"><rect x=\"{LEFT}\" y=\"{TOP}\" width=\"{pw:.1}\" height=\"{ph:.1}\"/></clipPath></defs>",
             escape(&self.id)
         );
-        let _ = writeln!(
-            s,
-            "{}",
-            title_text(&self.title, w, 15.0)
-        );
+        let _ = writeln!(s, "{}", title_text(&self.title, w, 15.0));
         // Grid and ticks.
         let _ = writeln!(s, "<g stroke=\"#e3e3e3\" stroke-width=\"1\">");
         for &t in &xa.ticks {
@@ -460,11 +456,7 @@ impl BarChart {
             s,
             "<defs><pattern id=\"{id}-hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#777\" stroke-width=\"2\"/></pattern></defs>"
         );
-        let _ = writeln!(
-            s,
-            "{}",
-            title_text(&self.title, w, 14.0)
-        );
+        let _ = writeln!(s, "{}", title_text(&self.title, w, 14.0));
         let _ = writeln!(s, "<g stroke=\"#e3e3e3\">");
         for &t in &ya.ticks {
             let y = py(t);
