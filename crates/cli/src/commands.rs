@@ -229,7 +229,7 @@ pub fn compare(a: &CompareArgs) -> Result<(), Fail> {
 pub fn validate(a: &ValidateArgs) -> Result<(), Fail> {
     let mut bad = 0;
     for f in &a.files {
-        match scenario::load(f, &Overrides::default()) {
+        match scenario::load(f, &Overrides::default()).and_then(|s| s.check_schemes().map(|_| s)) {
             Ok(s) => println!("ok: {}\n", s.summary()),
             Err(e) => {
                 eprintln!("error: {e}\n");

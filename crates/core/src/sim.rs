@@ -646,6 +646,12 @@ impl Simulator {
             None
         };
         let int_on = net.int.unwrap_or(req.int_on_data);
+        if let Some(r) = net.rto.filter(|r| r.0 > 0 && r.0 < max_base_rtt) {
+            return Err(format!(
+                "network.rto = {r}: shorter than the fabric's largest base RTT ({:.3}us): every packet would time out before its ACK could arrive",
+                max_base_rtt as f64 / 1e6
+            ));
+        }
         let rto = match net.rto {
             Some(d) if d.0 > 0 => Some(d.0),
             Some(_) => None,

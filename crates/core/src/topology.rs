@@ -32,6 +32,31 @@ pub struct Topology {
 }
 
 impl Topology {
+    /// The host ids as ranges, e.g. "0-15, 20-35".
+    pub fn host_ranges(&self) -> String {
+        let mut out: Vec<String> = Vec::new();
+        let mut run: Option<(usize, usize)> = None;
+        for (i, k) in self.nodes.iter().enumerate() {
+            match (run, *k == NodeKind::Host) {
+                (None, true) => run = Some((i, i)),
+                (Some((a, b)), true) if b + 1 == i => run = Some((a, i)),
+                (Some((a, b)), host) => {
+                    out.push(if a == b { a.to_string() } else { format!("{a}-{b}") });
+                    run = host.then_some((i, i));
+                }
+                (None, false) => {}
+            }
+        }
+        if let Some((a, b)) = run {
+            out.push(if a == b { a.to_string() } else { format!("{a}-{b}") });
+        }
+        if out.is_empty() {
+            "none".into()
+        } else {
+            out.join(", ")
+        }
+    }
+
     pub fn hosts(&self) -> Vec<u32> {
         (0..self.nodes.len() as u32).filter(|&i| self.nodes[i as usize] == NodeKind::Host).collect()
     }
@@ -57,8 +82,10 @@ impl Topology {
         for (i, l) in self.links.iter().enumerate() {
             if l.a as usize >= n || l.b as usize >= n {
                 return Err(format!(
-                    "link {i} ({} - {}) names a node that does not exist (nodes are 0..{})",
-                    l.a, l.b, n
+                    "link {i} ({} - {}) names a node that does not exist (node ids are 0 to {})",
+                    l.a,
+                    l.b,
+                    n.saturating_sub(1)
                 ));
             }
             if l.a == l.b {
@@ -129,7 +156,7 @@ impl Topology {
             let name = format!("network.link_events[{i}] (at {}, {} - {})", e.at, e.a, e.b);
             for x in [e.a, e.b] {
                 if x >= n {
-                    return Err(format!("{name}: node {x} does not exist (nodes are 0..{})", n.saturating_sub(1)));
+                    return Err(format!("{name}: node {x} does not exist (node ids are 0 to {})", n.saturating_sub(1)));
                 }
             }
             let Some(li) = self.link_between(e.a, e.b) else {

@@ -3,9 +3,26 @@
 //! ("100Gbps", "25G"). A value with a missing or unknown unit is refused with a
 //! message that names the value and the units accepted.
 
-use crate::time::Time;
+use crate::time::{Time, SEC};
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+
+/// Longest duration (or time) a scenario may give: 10^6 s of simulated time
+/// (about 11.6 days), so that sums of times never overflow `Time`.
+pub const MAX_DURATION: Time = 1_000_000 * SEC;
+/// Largest size: 10 TB, so that sums over many flows never overflow.
+pub const MAX_BYTES: u64 = 10_000_000_000_000;
+/// Highest rate: 1 Pbps.
+pub const MAX_RATE: u64 = 1_000_000_000_000_000;
+
+/// `v` x `mult` as a whole number, refused above `max` (no silent clamping).
+fn scaled(s: &str, what: &str, v: f64, mult: f64, max: u64, max_text: &str) -> Result<u64, String> {
+    let x = (v * mult).round();
+    if !(x <= max as f64) {
+        return Err(format!("invalid {what} '{s}': too large (at most {max_text})"));
+    }
+    Ok(x as u64)
+}
 
 /// A duration in picoseconds, written "10us", "1.5 ms", "800ns", "2s", "50ps".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default, Hash)]
@@ -49,7 +66,7 @@ pub fn parse_dur(s: &str) -> Result<Time, String> {
     if !(v.is_finite() && v >= 0.0) {
         return Err(err());
     }
-    Ok((v * mult).round() as Time)
+    scaled(s, "duration", v, mult, MAX_DURATION, "1000000s, about 11.6 days of simulated time")
 }
 
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
@@ -70,7 +87,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
     if !(v.is_finite() && v >= 0.0) {
         return Err(err());
     }
-    Ok((v * mult).round() as u64)
+    scaled(s, "size", v, mult, MAX_BYTES, "10TB")
 }
 
 pub fn parse_rate(s: &str) -> Result<u64, String> {
@@ -90,7 +107,10 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
     if !(v.is_finite() && v > 0.0) {
         return Err(err());
     }
-    Ok((v * mult).round() as u64)
+    match scaled(s, "rate", v, mult, MAX_RATE, "1000Tbps")? {
+        0 => Err(format!("invalid rate '{s}': below 1 bps")),
+        r => Ok(r),
+    }
 }
 
 pub fn fmt_dur(t: Time) -> String {
@@ -216,6 +236,14 @@ mod tests {
         assert!(parse_rate("0Gbps").is_err());
         assert!(parse_rate("100").is_err());
         assert_eq!(fmt_dur(1_500_000), "1500ns");
+        // nothing is clamped: too large or too small values are refused
+        assert!(parse_dur("1e30s").unwrap_err().contains("too large (at most 1000000s"));
+        assert_eq!(parse_dur("1000000s").unwrap(), MAX_DURATION);
+        assert!(parse_bytes("1e30B").unwrap_err().contains("too large (at most 10TB)"));
+        assert!(parse_bytes("18446744073709551615").unwrap_err().contains("too large"));
+        assert!(parse_rate("0.1bps").unwrap_err().contains("below 1 bps"));
+        assert!(parse_rate("1e30Gbps").unwrap_err().contains("too large"));
+        assert!(parse_dur("NaNs").is_err() && parse_bytes("inf").is_err());
         assert_eq!(fmt_rate(100_000_000_000), "100Gbps");
     }
 }

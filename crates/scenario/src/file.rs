@@ -538,10 +538,30 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
         let any = !trace.queue_ports.is_empty() || !trace.util_ports.is_empty() || !trace.flows.is_empty();
         trace.interval = match t.interval {
             Some(Dur(0)) => return Err(at_here(label, text, "trace.interval", "must be greater than zero")),
+            Some(Dur(d)) if d < ccsim_core::time::NS => {
+                return Err(at_here(label, text, "trace.interval", "must be at least 1ns (shorter than any packet time)"))
+            }
             Some(Dur(d)) => d,
             None if any => DEFAULT_TRACE_INTERVAL,
             None => 0,
         };
+        let series = trace.queue_ports.len() + trace.util_ports.len() + trace.flows.len();
+        if trace.interval > 0 && series > 0 {
+            let samples = series as f64 * (stop.unwrap_or_else(|| expected_end(&topo, &flows)) as f64 / trace.interval as f64);
+            if samples > MAX_TRACE_SAMPLES {
+                return Err(at_here(
+                    label,
+                    text,
+                    "trace.interval",
+                    &format!(
+                        "would record about {samples:.2e} samples ({} series{}), about {:.0} GB; use a longer interval, fewer series or a stop time",
+                        series,
+                        if stop.is_some() { "" } else { " until the flows end" },
+                        samples * 32.0 / 1e9
+                    ),
+                ));
+            }
+        }
     }
 
     let out_dir = ov
@@ -567,6 +587,16 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
         trace,
         out_dir,
     })
+}
+
+/// Most trace samples a run may record (about 16 GB of CSV).
+pub const MAX_TRACE_SAMPLES: f64 = 5e8;
+
+/// When the flows would end at line rate (twice that, as a margin): the
+/// length of a run without a stop time, for cost estimates.
+fn expected_end(topo: &Topology, flows: &[FlowSpec]) -> Time {
+    let rate = |h: u32| topo.links.iter().find(|l| l.a == h || l.b == h).map_or(1e9, |l| l.rate_bps as f64);
+    flows.iter().map(|f| f.start + (f.size as f64 * 8.0 / rate(f.src) * 1e12) as Time).max().unwrap_or(0) * 2
 }
 
 /// Reads `[variants.*]`: each a table with a registered `base` scheme and
@@ -659,6 +689,17 @@ impl Scenario {
             None => registry::make_scheme(name, self.scheme_params.get(name))
                 .map_err(|m| in_section(&self.label, &format!("scheme.{name}"), &m)),
         }
+    }
+
+    /// Builds the simulator for every scheme of the scenario (and drops it):
+    /// every check a run makes before simulating, for `validate`.
+    pub fn check_schemes(&self) -> Result<(), String> {
+        for name in &self.schemes {
+            let scheme = self.make_scheme(name)?;
+            ccsim_core::Simulator::new(&self.topo, &self.net, &self.flows, scheme.as_ref(), &self.sim_options())
+                .map_err(|e| format!("{}: scheme {name}: {e}", self.label))?;
+        }
+        Ok(())
     }
 
     /// Simulates scheme (or variant) `name` on this scenario; the result is

@@ -14,7 +14,10 @@
 use ccsim_core::flow::FlowSpec;
 use ccsim_core::time::{Time, SEC};
 use ccsim_core::topology::{LinkSpec, NodeKind, Topology};
-use ccsim_core::units::{parse_dur, parse_rate};
+use ccsim_core::units::{parse_dur, parse_rate, MAX_BYTES, MAX_DURATION};
+
+use crate::spec::MAX_FLOWS;
+use crate::topo::{MAX_LINKS, MAX_NODES};
 use std::path::Path;
 
 /// Non-blank lines with their 1-based line numbers and whitespace-split fields.
@@ -48,6 +51,12 @@ pub fn read_topology(path: &Path) -> Result<Topology, String> {
     let n_nodes: u32 = int(head[0], "node count", &at)?;
     let n_sw: u32 = int(head[1], "switch count", &at)?;
     let n_links: usize = int(head[2], "link count", &at)?;
+    if n_nodes as u64 > MAX_NODES {
+        return Err(format!("{at}: node count {n_nodes} is too large (at most {MAX_NODES})"));
+    }
+    if n_links as u64 > MAX_LINKS {
+        return Err(format!("{at}: link count {n_links} is too large (at most {MAX_LINKS})"));
+    }
     if n_sw > n_nodes {
         return Err(format!("{at}: {n_sw} switches but only {n_nodes} nodes"));
     }
@@ -61,7 +70,7 @@ pub fn read_topology(path: &Path) -> Result<Topology, String> {
         for s in ids {
             let id: u32 = int(s, "switch id", &at)?;
             if id >= n_nodes {
-                return Err(format!("{at}: switch id {id} is out of range (nodes are 0..{n_nodes})"));
+                return Err(format!("{at}: switch id {id} is out of range (node ids are 0 to {})", n_nodes.saturating_sub(1)));
             }
             if nodes[id as usize] == NodeKind::Switch {
                 return Err(format!("{at}: switch id {id} is listed twice"));
@@ -69,7 +78,8 @@ pub fn read_topology(path: &Path) -> Result<Topology, String> {
             nodes[id as usize] = NodeKind::Switch;
         }
     }
-    let mut links = Vec::with_capacity(n_links);
+    // the header is not trusted for allocation: lines are counted as read
+    let mut links = Vec::with_capacity(n_links.min(1 << 16));
     for (ln, f) in it {
         let at = format!("{disp}:{ln}");
         if links.len() == n_links {
@@ -82,7 +92,7 @@ pub fn read_topology(path: &Path) -> Result<Topology, String> {
         let b: u32 = int(f[1], "node id", &at)?;
         for x in [a, b] {
             if x >= n_nodes {
-                return Err(format!("{at}: node id {x} is out of range (nodes are 0..{n_nodes})"));
+                return Err(format!("{at}: node id {x} is out of range (node ids are 0 to {})", n_nodes.saturating_sub(1)));
             }
         }
         let rate_bps = parse_rate(f[2]).map_err(|e| format!("{at}: {e}"))?;
@@ -149,10 +159,10 @@ pub fn read_flows(path: &Path) -> Result<Vec<FlowSpec>, String> {
         return Err(format!("{at}: expected the flow count alone on the first line, found {} fields", head.len()));
     }
     let n: usize = int(head[0], "flow count", &at)?;
-    if n > u32::MAX as usize {
-        return Err(format!("{at}: flow count {n} is too large"));
+    if n > MAX_FLOWS {
+        return Err(format!("{at}: flow count {n} is too large (at most {MAX_FLOWS})"));
     }
-    let mut flows = Vec::with_capacity(n.min(1 << 24));
+    let mut flows = Vec::with_capacity(n.min(1 << 16));
     for (ln, f) in it {
         let at = format!("{disp}:{ln}");
         if flows.len() == n {
@@ -169,7 +179,13 @@ pub fn read_flows(path: &Path) -> Result<Vec<FlowSpec>, String> {
         let _pg: u32 = int(f[2], "pg", &at)?;
         let _dport: u32 = int(f[3], "dport", &at)?;
         let size: u64 = int(f[4], "size", &at)?;
+        if size > MAX_BYTES {
+            return Err(format!("{at}: size {size} is too large (at most {MAX_BYTES} bytes)"));
+        }
         let start = parse_seconds_ps(f[5]).map_err(|e| format!("{at}: {e}"))?;
+        if start > MAX_DURATION {
+            return Err(format!("{at}: start time {} s is too large (at most 1000000 s)", f[5]));
+        }
         flows.push(FlowSpec { id: flows.len() as u32, src, dst, size, start, prio: 0 });
     }
     if flows.len() != n {

@@ -16,9 +16,10 @@ use ccsim_core::units::{fmt_rate, Bytes, Dur, Rate};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-/// Most flows one workload entry may generate, to catch a mistyped duration or
-/// load before it exhausts memory (about 1.2 GB of flow records).
-pub const MAX_FLOWS: f64 = 50_000_000.0;
+/// Most flows a workload entry (or an imported flow file, or all entries
+/// together) may have, to catch a mistyped duration or load before it
+/// exhausts memory (about 1.2 GB of flow records).
+pub const MAX_FLOWS: usize = 50_000_000;
 
 /// One explicit flow of a `flows` workload.
 #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -142,7 +143,7 @@ fn check_host(topo: &Topology, field: &str, h: u32) -> Result<(), String> {
     } else if (h as usize) < topo.nodes.len() {
         Err(format!("{field} = {h}: node {h} is a switch, not a host, in topology '{}'", topo.name))
     } else {
-        Err(format!("{field} = {h}: no such node in topology '{}' (nodes are 0..{})", topo.name, topo.nodes.len()))
+        Err(format!("{field} = {h}: no such node in topology '{}' (the hosts are {})", topo.name, topo.host_ranges()))
     }
 }
 
@@ -184,9 +185,9 @@ fn uniform_host_rate(topo: &Topology, field: &str, hosts: &[u32]) -> Result<u64,
 }
 
 fn check_expected_flows(field: &str, expected: f64) -> Result<(), String> {
-    if expected > MAX_FLOWS {
+    if expected > MAX_FLOWS as f64 {
         Err(format!(
-            "{field}: would generate about {expected:.3e} flows; the limit per workload entry is {MAX_FLOWS:.0e}"
+            "{field}: would generate about {expected:.3e} flows; the limit per workload entry is {MAX_FLOWS}"
         ))
     } else {
         Ok(())
@@ -422,8 +423,8 @@ pub fn generate_all_tagged(
         let flows = s.generate_named(&format!("workload[{i}]"), topo, base_dir, &mut rng)?;
         all.extend(flows.into_iter().map(|f| (f, i as u32)));
     }
-    if all.len() > u32::MAX as usize {
-        return Err(format!("the workloads generate {} flows; at most {} are supported", all.len(), u32::MAX));
+    if all.len() > MAX_FLOWS {
+        return Err(format!("the workloads generate {} flows; at most {MAX_FLOWS} are supported", all.len()));
     }
     all.sort_by_key(|(f, _)| f.start);
     for (i, (f, _)) in all.iter_mut().enumerate() {

@@ -125,19 +125,19 @@ fn walk_value<'a, 'i>(
     }
 }
 
-/// Names and values a serde message quotes: `x`, 'x' or "x".
+/// Names and values a serde message quotes (`x`, 'x' or "x", possibly
+/// empty), before its "expected ..." / "e.g. ..." part, which quotes
+/// examples rather than what is wrong.
 fn quoted_tokens(msg: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let chars: Vec<char> = msg.chars().collect();
+    let end = ["expected", "e.g."].iter().filter_map(|w| msg.find(w)).min().unwrap_or(msg.len());
+    let chars: Vec<char> = msg[..end].chars().collect();
     let mut i = 0;
     while i < chars.len() {
         let q = chars[i];
         if q == '`' || q == '\'' || q == '"' {
             if let Some(len) = chars[i + 1..].iter().position(|&c| c == q) {
-                let tok: String = chars[i + 1..i + 1 + len].iter().collect();
-                if !tok.is_empty() {
-                    out.push(tok);
-                }
+                out.push(chars[i + 1..i + 1 + len].iter().collect());
                 i += len + 2;
                 continue;
             }
@@ -164,14 +164,27 @@ pub fn locate(text: &str, span: Range<usize>, message: &str) -> Option<Located> 
             path = join(&path, field);
             value = None;
         } else {
-            'tokens: for tok in quoted_tokens(message) {
-                for (k, v) in t.iter() {
-                    if k.get_ref().as_ref() == tok.as_str() || scalar_text(v.get_ref()).as_deref() == Some(tok.as_str())
-                    {
-                        path = join(&path, k.get_ref());
-                        value = Some(render(v.get_ref()));
-                        at = k.span();
-                        break 'tokens;
+            let tokens = quoted_tokens(message);
+            let here = tokens.iter().find_map(|tok| {
+                t.iter().find(|(k, v)| {
+                    (!tok.is_empty() && k.get_ref().as_ref() == tok.as_str())
+                        || scalar_text(v.get_ref()).as_deref() == Some(tok.as_str())
+                })
+            });
+            match here {
+                Some((k, v)) => {
+                    path = join(&path, k.get_ref());
+                    value = Some(render(v.get_ref()));
+                    at = k.span();
+                }
+                // toml can point at the first table of an array of tables
+                // when a later one is wrong: a value quoted by the message
+                // that appears once in the whole document locates it
+                None => {
+                    if let Some(f) = tokens.iter().find_map(|tok| unique_value(doc.get_ref(), tok)) {
+                        path = f.path;
+                        value = f.value.map(render);
+                        at = f.span;
                     }
                 }
             }
@@ -179,6 +192,40 @@ pub fn locate(text: &str, span: Range<usize>, message: &str) -> Option<Located> 
     }
     let (line, column) = line_col(text, at.start);
     Some(Located { path, value, line, column, len: at.len() })
+}
+
+/// The one key in the document whose scalar value is `tok`, if exactly one.
+fn unique_value<'a, 'i>(doc: &'a DeTable<'i>, tok: &str) -> Option<Found<'a, 'i>> {
+    fn scan<'a, 'i>(v: &'a DeValue<'i>, span: Range<usize>, path: &str, tok: &str, out: &mut Vec<Found<'a, 'i>>) {
+        match v {
+            DeValue::Table(t) => {
+                for (k, x) in t.iter() {
+                    let p = join(path, k.get_ref());
+                    if scalar_text(x.get_ref()).as_deref() == Some(tok) {
+                        out.push(Found { path: p.clone(), value: Some(x.get_ref()), span: k.span() });
+                    }
+                    scan(x.get_ref(), x.span(), &p, tok, out);
+                }
+            }
+            DeValue::Array(a) => {
+                for (i, item) in a.iter().enumerate() {
+                    scan(item.get_ref(), item.span(), &format!("{path}[{i}]"), tok, out);
+                }
+            }
+            _ => {
+                let _ = span;
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (k, v) in doc.iter() {
+        let p = join("", k.get_ref());
+        if scalar_text(v.get_ref()).as_deref() == Some(tok) {
+            out.push(Found { path: p.clone(), value: Some(v.get_ref()), span: k.span() });
+        }
+        scan(v.get_ref(), v.span(), &p, tok, &mut out);
+    }
+    (out.len() == 1).then(|| out.pop()).flatten()
 }
 
 /// Span of the value at a dotted path such as `trace.queues[1]` or `workload[0].cdf`.

@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 /// Largest topology a builder will produce (nodes), to catch typos such as
 /// `k = 4000` before they exhaust memory.
 pub const MAX_NODES: u64 = 10_000_000;
+/// Most links a topology may have.
+pub const MAX_LINKS: u64 = 100_000_000;
 
 /// Rate and one-way propagation delay of the links of one tier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
