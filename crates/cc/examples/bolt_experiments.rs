@@ -148,6 +148,7 @@ fn two_flow_dumbbell(scheme: &dyn ccsim_core::Scheme, flows: &[FlowSpec], stop: 
             flows: vec![0, 1],
             ..Default::default()
         },
+        ..Default::default()
     };
     run(&topo, &NetConfig::default(), flows, scheme, &opts, None).unwrap()
 }
@@ -315,6 +316,7 @@ fn reroute() {
                 flows: vec![0, 1],
                 ..Default::default()
             },
+            ..Default::default()
         };
         let r = run(&topo, &net, &flows, sch.as_ref(), &opts, None).unwrap();
         if std::env::var("DUMP").is_ok() {
@@ -368,6 +370,7 @@ fn pru_sm() {
                 flows: (0..5).collect(),
                 ..Default::default()
             },
+            ..Default::default()
         };
         let r = run(&topo, &net, &flows, sch.as_ref(), &opts, None).unwrap();
         // Completions as seen at the bottleneck: the sender learns of one when the
@@ -452,6 +455,7 @@ fn incast(schemes: &[String], per_sender: u32) {
                 flows: vec![],
                 ..Default::default()
             },
+            ..Default::default()
         };
         // A 1 GB switch buffer: the incast's queue is not capped by the default
         // 32 MB buffer and PFC (the paper's queues reach 13-24 "msec", i.e.
@@ -513,7 +517,7 @@ fn src_sizes(n: u32, per_sender: u32, size: u64) {
         [("bolt (1000 B payload, 79 B SRC)", &base, ""), ("bolt (5000 B MTU, 45 B SRC)", &big, "src_bytes = 45")]
     {
         let sch = make("bolt", params);
-        let opts = SimOptions { seed: 1, stop_at: None, trace: TraceConfig::default() };
+        let opts = SimOptions { seed: 1, stop_at: None, trace: TraceConfig::default(), ..Default::default() };
         let r = run(&topo, net, &flows, sch.as_ref(), &opts, None).unwrap();
         let last = r.flows.iter().filter_map(|f| f.fct.map(|x| f.start + x)).max().unwrap_or(1);
         let src = r.scheme_counters.iter().find(|(k, _)| k == "bolt_src_packets").map_or(0, |x| x.1);

@@ -100,7 +100,7 @@ fn load(name: &str) -> Scenario {
         },
         None => TraceConfig::default(),
     };
-    let opts = SimOptions { seed: file.seed, stop_at: file.stop.map(|d| d.0), trace };
+    let opts = SimOptions { seed: file.seed, stop_at: file.stop.map(|d| d.0), trace, ..Default::default() };
     Scenario { file, topo, flows, opts }
 }
 

@@ -29,4 +29,4 @@ pub mod timely;
 #[cfg(test)]
 mod testutil;
 
-pub use registry::{config, describe, make, names, ParamInfo, SchemeConfig, SchemeInfo};
+pub use registry::{config, describe, make, names, resolved, ParamInfo, SchemeConfig, SchemeInfo};

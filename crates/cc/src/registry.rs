@@ -71,6 +71,7 @@ struct Entry {
     /// The default configuration as a TOML table.
     defaults: fn() -> Table,
     make: MakeFn,
+    resolve: fn(Option<&Value>) -> Result<Table, String>,
 }
 
 impl Entry {
@@ -81,6 +82,7 @@ impl Entry {
             params: C::PARAMS,
             defaults: default_table::<C>,
             make: make_scheme::<C>,
+            resolve: resolve::<C>,
         }
     }
 }
@@ -122,6 +124,20 @@ pub fn make(name: &str, params: Option<&Value>) -> Result<Box<dyn Scheme>, Strin
         Some(e) => (e.make)(params),
         None => Err(format!("unknown congestion-control scheme '{name}'; known schemes: {}", names().join(", "))),
     }
+}
+
+/// The complete configuration scheme `name` runs with, given its
+/// `[scheme.NAME]` table: every parameter, defaults included (so two tables
+/// that differ only by writing out a default resolve alike).
+pub fn resolved(name: &str, params: Option<&Value>) -> Result<Table, String> {
+    match SCHEMES.iter().find(|e| e.name == name) {
+        Some(e) => (e.resolve)(params),
+        None => Err(format!("unknown congestion-control scheme '{name}'; known schemes: {}", names().join(", "))),
+    }
+}
+
+fn resolve<C: SchemeConfig>(params: Option<&Value>) -> Result<Table, String> {
+    to_table::<C>(&config::<C>(params)?)
 }
 
 /// Parses and validates the configuration of scheme `C` from its

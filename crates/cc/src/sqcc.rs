@@ -122,6 +122,11 @@ pub struct SqccConfig {
     /// T_low 0 and delta 0; default 1 keeps T_low = seg/C and delta = C/N^2
     /// there [ccsim's guard; the paper does not treat N < 10].
     pub k_min: u32,
+    /// k = floor(ln N / ln 10) in floating point, as `floor(log(N)/log(10))`
+    /// would compute it in C++ (2 at N = 1000, 3 would be exact), instead of
+    /// the exact integer floor(log10 N). Default false [the paper's
+    /// simulator code is not public; for sensitivity studies].
+    pub k_float: bool,
     /// Thresholds are queueing delay above the base RTT D (see module docs).
     /// Default true (SQCC paper eq. 10 and the flow model eq. 17).
     pub queueing_thresholds: bool,
@@ -166,6 +171,7 @@ impl Default for SqccConfig {
             adaptive_t_low: true,
             seg: Bytes(62_500),
             k_min: 1,
+            k_float: false,
             queueing_thresholds: true,
             base_rtt: Dur(0),
             max_decrease: 0.5,
@@ -199,6 +205,12 @@ pub fn k_of(n: u32, k_min: u32) -> u32 {
     k.max(k_min)
 }
 
+/// k of eq. 25 computed as floor(ln n / ln 10) in f64 (off by one below
+/// some powers of ten: 1000 gives 2).
+pub fn k_of_float(n: u32, k_min: u32) -> u32 {
+    (((n.max(1) as f64).ln() / 10f64.ln()).floor().max(0.0) as u32).max(k_min)
+}
+
 /// delta = (C/N)(k/N) (eq. 25; k = 1 gives eq. 22).
 pub fn adaptive_delta(c: f64, n: u32, k: u32) -> f64 {
     let n = n.max(1) as f64;
@@ -226,7 +238,11 @@ impl SqccConfig {
     /// T_low and delta for N = `n` flows at capacity `c` bits/s, with the
     /// switches as configured.
     pub fn adapted(&self, n: u32, c: f64) -> Adapted {
-        let k = if self.adaptive_t_low { k_of(n, self.k_min) } else { 1 };
+        let k = match (self.adaptive_t_low, self.k_float) {
+            (false, _) => 1,
+            (true, false) => k_of(n, self.k_min),
+            (true, true) => k_of_float(n, self.k_min),
+        };
         let t_low = if self.adaptive_t_low { adaptive_t_low(k, self.seg.0, c) } else { self.t_low.0 };
         let d0 = self.delta.0 as f64;
         let delta = if self.adaptive_delta { adaptive_delta(c, n, k).min(d0) } else { d0 };
@@ -271,6 +287,7 @@ impl SchemeConfig for SqccConfig {
         ("adaptive_t_low", "T_low = floor(log10 N) seg / C"),
         ("seg", "segment of T_low = k seg / C"),
         ("k_min", "smallest k = floor(log10 N)"),
+        ("k_float", "k = floor(ln N / ln 10) in floating point (2 at N = 1000)"),
         ("queueing_thresholds", "thresholds are queueing delay above base_rtt (else raw RTT)"),
         ("base_rtt", "D for queueing_thresholds; 0 = the path's base RTT"),
         ("max_decrease", "largest cut of one band update (error cap = this / beta)"),
@@ -486,6 +503,10 @@ mod tests {
         assert_eq!(k_of(500, 1), 2);
         assert_eq!(k_of(999, 1), 2);
         assert_eq!(k_of(1000, 1), 3);
+        // the floating-point reading loses a unit at 1000 (ln 1000 / ln 10 < 3)
+        assert_eq!(k_of_float(1000, 1), 2);
+        assert_eq!(k_of_float(500, 1), 2);
+        assert_eq!(k_of_float(5, 1), 1);
         let c = 10e9;
         // §IV-B: N = 40 -> 6.25 Mbps, N = 60 -> 2.78 Mbps (k = 1).
         assert!(close(adaptive_delta(c, 40, 1), 6.25e6));

@@ -262,6 +262,7 @@ fn supply_matching_refills_the_link_after_a_reroute() {
             seed: 1,
             stop_at: Some(500 * US),
             trace: TraceConfig { interval: US / 2, util_ports: vec![bott], flows: vec![0, 1], ..Default::default() },
+            ..Default::default()
         };
         run(&topo, &net, &flows, make_scheme("bolt", params).as_ref(), &opts, None).unwrap()
     };

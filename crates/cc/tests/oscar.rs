@@ -75,6 +75,7 @@ fn oscar_flows_share_fairly_at_the_target_queue() {
             flows: (0..n).collect(),
             ..Default::default()
         },
+        ..Default::default()
     };
     let r = run(&topo, &NetConfig::default(), &flows, oscar("").as_ref(), &opts, None).unwrap();
     assert!(r.flows.iter().all(|f| f.fct.is_some()), "every flow finishes");
@@ -120,7 +121,7 @@ fn join_steps(rate: u64, target_queue: &str) -> ((usize, Time), Option<(usize, T
         FlowSpec { id: 1, src: 1, dst: 3, size, start: join, prio: 0 },
     ];
     let rec = Recorder::new(oscar(&format!("target_queue = \"{target_queue}\"")), &[0, 1]);
-    let opts = SimOptions { seed: 1, stop_at: Some(end), trace: TraceConfig::default() };
+    let opts = SimOptions { seed: 1, stop_at: Some(end), trace: TraceConfig::default(), ..Default::default() };
     let r = run(&topo, &NetConfig::default(), &flows, &rec, &opts, None).unwrap();
     assert_eq!((r.drops, r.pause_frames), (0, 0));
     let logs = rec.logs();
@@ -267,7 +268,7 @@ fn oscar_sprayed(receiver: Receiver) -> (Vec<f64>, usize, u64, u64) {
         .collect();
     let net = NetConfig { routing: Routing::Spray, receiver, ..Default::default() };
     let rec = Recorder::new(oscar(""), &(0..8).collect::<Vec<_>>());
-    let opts = SimOptions { seed: 3, stop_at: Some(20 * MS), trace: TraceConfig::default() };
+    let opts = SimOptions { seed: 3, stop_at: Some(20 * MS), trace: TraceConfig::default(), ..Default::default() };
     let r = run(&topo, &net, &flows, &rec, &opts, None).unwrap();
     let logs = rec.logs();
     let steps: usize = logs.values().map(|l| l.rates.len()).sum();

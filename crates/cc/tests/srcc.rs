@@ -115,7 +115,7 @@ fn go(
     // the queue of switch 7 towards host 3 (in `fabric()`), sampled every 2 us
     let trace = TraceConfig { interval: 2 * US, queue_ports: vec![PortRef { node: 7, peer: 3 }], ..Default::default() };
     let trace = if topo.nodes.len() == 8 { trace } else { TraceConfig::default() };
-    let opts = SimOptions { seed: 1, stop_at: stop, trace };
+    let opts = SimOptions { seed: 1, stop_at: stop, trace, ..Default::default() };
     run(topo, net, flows, s.as_ref(), &opts, None).unwrap()
 }
 

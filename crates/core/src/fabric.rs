@@ -444,6 +444,74 @@ impl Simulator {
         Ok(())
     }
 
+    /// A cycle of paused egress ports (global port id, class): egress e is
+    /// paused for class c by its peer, whose ingress (the other end of e's
+    /// link) is pausing for c because its bytes wait in egress f of that
+    /// switch, itself paused for c, and so on back to e. Such a cycle never
+    /// drains: a PFC deadlock. Looked for only when a run has stopped moving.
+    pub(crate) fn pfc_cycle(&self) -> Option<Vec<(u32, u8)>> {
+        // edges between paused (port, class) pairs
+        let mut next: std::collections::BTreeMap<(u32, u8), Vec<(u32, u8)>> = Default::default();
+        for (e, p) in self.ports.iter().enumerate() {
+            for c in 1..NC as u8 {
+                if p.paused & (1 << c) == 0 {
+                    continue;
+                }
+                let ingress = p.peer_port;
+                let at = &self.ports[ingress as usize];
+                if at.is_host || at.pause_out & (1 << c) == 0 {
+                    continue;
+                }
+                let sw = &self.switches[self.node_index[at.node as usize] as usize];
+                for f in sw.port_start..sw.port_end {
+                    let q = &self.ports[f as usize];
+                    let holds = q.queues[c as usize].iter().any(|&h| self.pool.get(h).ingress == ingress);
+                    if holds && q.paused & (1 << c) != 0 {
+                        next.entry((e as u32, c)).or_default().push((f, c));
+                    }
+                }
+            }
+        }
+        // depth-first search for a cycle
+        let mut state: std::collections::BTreeMap<(u32, u8), u8> = Default::default(); // 1 = on the path, 2 = done
+        let mut path: Vec<(u32, u8)> = Vec::new();
+        fn dfs(
+            v: (u32, u8),
+            next: &std::collections::BTreeMap<(u32, u8), Vec<(u32, u8)>>,
+            state: &mut std::collections::BTreeMap<(u32, u8), u8>,
+            path: &mut Vec<(u32, u8)>,
+        ) -> Option<Vec<(u32, u8)>> {
+            state.insert(v, 1);
+            path.push(v);
+            for &w in next.get(&v).map(|x| x.as_slice()).unwrap_or(&[]) {
+                match state.get(&w) {
+                    Some(1) => {
+                        let i = path.iter().position(|&x| x == w).expect("on the path");
+                        return Some(path[i..].to_vec());
+                    }
+                    Some(_) => {}
+                    None => {
+                        if let Some(c) = dfs(w, next, state, path) {
+                            return Some(c);
+                        }
+                    }
+                }
+            }
+            path.pop();
+            state.insert(v, 2);
+            None
+        }
+        let starts: Vec<(u32, u8)> = next.keys().copied().collect();
+        for v in starts {
+            if !state.contains_key(&v) {
+                if let Some(c) = dfs(v, &next, &mut state, &mut path) {
+                    return Some(c);
+                }
+            }
+        }
+        None
+    }
+
     /// Test and debug helper: bytes held by switch `node` for ingress accounting.
     #[allow(dead_code)]
     pub(crate) fn shared_used(&self, node: u32) -> u64 {

@@ -22,6 +22,8 @@ impl Simulator {
         fl.last_progress = now;
         let hi = self.node_index[fl.view.src as usize] as usize;
         self.hosts[hi].active.push(f);
+        self.started += 1;
+        self.last_progress = now;
         self.cc_call(f, CcOp::Start);
         if let Some(rto) = self.rto {
             self.events.push(now + rto, Ev::Rto { flow: f });
@@ -70,7 +72,7 @@ impl Simulator {
         if let Some(slot) = fl.log_slot {
             if new_rate != fl.rate || window != fl.window {
                 if let Some(t) = self.tracer.as_mut().filter(|t| t.changes) {
-                    t.flow_traces[slot as usize].changes.push((now, new_rate as f64, window as f64));
+                    t.change(slot, now, new_rate as f64, window as f64);
                 }
             }
         }
@@ -240,6 +242,7 @@ impl Simulator {
         // the latest path (a reroute can change its length)
         fl.path_len = pkt.hops;
         self.data_bytes_delivered += pkt.payload as u64;
+        self.last_progress = now;
         let mut rcx = ReceiverCx { now, flow: &fl.view, host_active_flows: self.hosts[hi].rx_active, send_cnp: false };
         fl.rx.on_data(&mut rcx, pkt);
         let cnp = rcx.send_cnp;
@@ -371,7 +374,7 @@ impl Simulator {
         let nack = pkt.kind == PktKind::Nack;
         if let Some(slot) = fl.log_slot {
             if let Some(t) = self.tracer.as_mut().filter(|t| t.acks) {
-                t.flow_traces[slot as usize].acks.push((pkt.ts, now));
+                t.ack(slot, pkt.ts, now);
             }
         }
         if let Some(h) = self.rtt_hist.as_mut() {

@@ -16,6 +16,7 @@ pub mod rng;
 pub mod sim;
 pub mod time;
 pub mod topology;
+pub mod trace;
 pub mod units;
 
 mod event;

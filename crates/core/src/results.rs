@@ -94,6 +94,10 @@ pub struct EngineStats {
     pub link_packets: u64,
     pub sim_end: Time,
     pub wall_secs: f64,
+    /// CPU time of the simulating thread (Linux; the wall time elsewhere),
+    /// which unlike the wall time does not grow when the machine is shared.
+    #[serde(default)]
+    pub cpu_secs: f64,
     pub peak_packets_in_pool: u32,
     /// Data payload bytes that reached their receiver host (duplicates included).
     pub data_bytes_delivered: u64,
@@ -103,6 +107,59 @@ pub struct EngineStats {
     pub data_bytes_in_flight: u64,
     /// Link events (`network.link_events`) applied during the run.
     pub link_events: u32,
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Every flow finished.
+    #[default]
+    Completed,
+    /// The stop time came with flows unfinished.
+    Stopped,
+    /// A PFC deadlock: a cycle of egress ports, each paused (class `.1`) by
+    /// a neighbour whose paused ingress can only drain through the next port
+    /// of the cycle; found at `at` after no data was delivered since `since`.
+    Deadlock { at: Time, since: Time, cycle: Vec<(PortRef, u8)> },
+    /// Flows remained and no data was delivered from `since` to `at`
+    /// (`SimOptions::stall`), without a PFC cycle.
+    Stalled { at: Time, since: Time },
+    /// Stopped on request (`SimOptions::interrupt`, e.g. Ctrl-C) at `at`.
+    Interrupted { at: Time },
+}
+
+impl RunStatus {
+    /// "completed", "stopped", "deadlock", "stalled", "interrupted".
+    pub fn name(&self) -> &'static str {
+        match self {
+            RunStatus::Completed => "completed",
+            RunStatus::Stopped => "stopped",
+            RunStatus::Deadlock { .. } => "deadlock",
+            RunStatus::Stalled { .. } => "stalled",
+            RunStatus::Interrupted { .. } => "interrupted",
+        }
+    }
+
+    /// A sentence for people, e.g. "PFC deadlock at 6.1us: 5:6 -> 6:7 -> 7:5 (class 1)".
+    pub fn describe(&self) -> String {
+        let us = |t: &Time| format!("{:.3}us", *t as f64 / 1e6);
+        match self {
+            RunStatus::Completed => "every flow finished".into(),
+            RunStatus::Stopped => "stopped at the stop time with flows unfinished".into(),
+            RunStatus::Deadlock { at, since, cycle } => format!(
+                "PFC deadlock: no data delivered since {}, at {} the paused egress ports form a cycle {} -> (back to the first){}",
+                us(since),
+                us(at),
+                cycle.iter().map(|(p, _)| format!("{}:{}", p.node, p.peer)).collect::<Vec<_>>().join(" -> "),
+                cycle.first().map(|c| format!(" (class {})", c.1)).unwrap_or_default()
+            ),
+            RunStatus::Stalled { at, since } => {
+                format!("stalled: flows remain but no data was delivered from {} to {}", us(since), us(at))
+            }
+            RunStatus::Interrupted { at } => format!("interrupted at {} of simulated time", us(at)),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -119,8 +176,14 @@ pub struct RunResult {
     /// Total packets dropped anywhere.
     pub drops: u64,
     pub pause_frames: u64,
-    /// True when the run stopped at its time limit with flows unfinished.
+    /// True when the run ended with flows unfinished (any status but completed).
     pub truncated: bool,
+    /// How the run ended.
+    #[serde(default)]
+    pub status: RunStatus,
+    /// Why the traces streamed to disk (`TraceConfig::dir`) are incomplete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_error: Option<String>,
     /// The scheme's switch counters (`SwitchCc::counters`), each name summed
     /// over all switches, sorted by name; empty when the scheme counts nothing.
     pub scheme_counters: Vec<(String, u64)>,

@@ -13,11 +13,12 @@ use crate::config::{EcnMode, IntEncoding, NetConfig, Routing as RoutingMode};
 use crate::event::{Ev, EventQueue};
 use crate::flow::FlowSpec;
 use crate::packet::{Packet, PacketPool};
-use crate::results::{EngineStats, FlowResult, FlowTrace, PortRef, PortResult, RunResult, Series};
+use crate::results::{EngineStats, FlowResult, PortRef, PortResult, RunResult, RunStatus};
 use crate::rng::{mix64, Rng};
 use crate::routing::Routing;
 use crate::time::{ser_time, Time, US};
 use crate::topology::{NodeKind, Topology};
+use crate::trace::{FlowSample, Tracer};
 use std::collections::VecDeque;
 
 pub use crate::cc::PortStat;
@@ -43,6 +44,9 @@ pub struct TraceConfig {
     pub acks: bool,
     /// Bin the RTT sample of every ACK of every flow (`RunResult::rtt`).
     pub rtt: bool,
+    /// Stream every sample to CSV files in this folder as it is taken
+    /// (see [`crate::trace`]); memory then keeps a bounded preview.
+    pub dir: Option<std::path::PathBuf>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -52,11 +56,46 @@ pub struct SimOptions {
     /// Stop at this simulated time even if flows are unfinished (None: run until all finish).
     pub stop_at: Option<Time>,
     pub trace: TraceConfig,
+    /// End the run as stalled (or deadlocked, when paused ports form a
+    /// cycle) when flows are active and no data is delivered for this long.
+    /// Default 10 ms of simulated time.
+    pub stall: Time,
+    /// Set from another thread (e.g. a Ctrl-C handler) to stop the run at
+    /// the next event boundary, with status interrupted.
+    pub interrupt: Interrupt,
 }
 
 impl Default for SimOptions {
     fn default() -> Self {
-        SimOptions { seed: 1, stop_at: None, trace: TraceConfig::default() }
+        SimOptions {
+            seed: 1,
+            stop_at: None,
+            trace: TraceConfig::default(),
+            stall: DEFAULT_STALL,
+            interrupt: Interrupt::default(),
+        }
+    }
+}
+
+/// Default [`SimOptions::stall`]: 10 ms of simulated time.
+pub const DEFAULT_STALL: Time = 10 * crate::time::MS;
+
+/// A flag that asks running simulations to stop (shared by clones).
+#[derive(Clone, Debug, Default)]
+pub struct Interrupt(pub std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Interrupt {
+    pub fn set(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+    pub fn is_set(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl PartialEq for Interrupt {
+    fn eq(&self, o: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &o.0)
     }
 }
 
@@ -184,19 +223,6 @@ pub(crate) struct Flow {
     pub log_slot: Option<u32>,
 }
 
-pub(crate) struct Tracer {
-    pub interval: Time,
-    pub queue_ports: Vec<u32>,
-    pub util_ports: Vec<u32>,
-    pub util_last: Vec<u64>,
-    pub flows: Vec<u32>,
-    pub queues: Vec<Series>,
-    pub utilization: Vec<Series>,
-    pub flow_traces: Vec<FlowTrace>,
-    pub changes: bool,
-    pub acks: bool,
-}
-
 /// A built network with its flows, ready to run.
 pub struct Simulator {
     pub(crate) net: NetConfig,
@@ -243,6 +269,12 @@ pub struct Simulator {
     pub(crate) link_events_run: u32,
     pub(crate) data_bytes_delivered: u64,
     pub(crate) data_bytes_dropped: u64,
+    /// Flows started so far.
+    pub(crate) started: usize,
+    /// Last time data was delivered or a flow started (stall detection).
+    pub(crate) last_progress: Time,
+    stall: Time,
+    interrupt: Interrupt,
     stop_at: Option<Time>,
     scheme_name: String,
     events_run: u64,
@@ -595,18 +627,10 @@ impl Simulator {
         }
         let tracer = if opts.trace.interval > 0 {
             let t = &opts.trace;
-            let mut queue_ports = Vec::new();
-            let mut queues = Vec::new();
-            for &r in &t.queue_ports {
-                queue_ports.push(find_port(&node_ports, r)?);
-                queues.push(Series { name: format!("{}:{}", r.node, r.peer), ..Default::default() });
-            }
-            let mut util_ports = Vec::new();
-            let mut utilization = Vec::new();
-            for &r in &t.util_ports {
-                util_ports.push(find_port(&node_ports, r)?);
-                utilization.push(Series { name: format!("{}:{}", r.node, r.peer), ..Default::default() });
-            }
+            let named = |list: &[PortRef]| -> Result<Vec<(u32, String)>, String> {
+                list.iter().map(|&r| Ok((find_port(&node_ports, r)?, format!("{}:{}", r.node, r.peer)))).collect()
+            };
+            let (queue_ports, util_ports) = (named(&t.queue_ports)?, named(&t.util_ports)?);
             for &f in &t.flows {
                 if f as usize >= flows.len() {
                     return Err(format!(
@@ -622,26 +646,8 @@ impl Simulator {
                     fl[f as usize].log_slot = Some(i as u32);
                 }
             }
-            Some(Tracer {
-                changes: t.changes,
-                acks: t.acks,
-                interval: t.interval,
-                util_last: vec![0; util_ports.len()],
-                queue_ports,
-                util_ports,
-                flows: t.flows.clone(),
-                queues,
-                utilization,
-                flow_traces: t
-                    .flows
-                    .iter()
-                    .map(|&f| FlowTrace {
-                        flow: f,
-                        line_rate_bps: fl[f as usize].view.line_rate as f64,
-                        ..Default::default()
-                    })
-                    .collect(),
-            })
+            let flows = t.flows.iter().map(|&f| (f, fl[f as usize].view.line_rate as f64)).collect();
+            Some(Tracer::new(t.interval, queue_ports, util_ports, flows, t.changes, t.acks, t.dir.as_deref())?)
         } else {
             None
         };
@@ -696,6 +702,10 @@ impl Simulator {
             link_events_run: 0,
             data_bytes_delivered: 0,
             data_bytes_dropped: 0,
+            started: 0,
+            last_progress: 0,
+            stall: opts.stall.max(1),
+            interrupt: opts.interrupt.clone(),
             stop_at: opts.stop_at,
             scheme_name: scheme.name().to_string(),
             events_run: 0,
@@ -705,18 +715,28 @@ impl Simulator {
     /// Runs until every flow has finished (or the stop time), then returns the results.
     pub fn run(mut self, mut progress: Option<&mut dyn FnMut(&Progress)>) -> RunResult {
         let wall = std::time::Instant::now();
-        let mut truncated = false;
+        let cpu0 = thread_cpu_secs();
+        let mut status = RunStatus::Completed;
         let total = self.flows.len();
         let mut next_report: u64 = 1 << 20;
         let mut events: u64 = 0;
         while self.finished < total {
-            let Some((t, ev)) = self.events.pop() else { break };
+            let Some((t, ev)) = self.events.pop() else {
+                // nothing left to happen, yet flows remain
+                status = self.stuck(self.now);
+                break;
+            };
             if let Some(s) = self.stop_at {
                 if t > s {
-                    truncated = true;
+                    status = RunStatus::Stopped;
                     self.now = s;
                     break;
                 }
+            }
+            if self.started > self.finished && t > self.last_progress + self.stall {
+                self.now = self.last_progress + self.stall;
+                status = self.stuck(self.now);
+                break;
             }
             debug_assert!(t >= self.now);
             self.now = t;
@@ -761,6 +781,10 @@ impl Simulator {
                 }
             }
             events += 1;
+            if events & 4095 == 0 && self.interrupt.is_set() {
+                status = RunStatus::Interrupted { at: self.now };
+                break;
+            }
             if events >= next_report {
                 next_report += 1 << 20;
                 if let Some(cb) = progress.as_mut() {
@@ -774,9 +798,7 @@ impl Simulator {
                 }
             }
         }
-        if self.finished < total && !truncated {
-            truncated = true;
-        }
+
         // close open pause intervals
         let now = self.now;
         for p in self.ports.iter_mut() {
@@ -792,11 +814,34 @@ impl Simulator {
             panic!("buffer accounting broken at {} ps: {e}", self.now);
         }
         let wall_secs = wall.elapsed().as_secs_f64();
+        let cpu_secs = match (cpu0, thread_cpu_secs()) {
+            (Some(a), Some(b)) => b - a,
+            _ => wall_secs,
+        };
         self.events_run = events;
-        self.results(truncated, wall_secs)
+        let mut r = self.results(status, wall_secs);
+        r.engine.cpu_secs = cpu_secs;
+        r
     }
 
-    fn results(self, truncated: bool, wall_secs: f64) -> RunResult {
+    /// Flows remain and nothing moves: a PFC deadlock if paused ports form a
+    /// cycle, else a stall.
+    fn stuck(&self, at: Time) -> RunStatus {
+        match self.pfc_cycle() {
+            Some(cycle) => RunStatus::Deadlock {
+                at,
+                since: self.last_progress,
+                cycle: cycle
+                    .into_iter()
+                    .map(|(p, c)| (PortRef { node: self.ports[p as usize].node, peer: self.ports[p as usize].peer }, c))
+                    .collect(),
+            },
+            None => RunStatus::Stalled { at, since: self.last_progress },
+        }
+    }
+
+    fn results(self, status: RunStatus, wall_secs: f64) -> RunResult {
+        let truncated = status != RunStatus::Completed;
         let in_flight = self.data_in_flight();
         let mut counters: std::collections::BTreeMap<String, u64> = Default::default();
         for cc in self.switches.iter().filter_map(|s| s.cc.as_ref()) {
@@ -836,9 +881,12 @@ impl Simulator {
                 max_qlen: p.max_qlen,
             })
             .collect();
-        let (queues, utilization, flow_traces) = match self.tracer {
-            Some(t) => (t.queues, t.utilization, t.flow_traces),
-            None => (vec![], vec![], vec![]),
+        let (queues, utilization, flow_traces, trace_error) = match self.tracer {
+            Some(mut t) => {
+                let e = t.finish();
+                (t.queues, t.utilization, t.flow_traces, e)
+            }
+            None => (vec![], vec![], vec![], None),
         };
         RunResult {
             scheme: self.scheme_name,
@@ -853,6 +901,7 @@ impl Simulator {
                 link_packets: self.link_packets,
                 sim_end: self.now,
                 wall_secs,
+                cpu_secs: wall_secs,
                 peak_packets_in_pool: self.pool.peak(),
                 data_bytes_delivered: self.data_bytes_delivered,
                 data_bytes_dropped: self.data_bytes_dropped,
@@ -862,6 +911,8 @@ impl Simulator {
             drops: self.drops,
             pause_frames: self.pause_frames,
             truncated,
+            status,
+            trace_error,
             scheme_counters: counters.into_iter().collect(),
             hol_pkts: self.flows.iter().map(|f| f.hol_pkts).collect(),
             rtt: self.rtt_hist,
@@ -871,29 +922,29 @@ impl Simulator {
     fn sample(&mut self) {
         let now = self.now;
         let Some(t) = self.tracer.as_mut() else { return };
-        for (i, &p) in t.queue_ports.iter().enumerate() {
-            t.queues[i].t.push(now);
-            t.queues[i].v.push(self.stats[p as usize].qlen as f64);
-        }
+        let qlen: Vec<f64> = t.queue_ports.iter().map(|&p| self.stats[p as usize].qlen as f64).collect();
+        let mut util = Vec::with_capacity(t.util_ports.len());
         for (i, &p) in t.util_ports.iter().enumerate() {
             let tx = self.stats[p as usize].tx_bytes;
-            if now > 0 {
-                let cap = self.ports[p as usize].rate as f64 / 8.0 * (t.interval as f64 / 1e12);
-                t.utilization[i].t.push(now);
-                t.utilization[i].v.push((tx - t.util_last[i]) as f64 / cap);
-            }
+            let cap = self.ports[p as usize].rate as f64 / 8.0 * (t.interval as f64 / 1e12);
+            util.push((tx - t.util_last[i]) as f64 / cap);
             t.util_last[i] = tx;
         }
-        for (i, &f) in t.flows.iter().enumerate() {
-            let fl = &self.flows[f as usize];
-            let tr = &mut t.flow_traces[i];
-            tr.t.push(now);
-            let active = now >= fl.view.start && !fl.done;
-            tr.rate_bps.push(if active { fl.rate as f64 } else { 0.0 });
-            tr.window.push(fl.window as f64);
-            tr.acked.push(fl.snd_una as f64);
-            tr.probe.push(fl.cc.probe());
-        }
+        let flows: Vec<FlowSample> = t
+            .flows
+            .iter()
+            .map(|&f| {
+                let fl = &self.flows[f as usize];
+                let active = now >= fl.view.start && !fl.done;
+                FlowSample {
+                    rate: if active { fl.rate as f64 } else { 0.0 },
+                    window: fl.window as f64,
+                    acked: fl.snd_una as f64,
+                    probe: fl.cc.probe(),
+                }
+            })
+            .collect();
+        t.sample(now, &qlen, &util, &flows);
         let next = now + t.interval;
         if self.finished < self.flows.len() {
             self.events.push(next, Ev::Sample);
@@ -986,6 +1037,17 @@ impl Simulator {
     pub(crate) fn ecn_enabled(&self) -> bool {
         self.net.ecn.mode != EcnMode::Off
     }
+}
+
+/// CPU time used by this thread so far (user + system), from
+/// /proc/thread-self/stat in clock ticks of 1/100 s (Linux); None elsewhere.
+fn thread_cpu_secs() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // after the command name: state is field 3 of the file, utime 14, stime 15
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(ticks as f64 / 100.0)
 }
 
 /// `node_ports` without the ports of links that are down.

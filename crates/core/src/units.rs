@@ -18,7 +18,7 @@ pub const MAX_RATE: u64 = 1_000_000_000_000_000;
 /// `v` x `mult` as a whole number, refused above `max` (no silent clamping).
 fn scaled(s: &str, what: &str, v: f64, mult: f64, max: u64, max_text: &str) -> Result<u64, String> {
     let x = (v * mult).round();
-    if !(x <= max as f64) {
+    if x.is_nan() || x > max as f64 {
         return Err(format!("invalid {what} '{s}': too large (at most {max_text})"));
     }
     Ok(x as u64)

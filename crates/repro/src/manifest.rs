@@ -69,6 +69,12 @@ pub enum Compare {
     SweepRelative,
     /// Along a sweep, the ranking of the sweep values (lowest metric first) for every scheme.
     SweepOrder,
+    /// `subject` has the lowest value of the claim's schemes (the others in any order).
+    Lowest,
+    /// `subject` has the highest value of the claim's schemes.
+    Highest,
+    /// No paper value: the measured values are only recorded (diagnostics).
+    Record,
 }
 
 impl Compare {
@@ -83,6 +89,9 @@ impl Compare {
             Compare::AtLeast => "at_least",
             Compare::SweepRelative => "sweep_relative",
             Compare::SweepOrder => "sweep_order",
+            Compare::Lowest => "lowest",
+            Compare::Highest => "highest",
+            Compare::Record => "record",
         }
     }
 }
@@ -142,6 +151,9 @@ pub struct Sweep {
     pub values: Vec<toml::Value>,
     /// One scenario file per value instead of a key.
     pub scenarios: Option<Vec<String>>,
+    /// Metric parameters per value, laid over the claim's (e.g. a port per point).
+    #[serde(default)]
+    pub params: Vec<toml::Table>,
     /// Axis label in the report.
     pub label: Option<String>,
 }
@@ -185,6 +197,11 @@ pub struct Claim {
     #[serde(default)]
     pub compare: Compare,
     pub baseline: Option<String>,
+    /// For `lowest` / `highest`: the scheme the claim is about.
+    pub subject: Option<String>,
+    /// For `order`: "close" (default: names in one rank within 10% of each
+    /// other) or "any" (names in one rank in any order).
+    pub tie: Option<String>,
     #[serde(default)]
     pub order: Vec<Rank>,
     pub sweep: Option<Sweep>,
@@ -265,11 +282,13 @@ impl Claim {
         }
     }
 
-    /// Metric parameters at a scale.
-    pub fn params_at(&self, full: bool) -> toml::Table {
+    /// Metric parameters at a scale and sweep point (point 0 without a sweep).
+    pub fn params_at(&self, full: bool, point: usize) -> toml::Table {
         let mut p = self.params.clone();
-        if let Some(s) = self.scale(full) {
-            for (k, v) in &s.params {
+        let scale = self.scale(full).map(|s| &s.params);
+        let per_point = self.sweep.as_ref().and_then(|s| s.params.get(point));
+        for layer in [scale, per_point].into_iter().flatten() {
+            for (k, v) in layer {
                 p.insert(k.clone(), v.clone());
             }
         }
@@ -359,7 +378,9 @@ impl Manifest {
             }
             let metric = c.metric.as_deref().ok_or_else(|| at("metric", "missing"))?;
             for full in [false, true] {
-                metrics::check(metric, &c.params_at(full)).map_err(|m| at("params", &m))?;
+                for point in 0..c.points() {
+                    metrics::check(metric, &c.params_at(full, point)).map_err(|m| at("params", &m))?;
+                }
             }
             let unit = c.unit.as_deref().unwrap_or("");
             if !UNITS.contains(&unit) {
@@ -382,6 +403,9 @@ impl Manifest {
                         }
                     }
                     _ => return Err(at("sweep", "give either `key` or `scenarios`")),
+                }
+                if !sw.params.is_empty() && sw.params.len() != sw.values.len() {
+                    return Err(at("sweep.params", "one table per value"));
                 }
             }
             self.check_paper(c).map_err(|m| at("paper", &m))?;
@@ -469,6 +493,15 @@ impl Manifest {
                     number_or_list(k, v, 1)?;
                 }
             }
+            Compare::Record => {}
+            Compare::Lowest | Compare::Highest => {
+                let s = c.subject.as_deref().ok_or(format!("compare = \"{}\" needs `subject`", c.compare.name()))?;
+                scheme_known(s)?;
+                for (k, v) in &c.paper {
+                    scheme_known(k)?;
+                    number_or_list(k, v, 1)?;
+                }
+            }
             Compare::Relative => {
                 if c.paper.is_empty() {
                     return Err("compare = \"relative\" needs paper values { \"a/b\" = percent }".into());
@@ -477,7 +510,8 @@ impl Manifest {
                     let (a, b) = k.split_once('/').ok_or_else(|| format!("{k}: a relative value is keyed \"a/b\""))?;
                     scheme_known(a)?;
                     scheme_known(b)?;
-                    number_or_list(k, v, 1)?;
+                    // a change or a range [lo, hi] of changes
+                    number_or_list(k, v, 1).or_else(|e| if points == 1 { number_or_list(k, v, 2) } else { Err(e) })?;
                 }
             }
             Compare::Band => {
@@ -501,6 +535,9 @@ impl Manifest {
         }
         if let Some(b) = &c.baseline {
             scheme_known(b)?;
+        }
+        if let Some(t) = c.tie.as_deref().filter(|t| !matches!(*t, "close" | "any")) {
+            return Err(format!("tie = \"{t}\": expected \"close\" or \"any\""));
         }
         Ok(())
     }

@@ -202,8 +202,8 @@ impl Planner<'_> {
         let seeds = self.seeds_for(m, c);
         let points = self.points_of(c, &file, &base_sets);
         let result = (|| -> Result<(), String> {
-            for (x, file, sets) in &points {
-                let params = c.params_at(self.opts.full);
+            for (i, (x, file, sets)) in points.iter().enumerate() {
+                let params = c.params_at(self.opts.full, i);
                 let scn = self.scenario(&m.dir.join(file), sets, None)?;
                 crate::metrics::needs(c.metric.as_deref().unwrap_or(""), &params, scn)?;
                 let runs = self.runs_for(m, c, &m.dir.join(file), sets, seeds)?;
@@ -372,13 +372,10 @@ impl std::fmt::Write for HashWriter {
 /// not count, so a sweep of one scheme's setting re-runs only that scheme.
 pub fn run_key(version: &str, scn: &Scenario, scheme: &str) -> String {
     let mut h = HashWriter(Sha256::new());
-    let params = match scn.variants.get(scheme) {
-        Some(v) => format!("variant of {}: {}", v.base, v.params),
-        None => scn.scheme_params.get(scheme).map(|p| p.to_string()).unwrap_or_default(),
-    };
+    let params = scn.resolved_params(scheme).unwrap_or_else(|e| format!("unresolved: {e}"));
     let _ = write!(
         h,
-        "ccsim run v2\n{version}\n{scheme}\n{params}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\n",
+        "ccsim run v3\n{version}\n{scheme}\n{params}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\n",
         scn.topo, scn.net, scn.stop, scn.trace, scn.seed
     );
     for f in &scn.flows {

@@ -124,6 +124,8 @@ pub enum Verdict {
     Error,
     NotSimulable,
     NotAttempted,
+    /// A `record` claim: measured, nothing to judge.
+    Recorded,
 }
 
 impl Verdict {
@@ -135,6 +137,7 @@ impl Verdict {
             Verdict::Error => "error",
             Verdict::NotSimulable => "not simulable",
             Verdict::NotAttempted => "not attempted",
+            Verdict::Recorded => "recorded",
         }
     }
 }
@@ -224,6 +227,10 @@ fn paper_at(c: &Claim, key: &str, i: usize) -> Option<PaperValue> {
         let t = a.as_array()?;
         Some(PaperValue::Range(num(t.first()?)?, num(t.get(1)?)?))
     };
+    let pair_here = c.compare == Compare::Band || (c.compare == Compare::Relative && c.points() == 1);
+    if pair_here && v.as_array().is_some_and(|a| a.len() == 2 && a.iter().all(|x| num(x).is_some())) {
+        return pair(v);
+    }
     if c.compare == Compare::Band {
         return match v.as_array() {
             Some(a) if a.len() == 2 && a.iter().all(|x| num(x).is_some()) => pair(v),
@@ -238,9 +245,15 @@ fn paper_at(c: &Claim, key: &str, i: usize) -> Option<PaperValue> {
 }
 
 /// Computes a claim's metric on every run of a point, per scheme, in the claim's unit.
-pub fn measure_point(c: &Claim, full: bool, runs: &BTreeMap<String, SeedRuns>, value: &MetricFn) -> PerScheme {
+pub fn measure_point(
+    c: &Claim,
+    full: bool,
+    point: usize,
+    runs: &BTreeMap<String, SeedRuns>,
+    value: &MetricFn,
+) -> PerScheme {
     let metric = c.metric.as_deref().unwrap_or("");
-    let params = c.params_at(full);
+    let params = c.params_at(full, point);
     let unit = c.value_unit();
     let from = metrics::unit_of(metric, &params);
     runs.iter()
@@ -374,24 +387,41 @@ fn judge_point(c: &Claim, rows: &[Row]) -> (Check, Check) {
         }
         Compare::Relative => {
             let changes: Vec<&Row> = rows.iter().filter(|r| r.name.contains('/')).collect();
-            let dir = Check::all(
-                changes.iter().map(|r| Check::from(num_of(r).is_some_and(|p| change_direction(p, r.measured.mean)))),
-            );
-            let x2 = Check::all(
-                changes.iter().map(|r| Check::from(num_of(r).is_some_and(|p| change_close(p, r.measured.mean)))),
-            );
+            let judge_change = |r: &Row, close: bool| -> bool {
+                let m = r.measured.mean;
+                match r.paper {
+                    Some(PaperValue::Number(p)) if close => change_close(p, m),
+                    Some(PaperValue::Number(p)) => change_direction(p, m),
+                    // a range of changes: direction = the range's sign (or in it,
+                    // when it spans zero); 2x = in the range widened by 2 away from 0
+                    Some(PaperValue::Range(a, b)) => {
+                        let (lo, hi) = (a.min(b), a.max(b));
+                        let Some(m) = m else { return false };
+                        if close {
+                            let wide = |x: f64, out: bool| if (x < 0.0) == out { x * 2.0 } else { x / 2.0 };
+                            m >= wide(lo, true) && m <= wide(hi, false)
+                        } else if lo > 0.0 {
+                            m > 0.0
+                        } else if hi < 0.0 {
+                            m < 0.0
+                        } else {
+                            m >= lo && m <= hi
+                        }
+                    }
+                    None => false,
+                }
+            };
+            let dir = Check::all(changes.iter().map(|r| Check::from(judge_change(r, false))));
+            let x2 = Check::all(changes.iter().map(|r| Check::from(judge_change(r, true))));
             (dir, x2)
         }
         Compare::Order => {
             let x2 = Check::all(
                 with_paper.iter().map(|r| Check::from(num_of(r).is_some_and(|p| within2(p, r.measured.mean)))),
             );
-            (
-                order_holds(&c.order.iter().map(|r| r.names()).collect::<Vec<_>>(), &|n| {
-                    by_name(rows, n).map(|r| r.measured.rank_value())
-                }),
-                x2,
-            )
+            let ranks: Vec<Vec<String>> = c.order.iter().map(|r| r.names()).collect();
+            let any = c.tie.as_deref() == Some("any");
+            (order_holds(&ranks, any, &|n| by_name(rows, n).map(|r| r.measured.rank_value())), x2)
         }
         Compare::Band | Compare::AtMost | Compare::AtLeast => {
             let holds = |r: &Row, slack: f64| -> bool {
@@ -408,21 +438,34 @@ fn judge_point(c: &Claim, rows: &[Row]) -> (Check, Check) {
                 Check::all(with_paper.iter().map(|r| Check::from(holds(r, 2.0)))),
             )
         }
-        // judged across points
-        Compare::SweepRelative | Compare::SweepOrder => (Check::Na, Check::Na),
+        Compare::Lowest | Compare::Highest => {
+            let x2 = Check::all(
+                with_paper.iter().map(|r| Check::from(num_of(r).is_some_and(|p| within2(p, r.measured.mean)))),
+            );
+            let Some(subject) = c.subject.as_deref().and_then(|s| by_name(rows, s)) else { return (Check::No, x2) };
+            let v = subject.measured.rank_value();
+            let others = rows.iter().filter(|r| r.name != subject.name && c.schemes.contains(&r.name));
+            let dir = Check::all(others.map(|r| {
+                let w = r.measured.rank_value();
+                Check::from(if c.compare == Compare::Lowest { v < w } else { v > w })
+            }));
+            (dir, x2)
+        }
+        // judged across points, or not at all
+        Compare::SweepRelative | Compare::SweepOrder | Compare::Record => (Check::Na, Check::Na),
     }
 }
 
 /// Whether measured values (by name) rank as `ranks` (lowest first; names
 /// in one rank tie: within 10% of each other).
-fn order_holds(ranks: &[Vec<String>], value: &dyn Fn(&str) -> Option<f64>) -> Check {
+fn order_holds(ranks: &[Vec<String>], any_tie: bool, value: &dyn Fn(&str) -> Option<f64>) -> Check {
     let mut checks = Vec::new();
     let mut all_values = Vec::new();
     for (i, ri) in ranks.iter().enumerate() {
         for a in ri {
             let Some(va) = value(a) else { return Check::No };
             all_values.push(va);
-            for b in ri {
+            for b in ri.iter().filter(|_| !any_tie) {
                 if let Some(vb) = value(b) {
                     checks.push(Check::from((va - vb).abs() <= 0.1 * va.abs().max(vb.abs()) || va == vb));
                 }
@@ -451,7 +494,7 @@ pub fn judge(c: &Claim, points: Vec<(Option<toml::Value>, PerScheme)>) -> (Vec<P
         Compare::SweepOrder => {
             let ranks: Vec<Vec<String>> = c.order.iter().map(|r| r.names()).collect();
             let dir = Check::all(c.schemes.iter().map(|s| {
-                order_holds(&ranks, &|v| {
+                order_holds(&ranks, c.tie.as_deref() == Some("any"), &|v| {
                     let i =
                         out.iter().position(|p| p.x.as_ref().map(crate::manifest::value_text).as_deref() == Some(v))?;
                     by_name(&out[i].rows, s).map(|r| r.measured.rank_value())
@@ -537,7 +580,7 @@ pub fn evaluate(m: &Manifest, claims: &[crate::plan::ClaimPlan], full: bool, val
                 };
             }
             let measure = |pts: &[PointPlan]| -> Vec<_> {
-                pts.iter().map(|p| (p.x.clone(), measure_point(c, full, &p.runs, value))).collect()
+                pts.iter().enumerate().map(|(i, p)| (p.x.clone(), measure_point(c, full, i, &p.runs, value))).collect()
             };
             let (points, direction, within2x) = judge(c, measure(&cp.points));
             let errors: Vec<String> =
@@ -556,7 +599,7 @@ pub fn evaluate(m: &Manifest, claims: &[crate::plan::ClaimPlan], full: bool, val
                 })
                 .collect();
             let (verdict, error) = if errors.is_empty() {
-                (verdict(direction, within2x), None)
+                (if c.compare == Compare::Record { Verdict::Recorded } else { verdict(direction, within2x) }, None)
             } else {
                 let mut e = errors;
                 e.dedup();
@@ -653,6 +696,15 @@ mod tests {
         );
         assert_eq!(judge(&c, pts(10.0, 5.0)).1, Check::Yes);
         assert_eq!(judge(&c, pts(10.0, 15.0)).1, Check::No);
+    }
+
+    #[test]
+    fn lowest_and_highest() {
+        let c = claim("schemes = [\"a\", \"b\", \"c\"]\ncompare = \"lowest\"\nsubject = \"a\"");
+        assert_eq!(judged(&c, per(&[("a", &[1.0]), ("b", &[9.0]), ("c", &[5.0])])), (Check::Yes, Check::Na));
+        assert_eq!(judged(&c, per(&[("a", &[6.0]), ("b", &[9.0]), ("c", &[5.0])])).0, Check::No);
+        let c = claim("schemes = [\"a\", \"b\"]\ncompare = \"highest\"\nsubject = \"a\"\npaper = { a = 10 }");
+        assert_eq!(judged(&c, per(&[("a", &[12.0]), ("b", &[9.0])])), (Check::Yes, Check::Yes));
     }
 
     #[test]

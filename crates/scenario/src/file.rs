@@ -48,6 +48,9 @@ pub struct ScenarioFile {
     pub schemes: Option<Vec<String>>,
     /// Simulated-time limit. Default: until all flows finish.
     pub stop: Option<Dur>,
+    /// End the run as stalled (or deadlocked) when flows are active and no
+    /// data is delivered for this long. Default 10ms.
+    pub stall: Option<Dur>,
     pub topology: TopoSpec,
     #[serde(default)]
     pub network: NetConfig,
@@ -129,6 +132,10 @@ pub struct Scenario {
     pub seed: u64,
     pub schemes: Vec<String>,
     pub stop: Option<Time>,
+    /// See [`ScenarioFile::stall`].
+    pub stall: Time,
+    /// Set it to stop a running simulation of this scenario (Ctrl-C).
+    pub interrupt: ccsim_core::sim::Interrupt,
     pub topo: Topology,
     pub net: NetConfig,
     pub flows: Vec<FlowSpec>,
@@ -405,6 +412,12 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
         },
     };
 
+    let stall = match file.stall {
+        Some(Dur(0)) => return Err(at_here(label, text, "stall", "must be greater than zero")),
+        Some(Dur(t)) => t,
+        None => ccsim_core::sim::DEFAULT_STALL,
+    };
+
     // 3. Network.
     file.network.validate().map_err(|m| in_section(label, "network", &m))?;
 
@@ -539,7 +552,12 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
         trace.interval = match t.interval {
             Some(Dur(0)) => return Err(at_here(label, text, "trace.interval", "must be greater than zero")),
             Some(Dur(d)) if d < ccsim_core::time::NS => {
-                return Err(at_here(label, text, "trace.interval", "must be at least 1ns (shorter than any packet time)"))
+                return Err(at_here(
+                    label,
+                    text,
+                    "trace.interval",
+                    "must be at least 1ns (shorter than any packet time)",
+                ))
             }
             Some(Dur(d)) => d,
             None if any => DEFAULT_TRACE_INTERVAL,
@@ -547,7 +565,8 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
         };
         let series = trace.queue_ports.len() + trace.util_ports.len() + trace.flows.len();
         if trace.interval > 0 && series > 0 {
-            let samples = series as f64 * (stop.unwrap_or_else(|| expected_end(&topo, &flows)) as f64 / trace.interval as f64);
+            let samples =
+                series as f64 * (stop.unwrap_or_else(|| expected_end(&topo, &flows)) as f64 / trace.interval as f64);
             if samples > MAX_TRACE_SAMPLES {
                 return Err(at_here(
                     label,
@@ -578,6 +597,8 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
         seed,
         schemes,
         stop,
+        stall,
+        interrupt: Default::default(),
         topo,
         net: file.network.clone(),
         flows,
@@ -691,6 +712,22 @@ impl Scenario {
         }
     }
 
+    /// The registered scheme and the complete parameters scheme (or variant)
+    /// `name` runs with, defaults included.
+    pub fn resolved_table(&self, name: &str) -> Result<(String, toml::Table), String> {
+        let (base, params) = match self.variants.get(name) {
+            Some(v) => (v.base.as_str(), Some(&v.params)),
+            None => (name, self.scheme_params.get(name)),
+        };
+        Ok((base.to_string(), ccsim_cc::resolved(base, params)?))
+    }
+
+    /// [`Scenario::resolved_table`] as text, "base: table".
+    pub fn resolved_params(&self, name: &str) -> Result<String, String> {
+        let (base, t) = self.resolved_table(name)?;
+        Ok(format!("{base}: {t}"))
+    }
+
     /// Builds the simulator for every scheme of the scenario (and drops it):
     /// every check a run makes before simulating, for `validate`.
     pub fn check_schemes(&self) -> Result<(), String> {
@@ -718,7 +755,13 @@ impl Scenario {
     }
 
     pub fn sim_options(&self) -> SimOptions {
-        SimOptions { seed: self.seed, stop_at: self.stop, trace: self.trace.clone() }
+        SimOptions {
+            seed: self.seed,
+            stop_at: self.stop,
+            trace: self.trace.clone(),
+            stall: self.stall,
+            interrupt: self.interrupt.clone(),
+        }
     }
 
     /// Directory-safe scenario name.

@@ -70,7 +70,10 @@ pub fn read_topology(path: &Path) -> Result<Topology, String> {
         for s in ids {
             let id: u32 = int(s, "switch id", &at)?;
             if id >= n_nodes {
-                return Err(format!("{at}: switch id {id} is out of range (node ids are 0 to {})", n_nodes.saturating_sub(1)));
+                return Err(format!(
+                    "{at}: switch id {id} is out of range (node ids are 0 to {})",
+                    n_nodes.saturating_sub(1)
+                ));
             }
             if nodes[id as usize] == NodeKind::Switch {
                 return Err(format!("{at}: switch id {id} is listed twice"));
@@ -92,7 +95,10 @@ pub fn read_topology(path: &Path) -> Result<Topology, String> {
         let b: u32 = int(f[1], "node id", &at)?;
         for x in [a, b] {
             if x >= n_nodes {
-                return Err(format!("{at}: node id {x} is out of range (node ids are 0 to {})", n_nodes.saturating_sub(1)));
+                return Err(format!(
+                    "{at}: node id {x} is out of range (node ids are 0 to {})",
+                    n_nodes.saturating_sub(1)
+                ));
             }
         }
         let rate_bps = parse_rate(f[2]).map_err(|e| format!("{at}: {e}"))?;

@@ -186,9 +186,7 @@ fn uniform_host_rate(topo: &Topology, field: &str, hosts: &[u32]) -> Result<u64,
 
 fn check_expected_flows(field: &str, expected: f64) -> Result<(), String> {
     if expected > MAX_FLOWS as f64 {
-        Err(format!(
-            "{field}: would generate about {expected:.3e} flows; the limit per workload entry is {MAX_FLOWS}"
-        ))
+        Err(format!("{field}: would generate about {expected:.3e} flows; the limit per workload entry is {MAX_FLOWS}"))
     } else {
         Ok(())
     }

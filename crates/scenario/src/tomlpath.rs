@@ -359,7 +359,9 @@ mod tests {
 
     #[test]
     fn quotes_are_extracted() {
-        assert_eq!(quoted_tokens("unknown field `foo`, expected one of `a`, `b`"), vec!["foo", "a", "b"]);
+        // what follows "expected" or "e.g." quotes examples, not the culprit
+        assert_eq!(quoted_tokens("unknown field `foo`, expected one of `a`, `b`"), vec!["foo"]);
         assert_eq!(quoted_tokens("invalid size '12 apples': x"), vec!["12 apples"]);
+        assert_eq!(quoted_tokens("invalid rate '': expected a rate, e.g. \"100Gbps\""), vec![""]);
     }
 }

@@ -114,7 +114,7 @@ impl Scn {
     /// Runs `label` (see [`Scn::make`]), recording `watch` flows.
     pub fn run(&self, label: &str, watch: &[u32], trace: TraceConfig) -> Result<(RunResult, Logs), String> {
         let rec = Recorder::new(self.make(label)?, watch);
-        let opts = SimOptions { seed: self.seed, stop_at: self.stop, trace };
+        let opts = SimOptions { seed: self.seed, stop_at: self.stop, trace, ..Default::default() };
         let r = run(&self.topo, &self.net, &self.flows, &rec, &opts, None)?;
         Ok((r, rec.logs()))
     }

@@ -101,6 +101,27 @@ pub fn completion(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
     Ok(fs.iter().map(|f| us(f.start + f.fct.unwrap())).reduce(f64::max))
 }
 
+/// Offered load: the payload of the flows (of `workload`, if given) that
+/// start in [from, to) x 8, over the capacity of every host link x the
+/// window (default: from the first to the last start).
+pub fn offered_load(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
+    let w = p.int("workload").map(|w| w as u32);
+    let flows: Vec<&FlowResult> =
+        cx.r.flows.iter().filter(|f| w.is_none_or(|w| cx.scn.flow_workload.get(f.id as usize) == Some(&w))).collect();
+    let first = flows.iter().map(|f| f.start).min().unwrap_or(0);
+    let last = flows.iter().map(|f| f.start).max().unwrap_or(0);
+    let from = p.time("from").unwrap_or(first);
+    let to = p.time("to").unwrap_or(last);
+    if to <= from {
+        return Ok(None);
+    }
+    let bytes: f64 = flows.iter().filter(|f| f.start >= from && f.start < to).map(|f| f.size as f64).sum();
+    let topo = &cx.scn.topo;
+    let capacity: f64 =
+        topo.links.iter().filter(|l| topo.is_host(l.a) || topo.is_host(l.b)).map(|l| l.rate_bps as f64).sum();
+    Ok(Some(bytes * 8.0 / (capacity * (to - from) as f64 / 1e12)))
+}
+
 /// Sizes of the flows in range, statistic; `stat = "share"`: the fraction
 /// of all flows (of `workload`, if given) whose size is in range.
 pub fn flow_size(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {

@@ -105,6 +105,13 @@ pub const SPECS: &[Spec] = &[
         flows::completion
     ),
     spec!(
+        "offered_load",
+        Fraction,
+        [("workload", Int), ("from", Time), ("to", Time)],
+        "payload of the flows starting in from..to x 8 / (all hosts' link rates x the window)",
+        flows::offered_load
+    ),
+    spec!(
         "flow_size",
         Bytes,
         [("stat", Text), SIZES[1], SIZES[2], SIZES[3], ("finished_only", Bool)],
@@ -139,7 +146,7 @@ pub const SPECS: &[Spec] = &[
     spec!(
         "queue",
         Bytes,
-        [("port", Port), ("stat", Stat), WINDOW[0], WINDOW[1], WINDOW[2], ("packet", Size)],
+        [("port", Port), ("stat", Stat), WINDOW[0], WINDOW[1], WINDOW[2]],
         "statistic of a traced queue (default mean)",
         ports::queue
     ),
@@ -210,8 +217,8 @@ pub const SPECS: &[Spec] = &[
     spec!(
         "refill_time",
         Us,
-        [("port", Port), ("flow", Flow), ("threshold", Number), ("window", Time), ("horizon", Time)],
-        "after `flow` completes: end of the last window under threshold",
+        [("port", Port), ("flow", Flow), ("threshold", Number), ("window", Time), ("horizon", Time), ("offset", Time)],
+        "after `flow` completes (less `offset`): end of the last window under threshold",
         ports::refill_time
     ),
     spec!(
@@ -220,6 +227,20 @@ pub const SPECS: &[Spec] = &[
         [("port", Port), ("flows", Flows), ("offset", Time)],
         "mean utilization between the first and last completion",
         ports::completion_utilization
+    ),
+    spec!(
+        "utilization_episode",
+        Us,
+        [("port", Port), ("threshold", Number), ("window", Time), ("stat", Stat), WINDOW[0], WINDOW[1], WINDOW[2]],
+        "durations of episodes with the trailing-window utilization under threshold, statistic (default max)",
+        ports::utilization_episode
+    ),
+    spec!(
+        "window",
+        Bytes,
+        [("flow", Flow), ("stat", Stat), WINDOW[0], WINDOW[1], WINDOW[2]],
+        "statistic of a traced flow's window (default mean; unlimited windows left out)",
+        traces::window_stat
     ),
     spec!(
         "rate",
@@ -283,20 +304,30 @@ pub const SPECS: &[Spec] = &[
         [
             ("flow", Flow),
             ("from", Time),
+            ("from_done", Flows),
             ("to", Time),
             ("target", Rate),
             ("target_frac", Number),
             ("tol", Number),
-            ("hold", Bool)
+            ("hold", Bool),
+            ("signal", Text),
+            ("window", Time)
         ],
-        "from `from` until the rate is within tol of target (and holds)",
+        "from `from` (or when `from_done` flows completed) until the pacing rate (or `signal = \"throughput\"`) is within tol of target (and holds)",
         traces::time_to_rate
+    ),
+    spec!(
+        "throughput",
+        Gbps,
+        [("flow", Flow), ("window", Time), ("stat", Stat), WINDOW[0], WINDOW[1], WINDOW[2]],
+        "statistic of what a traced flow delivered: acknowledged payload over a trailing window (default 5 trace intervals) at each sample",
+        traces::throughput
     ),
     spec!(
         "time_to_window",
         Us,
-        [("flow", Flow), ("from", Time), ("target", Size), ("hold", Bool)],
-        "from `from` until the window reaches target (and holds)",
+        [("flow", Flow), ("from", Time), ("from_done", Flows), ("target", Size), ("hold", Bool)],
+        "from `from` (or when `from_done` flows completed) until the window reaches target (and holds)",
         traces::time_to_window
     ),
     spec!(
@@ -310,9 +341,10 @@ pub const SPECS: &[Spec] = &[
             ("target", Rate),
             ("target_frac", Number),
             ("tol", Number),
-            ("hold", Bool)
+            ("hold", Bool),
+            ("min_change", Number)
         ],
-        "control steps until the rate is within tol of target (needs trace.changes)",
+        "control steps until the rate is within tol of target (needs trace.changes; changes under min_change x the rate do not count)",
         traces::steps_to_rate
     ),
     spec!(
@@ -351,6 +383,7 @@ pub const SPECS: &[Spec] = &[
         special::gradient_error
     ),
     spec!("events", Count, [], "simulator events", special::events),
+    spec!("data_packets", Count, [], "data packets sent by hosts (retransmissions included)", special::data_packets),
 ];
 
 /// The spec of a metric.
@@ -360,18 +393,20 @@ pub fn spec(name: &str) -> Result<&'static Spec, String> {
     })
 }
 
+/// Parameters every metric takes: `origin` (a time subtracted from a
+/// time-valued metric, to compare delays rather than instants), `rtt` (the
+/// base RTT for unit "rtts") and `packet` (bytes per packet for unit "pkts",
+/// default 1048).
+pub const GENERIC: &[(&str, Kind)] = &[("origin", Time), ("rtt", Time), ("packet", Size)];
+
 /// Checks a parameter table against the metric's parameters.
 pub fn check(name: &str, p: &toml::Table) -> Result<(), String> {
     let s = spec(name)?;
     for (k, v) in p {
-        let Some((_, kind)) = s.params.iter().find(|(n, _)| n == k) else {
+        let Some((_, kind)) = s.params.iter().chain(GENERIC).find(|(n, _)| n == k) else {
             return Err(format!(
                 "metric '{name}' has no parameter '{k}' (it takes: {})",
-                if s.params.is_empty() {
-                    "none".to_string()
-                } else {
-                    s.params.iter().map(|p| p.0).collect::<Vec<_>>().join(", ")
-                }
+                s.params.iter().chain(GENERIC).map(|p| p.0).collect::<Vec<_>>().join(", ")
             ));
         };
         params::check_kind(k, *kind, v)?;
@@ -394,7 +429,13 @@ pub fn unit_of(name: &str, p: &toml::Table) -> Unit {
 pub fn compute(name: &str, p: &toml::Table, cx: &Ctx) -> Result<Option<f64>, String> {
     let s = spec(name)?;
     check(name, p)?;
-    (s.compute)(&Params::new(p), cx).map(|v| v.filter(|x| x.is_finite()))
+    let q = Params::new(p);
+    let origin = match (q.time("origin"), unit_of(name, p)) {
+        (Some(o), Unit::Us) => o as f64 / 1e6,
+        (Some(_), _) => return Err(format!("metric '{name}' is not a time: `origin` does not apply")),
+        (None, _) => 0.0,
+    };
+    (s.compute)(&q, cx).map(|v| v.filter(|x| x.is_finite()).map(|x| x - origin))
 }
 
 /// Checks, before anything runs, that the scenario records what the metric
@@ -427,7 +468,12 @@ pub fn needs(name: &str, p: &toml::Table, scn: &Scenario) -> Result<(), String> 
     );
     let util = matches!(
         name,
-        "utilization" | "time_to_utilization" | "underutilization" | "refill_time" | "completion_utilization"
+        "utilization"
+            | "time_to_utilization"
+            | "underutilization"
+            | "refill_time"
+            | "completion_utilization"
+            | "utilization_episode"
     );
     let histogram = name == "rtt" && t.rtt && !(q.has("flows") || q.has("from") || q.has("to"));
     let traced = !histogram
@@ -443,6 +489,8 @@ pub fn needs(name: &str, p: &toml::Table, scn: &Scenario) -> Result<(), String> 
                 | "time_to_fair"
                 | "time_to_rate"
                 | "time_to_window"
+                | "window"
+                | "throughput"
                 | "steps_to_rate"
                 | "rate_changes"
                 | "probe"

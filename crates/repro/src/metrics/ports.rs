@@ -240,11 +240,43 @@ pub fn underutilization(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
 pub fn refill_time(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
     let s = util_series(p, cx)?;
     let f = need(p.flow("flow"), "flow")?;
-    let Some(tc) = done_at(cx, &[f])? else { return Ok(None) };
+    let Some(done) = done_at(cx, &[f])? else { return Ok(None) };
+    let tc = done.saturating_sub(p.time("offset").unwrap_or(0));
     let th = p.num("threshold").unwrap_or(0.95);
     let horizon = p.time("horizon").unwrap_or(500_000_000);
-    let pts = trailing(&points(s, tc, tc + horizon), p.time("window").unwrap_or(4_000_000));
-    Ok(Some(pts.iter().rev().find(|x| x.1 < th).map_or(0.0, |x| us(x.0 - tc))))
+    let w = p.time("window").unwrap_or(4_000_000);
+    // the trailing means reach back before t_c, so a dip ending just after it counts
+    let pts = trailing(&points(s, tc.saturating_sub(w), tc + horizon), w);
+    Ok(Some(pts.iter().filter(|x| x.0 >= tc).rev().find(|x| x.1 < th).map_or(0.0, |x| us(x.0 - tc))))
+}
+
+/// Episodes of under-utilization: runs of samples whose trailing `window`
+/// mean utilization is under `threshold` (default 0.95), from the first such
+/// sample to the first one back at or above it; statistic of their durations
+/// (default max, us; 0 without episodes).
+pub fn utilization_episode(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
+    let s = util_series(p, cx)?;
+    let (from, to) = window(p, cx.r);
+    let th = p.num("threshold").unwrap_or(0.95);
+    let pts = trailing(&points(s, from, to), p.time("window").unwrap_or(0));
+    let mut episodes = Vec::new();
+    let mut start: Option<Time> = None;
+    let mut last = from;
+    for &(t, u) in &pts {
+        match (start, u < th) {
+            (None, true) => start = Some(t),
+            (Some(a), false) => {
+                episodes.push(us(t - a));
+                start = None;
+            }
+            _ => {}
+        }
+        last = t;
+    }
+    if let Some(a) = start {
+        episodes.push(us(last - a));
+    }
+    Ok(p.stat("stat").unwrap_or(Stat::Max).of(&episodes).or(Some(0.0)))
 }
 
 /// Mean utilization between the first and the last completion of `flows`

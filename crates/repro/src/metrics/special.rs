@@ -30,6 +30,10 @@ pub fn events(_p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
     Ok(Some(cx.r.engine.events as f64))
 }
 
+pub fn data_packets(_p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
+    Ok(Some(cx.r.engine.data_packets as f64))
+}
+
 /// Linear interpolation of a sampled series at `t`.
 fn series_at(s: &Series, t: Time) -> f64 {
     let i = s.t.partition_point(|&x| x <= t);
@@ -66,15 +70,23 @@ pub fn gradient_error(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
     let src = need(cx.scn.flows.get(f as usize), &format!("flow {f}"))?.src;
     let link = cx.scn.topo.links.iter().find(|l| l.a == src || l.b == src).ok_or("the sender has no link")?;
     let offset = link.delay + ser_time(cx.scn.net.packet_size(), link.rate_bps);
-    let use_bls = match p.text("estimator").unwrap_or("bls") {
-        "bls" => true,
-        "ewma" => false,
-        e => return Err(format!("estimator = \"{e}\": expected \"bls\" or \"ewma\"")),
-    };
+    let estimator = p.text("estimator").unwrap_or("bls");
+    if !matches!(estimator, "bls" | "ewma" | "ratio") {
+        return Err(format!(
+            "estimator = \"{estimator}\": expected \"bls\", \"ewma\" or \"ratio\" (MSE of ewma / MSE of bls)"
+        ));
+    }
+    // tau and the EWMA weight default to the run's OSCAR configuration
+    let own = cx.scn.resolved_table(&cx.r.scheme).ok();
+    let cfg = |k: &str| own.as_ref().and_then(|(base, t)| (base == "oscar").then(|| t.get(k)).flatten());
+    let tau = p
+        .time("tau")
+        .or_else(|| cfg("bls_period").and_then(|v| v.as_str()).and_then(|s| ccsim_core::units::parse_dur(s).ok()));
+    let weight = p.num("weight").or_else(|| cfg("ewma_weight").and_then(|v| v.as_float()));
     let from = p.time("from").unwrap_or(0);
-    let mut bls = Bls::new(p.time("tau").unwrap_or(5_000_000), 3, 3.0);
-    let mut ewma = DivideEwma::new(p.num("weight").unwrap_or(0.875));
-    let (mut n, mut sum) = (0usize, 0.0);
+    let mut bls = Bls::new(tau.unwrap_or(5_000_000), 3, 3.0);
+    let mut ewma = DivideEwma::new(weight.unwrap_or(0.875));
+    let (mut n, mut sum_bls, mut sum_ewma) = (0usize, 0.0, 0.0);
     for &(send, at) in acks {
         let delay = at - send;
         let g_ewma = ewma.push(send, delay);
@@ -85,10 +97,17 @@ pub fn gradient_error(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
             let span = (b.last_send - b.first_send) as f64 / 1e12;
             let dq = series_at(q, b.last_send + offset) - series_at(q, b.first_send + offset);
             let truth = dq * 8.0 / cap / span;
-            let est = if use_bls { b.gradient } else { g_ewma };
             n += 1;
-            sum += (est - truth).powi(2);
+            sum_bls += (b.gradient - truth).powi(2);
+            sum_ewma += (g_ewma - truth).powi(2);
         }
     }
-    Ok((n > 0).then(|| sum / n as f64))
+    if n == 0 {
+        return Ok(None);
+    }
+    Ok(Some(match estimator {
+        "bls" => sum_bls / n as f64,
+        "ewma" => sum_ewma / n as f64,
+        _ => sum_ewma / sum_bls,
+    }))
 }

@@ -118,6 +118,13 @@ fn flow_metrics_filter_by_size_and_workload() {
     assert!(close(value("incast_goodput", "flows = [0, 1]", &r, &scn), 51_000.0 * 8.0 / 21e-6 / 1e9));
     assert_eq!(value("incast_goodput", "", &r, &scn), None, "flow 2 did not finish");
     assert!(close(value("completion", "flows = [0, 1]", &r, &scn), 21.0));
+    // a time metric less an origin: a delay
+    assert!(close(value("completion", "flows = [0, 1], origin = \"1us\"", &r, &scn), 20.0));
+    let p = table("origin = \"1us\"");
+    assert!(compute("slowdown", &p, &Ctx { r: &r, scn: &scn }).unwrap_err().contains("not a time"));
+    // 2.051 MB over 0..2 us on 4 host links of 100G
+    assert!(close(value("offered_load", "", &r, &scn), 51_000.0 * 8.0 / (400e9 * 2e-6)));
+    assert!(close(value("offered_load", "workload = 0", &r, &scn), 1000.0 * 8.0 / (400e9 * 1e-6)));
 }
 
 #[test]
@@ -146,6 +153,9 @@ fn queue_and_utilization_metrics() {
     assert!(close(value("time_to_utilization", &format!("{u}, hold = false"), &r, &scn), 20.0));
     assert!(close(value("time_to_utilization", u, &r, &scn), 40.0));
     // capacity lost under 1.0, 10 us per sample
+    // under 0.95: 0..20 us and 30..40 us; the longest lasted 20 us
+    assert!(close(value("utilization_episode", u, &r, &scn), 20.0));
+    assert!(close(value("utilization_episode", &format!("{u}, stat = \"count\""), &r, &scn), 2.0));
     let lost = (0.8 + 0.5 + 0.01 + 0.1 + 0.03 + 0.02 + 0.01) * 10.0;
     assert!(close(value("underutilization", &format!("{u}, threshold = 1.0"), &r, &scn), lost));
 }
@@ -225,6 +235,7 @@ fn flow_trace_metrics() {
     assert_eq!(value("first_rate_drop", "flow = 1, after = \"20us\", below = 0.4", &r, &scn), None, "never");
     assert!(close(value("time_to_rate", "flow = 0, from = \"20us\", target = \"50Gbps\"", &r, &scn), 40.0));
     assert!(close(value("probe", "flow = 0", &r, &scn), 0.5));
+    assert!(close(value("window", "flow = 1, stat = \"max\"", &r, &scn), 1e5));
     // changes after 50 us until the rate is within 5% of 50G: 80, 60, 49 -> 3 steps;
     // for good: the last entry into the band is the 6th change (75 us) -> 5 steps
     let s = "flow = 0, from = \"50us\", target = \"50Gbps\"";

@@ -52,6 +52,14 @@ pub fn rate(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
     Ok(p.stat("stat").unwrap_or(Stat::Mean).of(&gbps(&in_window(&tr.t, &tr.rate_bps, from, to))))
 }
 
+/// The `window` metric: a statistic of a traced flow's window.
+pub fn window_stat(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
+    let tr = trace(cx, need(p.flow("flow"), "flow")?)?;
+    let (from, to) = window(p, cx.r);
+    let v: Vec<f64> = in_window(&tr.t, &tr.window, from, to).into_iter().filter(|&w| w < u64::MAX as f64).collect();
+    Ok(p.stat("stat").unwrap_or(Stat::Mean).of(&v))
+}
+
 pub fn probe(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
     let tr = trace(cx, need(p.flow("flow"), "flow")?)?;
     let (from, to) = window(p, cx.r);
@@ -193,23 +201,43 @@ fn reach(pts: &[(Time, bool)], hold: bool) -> Option<Time> {
     at
 }
 
+/// The trailing-window throughput of a traced flow at each sample (t, bits/s),
+/// `window` defaulting to 5 sampling intervals.
+fn throughput_of(tr: &FlowTrace, window: Option<Time>) -> Vec<(Time, f64)> {
+    let step = if tr.t.len() > 1 { tr.t[1] - tr.t[0] } else { 1 };
+    let (t, v) = crate::plots::throughput(tr, window.unwrap_or(5 * step));
+    t.into_iter().zip(v).collect()
+}
+
+pub fn throughput(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
+    let tr = trace(cx, need(p.flow("flow"), "flow")?)?;
+    let (from, to) = window(p, cx.r);
+    let v: Vec<f64> = throughput_of(tr, p.time("window"))
+        .into_iter()
+        .filter(|(t, _)| *t >= from && *t <= to)
+        .map(|x| x.1 / 1e9)
+        .collect();
+    Ok(p.stat("stat").unwrap_or(Stat::Mean).of(&v))
+}
+
 pub fn time_to_rate(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
     let tr = trace(cx, need(p.flow("flow"), "flow")?)?;
-    let from = p.time("from").unwrap_or(0);
+    let Some(from) = start_of(p, cx)? else { return Ok(None) };
     let to = p.time("to").unwrap_or(cx.r.engine.sim_end);
     let (lo, hi) = band(p, tr)?;
+    let signal: Vec<(Time, f64)> = match p.text("signal").unwrap_or("rate") {
+        "rate" => tr.t.iter().copied().zip(tr.rate_bps.iter().copied()).collect(),
+        "throughput" => throughput_of(tr, p.time("window")),
+        s => return Err(format!("signal = \"{s}\": expected \"rate\" or \"throughput\"")),
+    };
     let pts: Vec<(Time, bool)> =
-        tr.t.iter()
-            .zip(&tr.rate_bps)
-            .filter(|(t, _)| **t >= from && **t <= to)
-            .map(|(&t, &r)| (t, r >= lo && r <= hi))
-            .collect();
+        signal.iter().filter(|(t, _)| *t >= from && *t <= to).map(|&(t, r)| (t, r >= lo && r <= hi)).collect();
     Ok(reach(&pts, p.bool("hold").unwrap_or(true)).map(|t| us(t - from)))
 }
 
 pub fn time_to_window(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
     let tr = trace(cx, need(p.flow("flow"), "flow")?)?;
-    let from = p.time("from").unwrap_or(0);
+    let Some(from) = start_of(p, cx)? else { return Ok(None) };
     let target = need(p.size("target"), "target")? as f64;
     let pts: Vec<(Time, bool)> =
         tr.t.iter().zip(&tr.window).filter(|(t, _)| **t >= from).map(|(&t, &w)| (t, w >= target)).collect();
@@ -235,11 +263,25 @@ pub fn steps_to_rate(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
     let to = p.time("to").unwrap_or(cx.r.engine.sim_end);
     let (lo, hi) = band(p, tr)?;
     let inside = |r: f64| r >= lo && r <= hi;
+    // the steps: changes of at least `min_change` x the previous rate (or of the window)
+    let min = p.num("min_change").unwrap_or(0.0);
+    let mut steps: Vec<(Time, f64)> = Vec::new();
+    let mut prev: Option<(f64, f64)> = None;
+    for &(t, r, w) in log {
+        let counts = match prev {
+            None => true,
+            Some((pr, pw)) => (r != pr && (r - pr).abs() >= min * pr.abs()) || w != pw,
+        };
+        if counts {
+            steps.push((t, r));
+        }
+        prev = Some((r, w));
+    }
     let rate_at_t0 = log.iter().rev().find(|c| c.0 <= t0).map_or(tr.line_rate_bps, |c| c.1);
     let mut pts = vec![(t0, inside(rate_at_t0))];
-    pts.extend(log.iter().filter(|c| c.0 > t0 && c.0 <= to).map(|c| (c.0, inside(c.1))));
+    pts.extend(steps.iter().filter(|c| c.0 > t0 && c.0 <= to).map(|c| (c.0, inside(c.1))));
     Ok(reach(&pts, p.bool("hold").unwrap_or(false))
-        .map(|at| log.iter().filter(|c| c.0 > t0 && c.0 <= at).count() as f64))
+        .map(|at| steps.iter().filter(|c| c.0 > t0 && c.0 <= at).count() as f64))
 }
 
 pub fn rate_changes(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {

@@ -160,6 +160,7 @@ fn verdict_counts(evals: &[ClaimEval], skipped: &[&Claim]) -> Vec<(Verdict, usiz
         Verdict::Error,
         Verdict::NotSimulable,
         Verdict::NotAttempted,
+        Verdict::Recorded,
     ];
     all.iter()
         .map(|&v| {
@@ -209,7 +210,7 @@ fn write_paper(
             _ => None,
         })
         .collect();
-    let cpu: f64 = used.iter().filter_map(|&i| runs.get(i).ok().map(|x| x.0.engine.wall_secs)).sum();
+    let cpu: f64 = used.iter().filter_map(|&i| runs.get(i).ok().map(|x| x.0.engine.cpu_secs)).sum();
 
     let mut d = Doc { title: format!("{} — ccsim reproduction", m.title), blocks: vec![] };
     d.push(Block::Heading(1, m.title.clone(), "top".into()));
@@ -303,7 +304,7 @@ fn claim_section(d: &mut Doc, m: &crate::manifest::Manifest, e: &ClaimEval, full
         "Scenario `{scenario}`{sets}; schemes {}; metric `{}` ({}){}; compare: {}{}.",
         c.schemes.join(", "),
         c.metric.as_deref().unwrap_or("-"),
-        params_text(&c.params_at(full)),
+        params_text(&c.params_at(full, 0)),
         if unit_label(c).is_empty() { String::new() } else { format!(", in {}", unit_label(c)) },
         c.compare.name(),
         c.baseline.as_ref().map(|b| format!(", baseline {b}")).unwrap_or_default()
@@ -336,7 +337,12 @@ fn claim_section(d: &mut Doc, m: &crate::manifest::Manifest, e: &ClaimEval, full
                 p.within2x.mark()
             )));
         }
-        d.push(Block::Table(vec![head, format!("paper {}", unit_label(c)), format!("ccsim {}", unit_label(c))], rows));
+        let (paper, ccsim) = if matches!(c.compare, Compare::Relative | Compare::SweepRelative) {
+            ("paper (change, %)".to_string(), "ccsim (schemes in the metric's unit; changes in %)".to_string())
+        } else {
+            (format!("paper {}", unit_label(c)), format!("ccsim {}", unit_label(c)))
+        };
+        d.push(Block::Table(vec![head, paper, ccsim], rows));
     }
     if c.compare == Compare::Order || c.compare == Compare::SweepOrder {
         d.push(Block::Para(format!(
