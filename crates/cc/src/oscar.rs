@@ -438,9 +438,13 @@ pub struct SendRecords {
     misses: u64,
 }
 
+/// Most slots a ring starts with: beyond it, it grows only if the flow really
+/// has that many packets outstanding (a slow link can make the BDP huge).
+const MAX_INITIAL_SLOTS: usize = 1 << 12;
+
 impl SendRecords {
     pub fn new(capacity: usize) -> SendRecords {
-        let cap = capacity.next_power_of_two().max(16);
+        let cap = capacity.clamp(16, MAX_INITIAL_SLOTS).next_power_of_two();
         SendRecords { slots: vec![Rec { psn: EMPTY, sent: 0, ratio: 0.0 }; cap], misses: 0 }
     }
 

@@ -204,7 +204,7 @@ fn child(a: &BenchArgs, name: &str) -> Result<(), Fail> {
         "truncated": r.truncated,
         "slowdown_p99": if s.slowdown.p99.is_finite() { json!(s.slowdown.p99) } else { Value::Null },
     });
-    println!("{m}");
+    outln!("{m}");
     Ok(())
 }
 
@@ -350,12 +350,12 @@ pub fn bench(a: &BenchArgs) -> Result<(), Fail> {
         }
     }
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&Value::Array(rows.clone())).unwrap_or_default());
+        outln!("{}", serde_json::to_string_pretty(&Value::Array(rows.clone())).unwrap_or_default());
     } else {
-        print!("{}", bench_table(&rows).render());
+        out!("{}", bench_table(&rows).render());
         for r in &rows {
             if r["status"] != "ok" {
-                println!("{}: {}", r["scenario"].as_str().unwrap_or("?"), r["status"].as_str().unwrap_or("?"));
+                outln!("{}: {}", r["scenario"].as_str().unwrap_or("?"), r["status"].as_str().unwrap_or("?"));
             }
         }
     }

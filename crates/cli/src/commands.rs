@@ -1,8 +1,8 @@
 //! The `run`, `compare`, `validate` and `list` commands.
 
-use ccsim_core::results::RunResult;
+use ccsim_core::results::{RunResult, RunStatus};
 use ccsim_core::sim::Progress;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -33,13 +33,63 @@ fn unfinished_note(scheme: &str, r: &RunResult) -> Option<String> {
     let open = r.flows.iter().filter(|f| f.fct.is_none()).count();
     if open > 0 {
         Some(format!(
-            "note: {scheme}: {open} of {} flows did not finish by {} (their slowdown is not counted)",
+            "note: {scheme}: {open} of {} flows did not finish by {} (their slowdown is not counted): {}",
             r.flows.len(),
-            scenario::fmt_time(r.engine.sim_end)
+            scenario::fmt_time(r.engine.sim_end),
+            r.status.describe()
         ))
     } else {
         None
     }
+}
+
+/// The line `--check` adds to the report.
+fn check_note(scheme: &str, r: &RunResult) -> Option<String> {
+    match &r.check {
+        None => None,
+        Some(Ok(_)) => {
+            let drained = if matches!(r.status, ccsim_core::results::RunStatus::Deadlock { .. }) {
+                "a deadlocked fabric cannot drain, so packets left in it are not counted"
+            } else {
+                "fabric drained with no packet left"
+            };
+            Some(format!(
+                "check: {scheme}: passed (bytes conserved, no loss where lossless, buffer accounts exact, {drained})"
+            ))
+        }
+        Some(Err(e)) => Some(format!("check: {scheme}: FAILED: {e}")),
+    }
+}
+
+/// What a finished run says beyond the table: how it ended, and the
+/// outcome of `--check`. Errors for runs that did not complete (exit 3)
+/// or failed a check (exit 1); the results are written either way.
+fn verdict_of(scheme: &str, r: &RunResult) -> Result<(), Fail> {
+    if let Some(Err(e)) = &r.check {
+        return Err(Fail::Runtime(format!("{scheme}: --check failed: {e}")));
+    }
+    match r.status {
+        RunStatus::Completed | RunStatus::Stopped => Ok(()),
+        _ => Err(Fail::Incomplete(format!("{scheme}: {}", r.status.describe()))),
+    }
+}
+
+/// Ctrl-C and SIGTERM set `flag`: running simulations stop at the next
+/// event boundary and their partial results are written. A second signal
+/// ends the process at once.
+pub fn on_signals(flag: &ccsim_core::sim::Interrupt) {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    for sig in [SIGINT, SIGTERM] {
+        let _ = signal_hook::flag::register_conditional_shutdown(sig, 130, flag.0.clone());
+        let _ = signal_hook::flag::register(sig, flag.0.clone());
+    }
+}
+
+/// Opens the result folder before anything is simulated (so an unwritable
+/// `--out` or a name too long fails at once) and points streamed traces at it.
+fn prepare(target: &Path, force: bool) -> Result<PendingDir, Fail> {
+    PendingDir::begin(target, force)
+        .map_err(|e| Fail::Runtime(format!("cannot write results to {}: {e}", target.display())))
 }
 
 pub fn run(a: &RunArgs) -> Result<(), Fail> {
@@ -50,8 +100,15 @@ pub fn run(a: &RunArgs) -> Result<(), Fail> {
         out_dir: a.out.clone(),
         sets: parse_sets(&a.set)?,
     };
-    let scn = scenario::load(&a.scenario, &ov).map_err(Fail::Input)?;
+    let mut scn = scenario::load(&a.scenario, &ov).map_err(Fail::Input)?;
+    scn.check = a.check;
     let name = scn.schemes[0].clone();
+    let target = scn.out_dir.join(scn.dir_name()).join(safe_component(&name));
+    let pending = prepare(&target, a.force)?;
+    if scn.trace.interval > 0 {
+        scn.trace.dir = Some(pending.path().to_path_buf());
+    }
+    on_signals(&scn.interrupt);
     if !a.quiet {
         eprintln!(
             "{}: '{}' with {name}: {} flows on {} hosts, seed {}",
@@ -63,33 +120,31 @@ pub fn run(a: &RunArgs) -> Result<(), Fail> {
         );
     }
     let r = simulate(&scn, &name, a.quiet)?;
-    let runs = [(name.clone(), &r)];
-    println!("scenario {} ({}), scheme {name}, seed {}", scn.name, scn.label, scn.seed);
-    print!("{}", table::results_table(&runs).render());
-    if let Some(n) = unfinished_note(&name, &r) {
-        println!("{n}");
-    }
-    let target = scn.out_dir.join(scn.dir_name()).join(safe_component(&name));
-    let dir = write_result(&target, a.force, |d| output::write_run_files(d, &scn, &name, &r))?;
-    println!("results: {}", dir.display());
-    Ok(())
-}
-
-/// Writes a result directory through a temporary one; returns where it landed.
-fn write_result(
-    target: &std::path::Path,
-    force: bool,
-    write: impl FnOnce(&std::path::Path) -> std::io::Result<()>,
-) -> Result<PathBuf, Fail> {
+    // the results first, then the table: stdout may be closed or full
     let fail = |e: std::io::Error| Fail::Runtime(format!("cannot write results to {}: {e}", target.display()));
-    let pending = PendingDir::begin(target, force).map_err(fail)?;
-    write(pending.path()).map_err(fail)?;
-    pending.commit().map_err(fail)
+    output::write_run_files(pending.path(), &scn, &name, &r).map_err(fail)?;
+    let dir = pending.commit().map_err(fail)?;
+    outln!("scenario {} ({}), scheme {name}, seed {}", scn.name, scn.label, scn.seed);
+    out!("{}", table::results_table(&[(name.clone(), &r)]).render());
+    for n in [unfinished_note(&name, &r), check_note(&name, &r)].into_iter().flatten() {
+        outln!("{n}");
+    }
+    if let Some(e) = &r.trace_error {
+        eprintln!("warning: {name}: {e}");
+    }
+    outln!("results: {}", dir.display());
+    verdict_of(&name, &r)
 }
 
 /// Runs every scheme (or variant) on the same scenario, at most `jobs` at once; results in scheme order.
 /// A simulation error (from `sim::run`) is bad input; a panic is a runtime failure.
-pub fn run_all(scn: &Scenario, schemes: &[String], jobs: usize, quiet: bool) -> Vec<Result<RunResult, Fail>> {
+pub fn run_all(
+    scn: &Scenario,
+    schemes: &[String],
+    dirs: &[PathBuf],
+    jobs: usize,
+    quiet: bool,
+) -> Vec<Result<RunResult, Fail>> {
     let n = schemes.len();
     let workers = jobs.clamp(1, n.max(1));
     let next = AtomicUsize::new(0);
@@ -123,7 +178,11 @@ pub fn run_all(scn: &Scenario, schemes: &[String], jobs: usize, quiet: bool) -> 
         // A panic in one simulation (possible only in builds that unwind) fails that
         // scheme alone; the others still finish and are written.
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            scn.simulate(&schemes[i], Some(&mut cb)).map_err(Fail::Input)
+            let mut mine = scn.clone();
+            if mine.trace.interval > 0 {
+                mine.trace.dir = dirs.get(i).cloned();
+            }
+            mine.simulate(&schemes[i], Some(&mut cb)).map_err(Fail::Input)
         }))
         .unwrap_or_else(|p| {
             let msg = p
@@ -172,8 +231,21 @@ pub fn compare(a: &CompareArgs) -> Result<(), Fail> {
         out_dir: a.out.clone(),
         sets: parse_sets(&a.set)?,
     };
-    let scn = scenario::load(&a.scenario, &ov).map_err(Fail::Input)?;
+    let mut scn = scenario::load(&a.scenario, &ov).map_err(Fail::Input)?;
+    scn.check = a.check;
     let made = scn.schemes.clone();
+    let list: Vec<String> = made.iter().map(|s| safe_component(s)).collect();
+    let target = scn.out_dir.join(scn.dir_name()).join(format!("compare-{}", list.join("-")));
+    let pending = prepare(&target, a.force)?;
+    let fail = |e: std::io::Error| Fail::Runtime(format!("cannot write results to {}: {e}", target.display()));
+    // each scheme streams its traces into its own folder of the result
+    let mut dirs = Vec::new();
+    for name in &list {
+        let d = pending.path().join(name);
+        std::fs::create_dir(&d).map_err(fail)?;
+        dirs.push(d);
+    }
+    on_signals(&scn.interrupt);
     let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let jobs = a.jobs.unwrap_or(cpus).max(1);
     if !a.quiet {
@@ -188,16 +260,23 @@ pub fn compare(a: &CompareArgs) -> Result<(), Fail> {
             jobs.min(made.len())
         );
     }
-    let results = run_all(&scn, &made, jobs, a.quiet);
+    let results = run_all(&scn, &made, &dirs, jobs, a.quiet);
     let mut ok: Vec<(String, &RunResult)> = Vec::new();
     let mut failed = Vec::new();
     let mut runtime = false;
-    for (name, r) in made.iter().zip(&results) {
+    for ((name, r), dir) in made.iter().zip(&results).zip(&dirs) {
         match r {
             Ok(r) => ok.push((name.clone(), r)),
-            Err(Fail::Input(e)) => failed.push(format!("{name}: {e}")),
-            Err(Fail::Runtime(e)) => {
-                runtime = true;
+            Err(e) => {
+                // one failed scheme does not take the others with it
+                let _ = std::fs::remove_dir_all(dir);
+                let e = match e {
+                    Fail::Input(e) => e,
+                    Fail::Runtime(e) | Fail::Incomplete(e) => {
+                        runtime = true;
+                        e
+                    }
+                };
                 failed.push(format!("{name}: {e}"));
             }
         }
@@ -209,19 +288,33 @@ pub fn compare(a: &CompareArgs) -> Result<(), Fail> {
     if ok.is_empty() {
         return Err(failure(format!("{}: no scheme could be simulated", scn.label)));
     }
-    println!("scenario {} ({}), seed {}", scn.name, scn.label, scn.seed);
-    print!("{}", table::results_table(&ok).render());
+    // the results first, then the table: stdout may be closed or full
+    output::write_compare_files(pending.path(), &scn, &ok).map_err(fail)?;
+    let dir = pending.commit().map_err(fail)?;
+    outln!("scenario {} ({}), seed {}", scn.name, scn.label, scn.seed);
+    out!("{}", table::results_table(&ok).render());
     for (name, r) in &ok {
-        if let Some(n) = unfinished_note(name, r) {
-            println!("{n}");
+        for n in [unfinished_note(name, r), check_note(name, r)].into_iter().flatten() {
+            outln!("{n}");
+        }
+        if let Some(e) = &r.trace_error {
+            eprintln!("warning: {name}: {e}");
         }
     }
-    let list: Vec<String> = scn.schemes.iter().map(|s| safe_component(s)).collect();
-    let target = scn.out_dir.join(scn.dir_name()).join(format!("compare-{}", list.join("-")));
-    let dir = write_result(&target, a.force, |d| output::write_compare_files(d, &scn, &ok))?;
-    println!("results: {}", dir.display());
+    outln!("results: {}", dir.display());
     if !failed.is_empty() {
         return Err(failure(format!("{} of {} schemes failed", failed.len(), made.len())));
+    }
+    let mut incomplete = Vec::new();
+    for (name, r) in &ok {
+        match verdict_of(name, r) {
+            Ok(()) => {}
+            Err(Fail::Incomplete(m)) => incomplete.push(m),
+            Err(other) => return Err(other),
+        }
+    }
+    if !incomplete.is_empty() {
+        return Err(Fail::Incomplete(incomplete.join("; ")));
     }
     Ok(())
 }
@@ -230,7 +323,7 @@ pub fn validate(a: &ValidateArgs) -> Result<(), Fail> {
     let mut bad = 0;
     for f in &a.files {
         match scenario::load(f, &Overrides::default()).and_then(|s| s.check_schemes().map(|_| s)) {
-            Ok(s) => println!("ok: {}\n", s.summary()),
+            Ok(s) => outln!("ok: {}\n", s.summary()),
             Err(e) => {
                 eprintln!("error: {e}\n");
                 bad += 1;
@@ -341,7 +434,7 @@ pub(crate) fn render_left(t: &Table) -> String {
 }
 
 pub fn list(a: &ListArgs) -> Result<(), Fail> {
-    print!("{}", list_text(a.what));
+    out!("{}", list_text(a.what));
     Ok(())
 }
 

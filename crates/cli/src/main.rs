@@ -2,7 +2,26 @@
 //! scenarios described in TOML files.
 //!
 //! Exit status: 0 on success, 2 for bad input (scenario file, arguments),
-//! 1 for a failure while running (e.g. results cannot be written).
+//! 1 for a failure while running (e.g. results cannot be written, a --check
+//! failed), 3 when a run did not complete (PFC deadlock, stall, interrupted;
+//! its results are written).
+
+/// `println!` that does not panic when stdout is closed (`ccsim run x | head -1`)
+/// or full: what goes to stdout is a report of results already written.
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
+/// `print!` that does not panic when stdout is closed or full.
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($t)*);
+    }};
+}
 
 mod bench;
 mod commands;
@@ -26,6 +45,9 @@ pub enum Fail {
     Input(String),
     /// Failure while running or writing results (exit 1).
     Runtime(String),
+    /// The results are written but the run did not complete: a PFC
+    /// deadlock, a stall, or an interruption (exit 3).
+    Incomplete(String),
 }
 
 #[derive(Parser, Debug)]
@@ -90,6 +112,10 @@ pub struct RunArgs {
     /// Override any scenario value, e.g. --set workload[0].load=0.5 --set network.pfc.static_xoff=500KB (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Check the run's invariants at its end (byte conservation, no loss where lossless, buffer
+    /// accounting, no packet leaked once the fabric drains); a failed check exits 1.
+    #[arg(long)]
+    pub check: bool,
     /// Replace an existing result directory instead of writing a new one with a suffix.
     #[arg(long)]
     pub force: bool,
@@ -117,6 +143,10 @@ pub struct CompareArgs {
     /// Override any scenario value, e.g. --set workload[0].load=0.5 --set network.pfc.static_xoff=500KB (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Check the run's invariants at its end (byte conservation, no loss where lossless, buffer
+    /// accounting, no packet leaked once the fabric drains); a failed check exits 1.
+    #[arg(long)]
+    pub check: bool,
     /// Replace an existing result directory instead of writing a new one with a suffix.
     #[arg(long)]
     pub force: bool,
@@ -168,6 +198,10 @@ fn main() -> ExitCode {
         Err(Fail::Runtime(m)) => {
             eprintln!("error: {m}");
             ExitCode::from(1)
+        }
+        Err(Fail::Incomplete(m)) => {
+            eprintln!("error: {m}");
+            ExitCode::from(3)
         }
     }
 }

@@ -109,18 +109,9 @@ impl Drop for PendingDir {
     }
 }
 
-/// A number for CSV/JSON text: empty for NaN/infinite, `prec` decimals, trailing zeros kept short.
-pub fn num(x: f64, prec: usize) -> String {
-    if !x.is_finite() {
-        return String::new();
-    }
-    let s = format!("{x:.prec$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
-}
+/// A number for CSV/JSON text: empty for NaN/infinite, at most `prec`
+/// decimals, trailing zeros removed (the same text the streamed traces use).
+pub use ccsim_core::trace::num;
 
 fn create(dir: &Path, name: &str) -> io::Result<BufWriter<fs::File>> {
     let p = dir.join(name);
@@ -165,40 +156,6 @@ pub fn write_ports_csv(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
             p.ecn_marked,
             p.max_qlen
         )?;
-    }
-    Ok(())
-}
-
-/// Long format: one row per sample; `value` names the column and its unit.
-pub fn write_series_csv(w: &mut impl Write, series: &[ccsim_core::results::Series], value: &str) -> io::Result<()> {
-    writeln!(w, "port,t_us,{value}")?;
-    for s in series {
-        let name = csv_field(&s.name);
-        for (t, v) in s.t.iter().zip(&s.v) {
-            writeln!(w, "{},{},{}", name, num(to_us(*t), 6), num(*v, 6))?;
-        }
-    }
-    Ok(())
-}
-
-pub fn write_flow_traces_csv(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
-    writeln!(w, "flow,t_us,rate_gbps,window_bytes,acked_bytes,probe")?;
-    for tr in &r.flow_traces {
-        for i in 0..tr.t.len() {
-            let window = tr.window.get(i).copied().unwrap_or(f64::NAN);
-            // An unlimited window (u64::MAX) is written as an empty field.
-            let window = if window >= u64::MAX as f64 { String::new() } else { num(window, 0) };
-            writeln!(
-                w,
-                "{},{},{},{},{},{}",
-                tr.flow,
-                num(to_us(tr.t[i]), 6),
-                num(tr.rate_bps.get(i).copied().unwrap_or(f64::NAN) / 1e9, 6),
-                window,
-                num(tr.acked.get(i).copied().unwrap_or(f64::NAN), 0),
-                num(tr.probe.get(i).copied().unwrap_or(f64::NAN), 6)
-            )?;
-        }
     }
     Ok(())
 }
@@ -260,7 +217,30 @@ pub fn traced_queue(r: &RunResult) -> Option<(f64, f64)> {
     Some((mean, ccsim_core::results::percentile_sorted(&v, 99.0)))
 }
 
-/// Everything in the summary, the engine statistics, the scenario and the resolved network.
+/// How fast one run went (wall time, CPU time, events per second): kept
+/// out of `summary.json`, which depends only on the scenario and seed.
+pub fn speed_json(r: &RunResult) -> Value {
+    let e = &r.engine;
+    json!({
+        "scheme": r.scheme,
+        "wall_secs": jnum(e.wall_secs),
+        "cpu_secs": jnum(e.cpu_secs),
+        "events": e.events,
+        "events_per_sec": jnum(events_per_sec(r)),
+        "sim_seconds_per_wall_second": jnum(if e.wall_secs > 0.0 { to_secs(e.sim_end) / e.wall_secs } else { f64::NAN }),
+        "ccsim_version": env!("CARGO_PKG_VERSION"),
+    })
+}
+
+fn write_json(dir: &Path, name: &str, v: &Value) -> io::Result<()> {
+    let mut w = create(dir, name)?;
+    serde_json::to_writer_pretty(&mut w, v).map_err(io::Error::other)?;
+    writeln!(w)?;
+    w.flush()
+}
+
+/// Everything in the summary, the engine statistics, the scenario and the
+/// resolved network: the same bytes for the same scenario and seed.
 pub fn summary_json(scn: &Scenario, scheme: &str, r: &RunResult) -> Value {
     let s: Summary = r.summary();
     let by_size: Vec<Value> = s
@@ -290,7 +270,16 @@ pub fn summary_json(scn: &Scenario, scheme: &str, r: &RunResult) -> Value {
         "scheme_params": scn.scheme_params.get(scheme).and_then(|v| serde_json::to_value(v).ok()),
         "seed": scn.seed,
         "stop_us": opt_time_us(scn.stop),
+        "status": r.status.name(),
+        "status_detail": r.status.describe(),
+        "run_status": serde_json::to_value(&r.status).unwrap_or(Value::Null),
         "truncated": r.truncated,
+        "unfinished_flows": s.flows - s.finished,
+        "check": match &r.check {
+            None => Value::Null,
+            Some(Ok(_)) => json!("passed"),
+            Some(Err(e)) => json!({ "failed": e }),
+        },
         "topology": {
             "name": scn.topo.name,
             "hosts": scn.topo.hosts().len(),
@@ -320,10 +309,8 @@ pub fn summary_json(scn: &Scenario, scheme: &str, r: &RunResult) -> Value {
             "data_packets": e.data_packets,
             "link_packets": e.link_packets,
             "sim_end_us": jnum(to_us(e.sim_end)),
-            "wall_secs": jnum(e.wall_secs),
-            "events_per_sec": jnum(events_per_sec(r)),
-            "sim_seconds_per_wall_second": jnum(if e.wall_secs > 0.0 { to_secs(e.sim_end) / e.wall_secs } else { f64::NAN }),
             "peak_packets_in_pool": e.peak_packets_in_pool,
+            "packets_live": e.packets_live,
             "link_events": e.link_events,
             "data_bytes_delivered": e.data_bytes_delivered,
             "data_bytes_dropped": e.data_bytes_dropped,
@@ -333,7 +320,9 @@ pub fn summary_json(scn: &Scenario, scheme: &str, r: &RunResult) -> Value {
     })
 }
 
-/// Writes every file of one scheme's run into `dir` (which must exist).
+/// Writes every file of one scheme's run into `dir` (which must exist). The
+/// traces (`queues.csv`, `utilization.csv`, `flow_traces.csv`, `changes.csv`,
+/// `acks.csv`) are not among them: the run streamed them into `dir` as it went.
 pub fn write_run_files(dir: &Path, scn: &Scenario, scheme: &str, r: &RunResult) -> io::Result<()> {
     let mut w = create(dir, "flows.csv")?;
     write_flows_csv(&mut w, r)?;
@@ -341,26 +330,8 @@ pub fn write_run_files(dir: &Path, scn: &Scenario, scheme: &str, r: &RunResult) 
     let mut w = create(dir, "ports.csv")?;
     write_ports_csv(&mut w, r)?;
     w.flush()?;
-    if !r.queues.is_empty() {
-        let mut w = create(dir, "queues.csv")?;
-        write_series_csv(&mut w, &r.queues, "queue_bytes")?;
-        w.flush()?;
-    }
-    if !r.utilization.is_empty() {
-        let mut w = create(dir, "utilization.csv")?;
-        write_series_csv(&mut w, &r.utilization, "utilization_fraction")?;
-        w.flush()?;
-    }
-    if !r.flow_traces.is_empty() {
-        let mut w = create(dir, "flow_traces.csv")?;
-        write_flow_traces_csv(&mut w, r)?;
-        w.flush()?;
-    }
-    let summary = summary_json(scn, scheme, r);
-    let mut w = create(dir, "summary.json")?;
-    serde_json::to_writer_pretty(&mut w, &summary).map_err(io::Error::other)?;
-    writeln!(w)?;
-    w.flush()?;
+    write_json(dir, "summary.json", &summary_json(scn, scheme, r))?;
+    write_json(dir, "run.json", &speed_json(r))?;
     fs::write(dir.join("scenario.toml"), &scn.text)?;
     ccsim_repro::plots::write_all(dir, &[(scheme.to_string(), r)])?;
     Ok(())
@@ -399,8 +370,7 @@ pub fn write_compare_csv(w: &mut impl Write, runs: &[(String, &RunResult)]) -> i
         "sim_end_us",
         "events",
         "data_packets",
-        "wall_secs",
-        "events_per_sec",
+        "status",
         "truncated",
     ] {
         header.push(h.to_string());
@@ -435,8 +405,7 @@ pub fn write_compare_csv(w: &mut impl Write, runs: &[(String, &RunResult)]) -> i
             num(to_us(r.engine.sim_end), 3),
             r.engine.events.to_string(),
             r.engine.data_packets.to_string(),
-            num(r.engine.wall_secs, 3),
-            num(events_per_sec(r), 0),
+            r.status.name().to_string(),
             r.truncated.to_string(),
         ]);
         writeln!(w, "{}", row.join(","))?;
@@ -449,7 +418,8 @@ pub fn write_compare_csv(w: &mut impl Write, runs: &[(String, &RunResult)]) -> i
 pub fn write_compare_files(dir: &Path, scn: &Scenario, runs: &[(String, &RunResult)]) -> io::Result<()> {
     for (name, r) in runs {
         let sub = dir.join(ccsim_scenario::safe_component(name));
-        fs::create_dir(&sub)?;
+        // exists already when the scheme streamed its traces into it
+        fs::create_dir_all(&sub)?;
         write_run_files(&sub, scn, name, r)?;
     }
     let mut w = create(dir, "compare.csv")?;
@@ -463,10 +433,7 @@ pub fn write_compare_files(dir: &Path, scn: &Scenario, runs: &[(String, &RunResu
         "schemes": runs.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>(),
         "results": all,
     });
-    let mut w = create(dir, "compare.json")?;
-    serde_json::to_writer_pretty(&mut w, &doc).map_err(io::Error::other)?;
-    writeln!(w)?;
-    w.flush()?;
+    write_json(dir, "compare.json", &doc)?;
     fs::write(dir.join("scenario.toml"), &scn.text)?;
     ccsim_repro::plots::write_all(dir, runs)?;
     Ok(())

@@ -119,13 +119,13 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<(), Fail> {
         let mut big: Vec<&plan::RunSpec> = plan.runs.iter().collect();
         big.sort_by(|a, b| b.est_events.total_cmp(&a.est_events));
         if !a.quiet {
-            println!("largest runs (estimated):");
+            outln!("largest runs (estimated):");
             for r in big.iter().take(8) {
-                println!("  {:>9}  {}", wall(r.est_events / EVENTS_PER_SEC), r.label());
+                outln!("  {:>9}  {}", wall(r.est_events / EVENTS_PER_SEC), r.label());
             }
         }
         let claims: usize = plan.papers.iter().map(|p| p.claims.len()).sum();
-        println!(
+        outln!(
             "{} paper(s), {claims} claims to run, {} distinct runs (estimated {} on one core); {} problem(s)",
             plan.papers.len(),
             plan.runs.len(),
@@ -186,7 +186,7 @@ fn print_summary(plan: &Plan, outcomes: &[Outcome], sums: &[report::PaperSummary
     let ran = outcomes.iter().filter(|o| matches!(o, Outcome::Ran(_))).count();
     let cached = outcomes.iter().filter(|o| matches!(o, Outcome::Cached)).count();
     let failed = outcomes.len() - ran - cached;
-    println!(
+    outln!(
         "{} runs: {ran} simulated, {cached} from the cache, {failed} failed ({} scale)",
         plan.runs.len(),
         if plan.full { "full" } else { "reduced" }
@@ -204,12 +204,12 @@ fn print_summary(plan: &Plan, outcomes: &[Outcome], sums: &[report::PaperSummary
             (s.count(Verdict::NotSimulable) + s.count(Verdict::NotAttempted)).to_string(),
         ]);
     }
-    print!("{}", t.render());
+    out!("{}", t.render());
     for s in sums {
-        println!("report: {}", out.join(&s.paper).join("report.md").display());
+        outln!("report: {}", out.join(&s.paper).join("report.md").display());
     }
     if sums.len() > 1 {
-        println!("index: {}", out.join("index.md").display());
+        outln!("index: {}", out.join("index.md").display());
     }
 }
 
@@ -252,10 +252,10 @@ fn list(a: &ReproduceArgs, root: &Path) -> Result<(), Fail> {
             details.push(m);
         }
     }
-    println!("Estimated CPU time on one core (~{:.0}M events/s); divide by --jobs.", EVENTS_PER_SEC / 1e6);
-    print!("{}", t.render());
+    outln!("Estimated CPU time on one core (~{:.0}M events/s); divide by --jobs.", EVENTS_PER_SEC / 1e6);
+    out!("{}", t.render());
     for m in details {
-        println!("\n{} — {}", m.paper, m.title);
+        outln!("\n{} — {}", m.paper, m.title);
         let mut c = Table::new(&["claim", "where", "metric", "status"]);
         for cl in &m.claims {
             let status = match cl.status {
@@ -265,7 +265,7 @@ fn list(a: &ReproduceArgs, root: &Path) -> Result<(), Fail> {
             };
             c.row(vec![cl.id.clone(), cl.where_.clone(), cl.metric.clone().unwrap_or_default(), status.into()]);
         }
-        print!("{}", crate::commands::render_left(&c));
+        out!("{}", crate::commands::render_left(&c));
     }
     Ok(())
 }

@@ -197,7 +197,7 @@ pub fn results_table(runs: &[(String, &RunResult)]) -> Table {
         let r = runs[i].1;
         let t = fmt_time(r.engine.sim_end);
         if r.truncated {
-            format!("{t} (stopped)")
+            format!("{t} ({})", r.status.name())
         } else {
             t
         }

@@ -322,3 +322,118 @@ fn every_paper_manifest_plans_without_problems() {
     let out = ok(&["reproduce", "all", "--check", "-q"]);
     assert!(out.contains("5 paper(s)") && out.contains("0 problem(s)"), "{out}");
 }
+
+/// The shipped PFC-deadlock example: the run ends by itself, names the
+/// cycle of paused ports, writes its results and exits 3.
+#[test]
+fn a_pfc_deadlock_is_named_and_its_results_kept() {
+    let t = Tmp::new("deadlock");
+    let o = ccsim(&["run", "scenarios/pfc-deadlock-ring.toml", "--out", t.s(), "-q", "--check"]);
+    assert_eq!(o.status.code(), Some(3), "stderr:\n{}", text(&o.stderr));
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert!(out.contains("(deadlock)"), "{out}");
+    assert!(err.contains("PFC deadlock") && err.contains("5:6 -> 6:7 -> 7:8 -> 8:9 -> 9:5"), "{err}");
+    assert!(out.contains("check: none: passed"), "{out}");
+    let dir = t.0.join("pfc-deadlock-ring/none");
+    let s = json(&dir.join("summary.json"));
+    assert_eq!(s["status"], "deadlock");
+    assert_eq!(s["unfinished_flows"], 5);
+    assert_eq!(s["run_status"]["cycle"].as_array().unwrap().len(), 5);
+    assert_eq!(csv_rows(&dir.join("flows.csv")).len(), 6);
+}
+
+/// `--check` runs the invariant checks in this build and reports them; the
+/// results do not change (the check drains the fabric after the results
+/// are taken).
+#[test]
+fn check_passes_and_leaves_the_results_unchanged() {
+    let t = Tmp::new("check");
+    let a = t.0.join("a");
+    let b = t.0.join("b");
+    let out =
+        ok(&["compare", "scenarios/incast-16to1.toml", "--schemes", "dcqcn,hpcc", "--out", a.to_str().unwrap(), "-q"]);
+    assert!(!out.contains("check:"), "{out}");
+    let out = ok(&[
+        "compare",
+        "scenarios/incast-16to1.toml",
+        "--schemes",
+        "dcqcn,hpcc",
+        "--out",
+        b.to_str().unwrap(),
+        "-q",
+        "--check",
+    ]);
+    assert!(out.contains("check: dcqcn: passed") && out.contains("check: hpcc: passed"), "{out}");
+    for s in ["dcqcn", "hpcc"] {
+        let d = |root: &Path| root.join("incast-16to1/compare-dcqcn-hpcc").join(s);
+        for f in ["flows.csv", "ports.csv", "queues.csv"] {
+            let x = std::fs::read(d(&a).join(f)).unwrap();
+            assert_eq!(x, std::fs::read(d(&b).join(f)).unwrap(), "{s}/{f} changed under --check");
+        }
+        let sum = json(&d(&b).join("summary.json"));
+        assert_eq!(sum["check"], "passed");
+        assert_eq!(sum["engine"]["packets_live"], 0, "every packet freed");
+    }
+}
+
+/// Results are written before the table: a reader that closes stdout at
+/// once (`ccsim run X | head -0`) costs nothing.
+#[test]
+fn a_closed_stdout_loses_nothing() {
+    use std::process::Stdio;
+    let t = Tmp::new("pipe");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ccsim"))
+        .args(["run", "scenarios/dumbbell-2flows.toml", "--out", t.s(), "-q"])
+        .current_dir(repo())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "stderr:\n{}", text(&o.stderr));
+    assert!(!text(&o.stderr).contains("panicked"), "{}", text(&o.stderr));
+    let s = json(&t.0.join("dumbbell-2flows/dcqcn/summary.json"));
+    assert_eq!(s["finished"], 2);
+}
+
+/// SIGINT stops a long run at the next event boundary: partial results,
+/// marked interrupted, and no temporary directory left behind.
+#[test]
+fn an_interrupted_run_keeps_partial_results() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let t = Tmp::new("sigint");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ccsim"))
+        .args(["run", "scenarios/fat320-websearch-30.toml", "--scheme", "hpcc", "--out", t.s()])
+        .current_dir(repo())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // the header line is printed once the scenario is read and the output
+    // directory prepared, just before simulating
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut header = String::new();
+    err.read_line(&mut header).unwrap();
+    assert!(header.contains("with hpcc"), "{header}");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let kill = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(kill.success());
+    let rest = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut err, &mut s).unwrap();
+        s
+    });
+    let o = child.wait_with_output().unwrap();
+    let err = rest.join().unwrap();
+    assert_eq!(o.status.code(), Some(3), "stderr:\n{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    let dir = t.0.join("fat320-websearch-30");
+    let s = json(&dir.join("hpcc/summary.json"));
+    assert_eq!(s["status"], "interrupted");
+    assert!(s["unfinished_flows"].as_u64().unwrap() > 0);
+    let left: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(left, vec!["hpcc".to_string()], "temporary directories left behind");
+}

@@ -13,7 +13,7 @@ use crate::sim::{CcOp, Simulator};
 use crate::time::Time;
 
 /// Lowest pacing rate the core accepts from a scheme (bits/s).
-const MIN_RATE: u64 = 1_000;
+const MIN_RATE: u64 = crate::topology::MIN_LINK_RATE;
 
 impl Simulator {
     pub(crate) fn flow_start(&mut self, f: u32) {
@@ -109,6 +109,10 @@ impl Simulator {
             self.transmit(port, h, more);
             return;
         }
+        if self.draining {
+            // a checked run playing out what is in flight: no new data
+            return;
+        }
         let node = self.ports[port as usize].node;
         let hi = self.node_index[node as usize] as usize;
         let paused = self.ports[port as usize].paused;
@@ -196,6 +200,7 @@ impl Simulator {
         let gap = self.wire_time(pkt.size as u64, rate);
         self.flows[f as usize].next_send = now + gap;
         self.data_packets += 1;
+        self.data_bytes_sent += payload;
         self.pool.alloc(pkt)
     }
 

@@ -19,6 +19,7 @@ pub mod topology;
 pub mod trace;
 pub mod units;
 
+mod check;
 mod event;
 mod fabric;
 mod host;

@@ -99,6 +99,10 @@ pub struct EngineStats {
     #[serde(default)]
     pub cpu_secs: f64,
     pub peak_packets_in_pool: u32,
+    /// Packets still allocated when the run ended (queued, on a wire); with
+    /// `SimOptions::check`, after the fabric drained: 0 unless a packet leaked.
+    #[serde(default)]
+    pub packets_live: u32,
     /// Data payload bytes that reached their receiver host (duplicates included).
     pub data_bytes_delivered: u64,
     /// Data payload bytes dropped (admission, failed links, no route).
@@ -181,6 +185,13 @@ pub struct RunResult {
     /// How the run ended.
     #[serde(default)]
     pub status: RunStatus,
+    /// With `SimOptions::check`: Ok when every invariant held, else what broke.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<Result<(), String>>,
+    /// True when the traces were streamed to CSV files in `TraceConfig::dir`
+    /// (`queues`, `utilization`, `flow_traces` then hold only a preview).
+    #[serde(default)]
+    pub traces_streamed: bool,
     /// Why the traces streamed to disk (`TraceConfig::dir`) are incomplete.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace_error: Option<String>,

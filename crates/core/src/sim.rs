@@ -63,6 +63,11 @@ pub struct SimOptions {
     /// Set from another thread (e.g. a Ctrl-C handler) to stop the run at
     /// the next event boundary, with status interrupted.
     pub interrupt: Interrupt,
+    /// Check the run's invariants at the end (see [`crate::check`]):
+    /// conservation, no loss where lossless, buffer accounting, no packet
+    /// leaked once the fabric drains. Default false (debug builds always
+    /// check the buffer accounting).
+    pub check: bool,
 }
 
 impl Default for SimOptions {
@@ -73,6 +78,7 @@ impl Default for SimOptions {
             trace: TraceConfig::default(),
             stall: DEFAULT_STALL,
             interrupt: Interrupt::default(),
+            check: false,
         }
     }
 }
@@ -269,6 +275,11 @@ pub struct Simulator {
     pub(crate) link_events_run: u32,
     pub(crate) data_bytes_delivered: u64,
     pub(crate) data_bytes_dropped: u64,
+    /// Data payload bytes hosts have put on the wire (retransmissions included).
+    pub(crate) data_bytes_sent: u64,
+    /// Playing out the packets in flight after a checked run: hosts send no new data.
+    pub(crate) draining: bool,
+    check: bool,
     /// Flows started so far.
     pub(crate) started: usize,
     /// Last time data was delivered or a flow started (stall detection).
@@ -301,6 +312,7 @@ impl Simulator {
         opts: &SimOptions,
     ) -> Result<Simulator, String> {
         topo.validate()?;
+        Routing::check_size(topo)?;
         net.validate()?;
         let link_events = topo.check_link_events(&net.link_events, opts.stop_at)?;
         let req = scheme.requirements();
@@ -323,13 +335,14 @@ impl Simulator {
         // ports: per node, in link order
         let mut node_ports: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
         let mut link_ports = Vec::with_capacity(topo.links.len());
+        // a node's ports have the global ids base[node]..base[node + 1]
+        let mut base = vec![0u32; n + 1];
         {
             let mut count = vec![0u32; n];
             for l in &topo.links {
                 count[l.a as usize] += 1;
                 count[l.b as usize] += 1;
             }
-            let mut base = vec![0u32; n + 1];
             for i in 0..n {
                 base[i + 1] = base[i] + count[i];
             }
@@ -366,7 +379,8 @@ impl Simulator {
         for &(p, node, peer, li) in &order {
             debug_assert_eq!(p as usize, ports.len());
             let l = &topo.links[li];
-            let local = node_ports[node as usize].iter().position(|&(q, _)| q == p).unwrap() as u16;
+            // below MAX_PORTS_PER_NODE (Topology::validate)
+            let local = (p - base[node as usize]) as u16;
             let peer_port = if l.a == node { link_ports[li].1 } else { link_ports[li].0 };
             let extra = net.pfc.headroom_extra.map(|b| b.0).unwrap_or(2 * pkt_size);
             // a switch also holds what arrives during its processing delay after a PAUSE
@@ -468,7 +482,7 @@ impl Simulator {
         }
         // path properties per (src, dst) pair, computed on demand; the max base RTT over all pairs
         // (on the routes at time 0; on all links for a pair that starts unreachable)
-        let path_props = |src: u32, dst: u32| -> (Time, Time, u64, u8) {
+        let path_props = |src: u32, dst: u32| -> (Time, Time, u64, u32) {
             // returns (one-way latency: propagation + switch delays, ser sum, min rate, switches)
             let reachable = {
                 let mut p = node_ports[src as usize][0].0;
@@ -490,7 +504,7 @@ impl Simulator {
             };
             let routing = if reachable { &routing } else { full_routing.as_ref().unwrap_or(&routing) };
             let mut p = node_ports[src as usize][0].0;
-            let (mut prop, mut ser, mut minr, mut sws) = (0, 0, u64::MAX, 0u8);
+            let (mut prop, mut ser, mut minr, mut sws) = (0, 0, u64::MAX, 0u32);
             loop {
                 let port = &ports[p as usize];
                 prop += port.delay;
@@ -562,6 +576,8 @@ impl Simulator {
                 ));
             }
             let (prop, ser, minr, sws) = path_props(f.src, f.dst);
+            let sws = u8::try_from(sws)
+                .map_err(|_| format!("{name}: its path crosses {sws} switches; at most 255 are supported"))?;
             let line_rate = ports[node_ports[f.src as usize][0].0 as usize].rate;
             let base_rtt = 2 * prop + ser;
             let npkts = f.size.div_ceil(net.mtu.0);
@@ -702,6 +718,9 @@ impl Simulator {
             link_events_run: 0,
             data_bytes_delivered: 0,
             data_bytes_dropped: 0,
+            data_bytes_sent: 0,
+            draining: false,
+            check: opts.check,
             started: 0,
             last_progress: 0,
             stall: opts.stall.max(1),
@@ -730,29 +749,24 @@ impl Simulator {
                 if t > s {
                     status = RunStatus::Stopped;
                     self.now = s;
+                    // kept for the checks, which play out what is in flight
+                    self.events.push(t, ev);
                     break;
                 }
             }
             if self.started > self.finished && t > self.last_progress + self.stall {
                 self.now = self.last_progress + self.stall;
                 status = self.stuck(self.now);
+                self.events.push(t, ev);
                 break;
             }
             debug_assert!(t >= self.now);
             self.now = t;
             match ev {
                 Ev::Arrive { port, gen } => {
-                    let p = &mut self.ports[port as usize];
-                    if gen != p.wire_gen {
-                        // the link failed after this was scheduled: its packets are gone
+                    if !self.arrival(port, gen) {
                         continue;
                     }
-                    let (_, h) = p.wire.pop_front().expect("arrival on an empty wire");
-                    if let Some(&(next, _)) = p.wire.front() {
-                        self.events.push(next, Ev::Arrive { port, gen });
-                    }
-                    let to = p.peer_port;
-                    self.arrive(to, h);
                 }
                 Ev::TxDone { port } => {
                     self.ports[port as usize].tx_pending = false;
@@ -813,6 +827,7 @@ impl Simulator {
         if let Err(e) = self.check_buffer_accounting() {
             panic!("buffer accounting broken at {} ps: {e}", self.now);
         }
+        let invariants = if self.check { self.check_invariants().err() } else { None };
         let wall_secs = wall.elapsed().as_secs_f64();
         let cpu_secs = match (cpu0, thread_cpu_secs()) {
             (Some(a), Some(b)) => b - a,
@@ -821,6 +836,15 @@ impl Simulator {
         self.events_run = events;
         let mut r = self.results(status, wall_secs);
         r.engine.cpu_secs = cpu_secs;
+        if self.check {
+            r.check = Some(match invariants {
+                Some(e) => Err(e),
+                // a deadlocked fabric cannot drain: its packets stay, rightly
+                None if matches!(r.status, RunStatus::Deadlock { .. }) => Ok(()),
+                None => self.drain_and_check(),
+            });
+            r.engine.packets_live = self.pool.live();
+        }
         r
     }
 
@@ -840,7 +864,8 @@ impl Simulator {
         }
     }
 
-    fn results(self, status: RunStatus, wall_secs: f64) -> RunResult {
+    /// The run's results (the traces are moved out; the rest stays for the checks).
+    fn results(&mut self, status: RunStatus, wall_secs: f64) -> RunResult {
         let truncated = status != RunStatus::Completed;
         let in_flight = self.data_in_flight();
         let mut counters: std::collections::BTreeMap<String, u64> = Default::default();
@@ -881,15 +906,16 @@ impl Simulator {
                 max_qlen: p.max_qlen,
             })
             .collect();
-        let (queues, utilization, flow_traces, trace_error) = match self.tracer {
+        let (queues, utilization, flow_traces, traces_streamed, trace_error) = match self.tracer.take() {
             Some(mut t) => {
+                let streamed = t.streamed();
                 let e = t.finish();
-                (t.queues, t.utilization, t.flow_traces, e)
+                (t.queues, t.utilization, t.flow_traces, streamed, e)
             }
-            None => (vec![], vec![], vec![], None),
+            None => (vec![], vec![], vec![], false, None),
         };
         RunResult {
-            scheme: self.scheme_name,
+            scheme: self.scheme_name.clone(),
             flows,
             ports,
             queues,
@@ -903,6 +929,7 @@ impl Simulator {
                 wall_secs,
                 cpu_secs: wall_secs,
                 peak_packets_in_pool: self.pool.peak(),
+                packets_live: self.pool.live(),
                 data_bytes_delivered: self.data_bytes_delivered,
                 data_bytes_dropped: self.data_bytes_dropped,
                 data_bytes_in_flight: in_flight,
@@ -912,10 +939,12 @@ impl Simulator {
             pause_frames: self.pause_frames,
             truncated,
             status,
+            traces_streamed,
             trace_error,
+            check: None,
             scheme_counters: counters.into_iter().collect(),
             hol_pkts: self.flows.iter().map(|f| f.hol_pkts).collect(),
-            rtt: self.rtt_hist,
+            rtt: self.rtt_hist.take(),
         }
     }
 
@@ -949,6 +978,23 @@ impl Simulator {
         if self.finished < self.flows.len() {
             self.events.push(next, Ev::Sample);
         }
+    }
+
+    /// The head of `port`'s wire arrives at the other end; false (and
+    /// nothing happens) when the event is stale: the link failed after it
+    /// was scheduled and its packets are gone.
+    pub(crate) fn arrival(&mut self, port: u32, gen: u32) -> bool {
+        let p = &mut self.ports[port as usize];
+        if gen != p.wire_gen {
+            return false;
+        }
+        let (_, h) = p.wire.pop_front().expect("arrival on an empty wire");
+        if let Some(&(next, _)) = p.wire.front() {
+            self.events.push(next, Ev::Arrive { port, gen });
+        }
+        let to = p.peer_port;
+        self.arrive(to, h);
+        true
     }
 
     /// Dispatch of a packet arriving at the node owning `port`.

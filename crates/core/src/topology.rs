@@ -31,6 +31,15 @@ pub struct Topology {
     pub name: String,
 }
 
+/// Slowest link rate (bps): the lowest pacing rate a sender may be held to,
+/// so every scheme's rate range [minimum, line rate] is non-empty.
+pub const MIN_LINK_RATE: u64 = 1_000;
+
+/// Most ports (links) one node may have: port numbers within a node are 16
+/// bits wide, far above the radix of any switch ASIC (512 ports of 100G at
+/// most today).
+pub const MAX_PORTS_PER_NODE: usize = 1 << 16;
+
 impl Topology {
     /// The host ids as ranges, e.g. "0-15, 20-35".
     pub fn host_ranges(&self) -> String {
@@ -71,7 +80,8 @@ impl Topology {
 
     /// Checks the structural rules the simulator relies on: link ends exist and
     /// differ, rates and delays are positive, every host has exactly one link
-    /// (to a switch), no duplicate links, and every host can reach every other.
+    /// (to a switch), no node has more than [`MAX_PORTS_PER_NODE`] links, no
+    /// duplicate links, and every host can reach every other.
     pub fn validate(&self) -> Result<(), String> {
         let n = self.nodes.len();
         if self.hosts().len() < 2 {
@@ -91,8 +101,11 @@ impl Topology {
             if l.a == l.b {
                 return Err(format!("link {i} connects node {} to itself", l.a));
             }
-            if l.rate_bps == 0 {
-                return Err(format!("link {i} ({} - {}) has rate 0", l.a, l.b));
+            if l.rate_bps < MIN_LINK_RATE {
+                return Err(format!(
+                    "link {i} ({} - {}) has rate {} bps; at least {MIN_LINK_RATE} bps (1 Kbps) is supported",
+                    l.a, l.b, l.rate_bps
+                ));
             }
             if !seen.insert((l.a.min(l.b), l.a.max(l.b))) {
                 return Err(format!("link {i} ({} - {}) duplicates an earlier link", l.a, l.b));
@@ -102,6 +115,12 @@ impl Topology {
             }
             deg[l.a as usize] += 1;
             deg[l.b as usize] += 1;
+        }
+        if let Some(node) = (0..n).find(|&i| deg[i] as usize > MAX_PORTS_PER_NODE) {
+            return Err(format!(
+                "node {node} has {} links; at most {MAX_PORTS_PER_NODE} per node are supported",
+                deg[node]
+            ));
         }
         for h in self.hosts() {
             if deg[h as usize] != 1 {

@@ -73,6 +73,8 @@ pub(crate) struct Tracer {
     pub changes: bool,
     pub acks: bool,
     streams: Option<Streams>,
+    /// Streaming was asked for (stays true after a write error stopped it).
+    streamed: bool,
     /// Samples taken so far, and every how many the preview keeps.
     taken: u64,
     stride: u64,
@@ -141,6 +143,7 @@ impl Tracer {
             flows: flows.iter().map(|x| x.0).collect(),
             changes,
             acks,
+            streamed: streams.is_some(),
             streams,
             taken: 0,
             stride: 1,
@@ -152,9 +155,15 @@ impl Tracer {
         self.streams.is_some()
     }
 
+    /// Whether the samples went to CSV files (the series hold a preview),
+    /// even if a write error stopped the streaming part way.
+    pub fn streamed(&self) -> bool {
+        self.streamed
+    }
+
     /// Whether the preview keeps the current sample; halves the preview when full.
     fn keep(&mut self) -> bool {
-        if !self.streaming() {
+        if !self.streamed {
             return true;
         }
         let n = self.queues.first().map(|s| s.t.len()).or_else(|| self.utilization.first().map(|s| s.t.len()));

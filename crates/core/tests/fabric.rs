@@ -43,7 +43,12 @@ fn bytes_are_conserved_and_every_packet_is_freed() {
     let topo = star(8, G100, US);
     let net = NetConfig::default();
     let flows: Vec<_> = (0..7).map(|i| flow(i, i, 7, 200_000 + i as u64 * 12_345, i as u64 * 3 * US)).collect();
-    let r = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap();
+    let opts = SimOptions { check: true, ..Default::default() };
+    let r = run(&topo, &net, &flows, &line_rate(), &opts, None).unwrap();
+    // conservation, no drop, buffer accounting, and once the fabric has
+    // drained no packet left allocated
+    assert_eq!(r.check, Some(Ok(())));
+    assert_eq!(r.engine.packets_live, 0);
     assert_eq!(r.drops, 0);
     assert!(r.flows.iter().all(|f| f.fct.is_some()));
     // every payload byte crossed the receiver's downlink exactly once (no retransmissions in lossless)

@@ -37,10 +37,18 @@ pub struct Status {
     pub running: Vec<String>,
 }
 
-/// Simulates one run (no cache): what every executor calls.
+/// Simulates one run (no cache): what every executor calls. A panic in
+/// the simulator fails this run alone (release builds unwind).
 pub fn simulate(spec: &RunSpec) -> Result<ccsim_core::RunResult, String> {
     let scn = spec.load()?;
-    scn.simulate(&spec.scheme, None)
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| scn.simulate(&spec.scheme, None))).unwrap_or_else(|p| {
+        let msg = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "unknown panic".into());
+        Err(format!("the simulator panicked: {msg}"))
+    })
 }
 
 /// Runs `runs` with `jobs` threads; outcomes in plan order.

@@ -136,6 +136,8 @@ pub struct Scenario {
     pub stall: Time,
     /// Set it to stop a running simulation of this scenario (Ctrl-C).
     pub interrupt: ccsim_core::sim::Interrupt,
+    /// Check the run's invariants at its end (`--check`). Default false.
+    pub check: bool,
     pub topo: Topology,
     pub net: NetConfig,
     pub flows: Vec<FlowSpec>,
@@ -453,7 +455,12 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
             });
         }
         if !seen.insert(s.clone()) {
-            return Err(format!("{label}: scheme '{s}' is listed twice"));
+            let msg = "listed twice";
+            return Err(if from_file {
+                at(label, text, &format!("schemes[{i}]"), Some(&quote(s)), msg)
+            } else {
+                format!("scheme '{s}' is listed twice")
+            });
         }
     }
     for (s, v) in &file.scheme {
@@ -599,6 +606,7 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
         stop,
         stall,
         interrupt: Default::default(),
+        check: false,
         topo,
         net: file.network.clone(),
         flows,
@@ -761,6 +769,7 @@ impl Scenario {
             trace: self.trace.clone(),
             stall: self.stall,
             interrupt: self.interrupt.clone(),
+            check: self.check,
         }
     }
 

@@ -18,8 +18,11 @@ use std::path::{Path, PathBuf};
 
 /// Most flows a workload entry (or an imported flow file, or all entries
 /// together) may have, to catch a mistyped duration or load before it
-/// exhausts memory (about 1.2 GB of flow records).
-pub const MAX_FLOWS: usize = 50_000_000;
+/// exhausts memory and time: a flow costs several hundred bytes while it is
+/// validated and simulated (its record, routing and congestion-control
+/// state), so this many need gigabytes. The largest reference input (HPCC's
+/// 100 ms WebSearch flow file) has 70,180 flows.
+pub const MAX_FLOWS: usize = 5_000_000;
 
 /// One explicit flow of a `flows` workload.
 #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -186,7 +189,9 @@ fn uniform_host_rate(topo: &Topology, field: &str, hosts: &[u32]) -> Result<u64,
 
 fn check_expected_flows(field: &str, expected: f64) -> Result<(), String> {
     if expected > MAX_FLOWS as f64 {
-        Err(format!("{field}: would generate about {expected:.3e} flows; the limit per workload entry is {MAX_FLOWS}"))
+        Err(format!(
+            "{field}: would generate about {expected:.3e} flows; at most {MAX_FLOWS} are supported (each costs several hundred bytes of memory): check its duration, load and sizes"
+        ))
     } else {
         Ok(())
     }
@@ -552,7 +557,7 @@ mod tests {
         let e = bad(&[("hosts", V::L(vec![V::U(1)]))]);
         assert!(e.contains("at least 2"), "{e}");
         let e = bad(&[("duration", s("10000s"))]);
-        assert!(e.contains("limit"), "{e}");
+        assert!(e.contains("flows; at most 5000000 are supported"), "{e}");
         let e = from::<WorkloadSpec>(m(&[
             ("kind", s("poisson")),
             ("cdf", s("x")),

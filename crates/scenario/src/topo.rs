@@ -14,10 +14,11 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// Largest topology a builder will produce (nodes), to catch typos such as
-/// `k = 4000` before they exhaust memory.
-pub const MAX_NODES: u64 = 10_000_000;
-/// Most links a topology may have.
-pub const MAX_LINKS: u64 = 100_000_000;
+/// `k = 4000` before they exhaust memory (a k = 64 fat tree has 70 K).
+pub const MAX_NODES: u64 = 1_000_000;
+/// Most links a topology may have: the simulator holds about 2.3 KB per
+/// link (both directions), so 2.3 GB at this limit.
+pub const MAX_LINKS: u64 = 1_000_000;
 
 /// Rate and one-way propagation delay of the links of one tier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,9 +51,11 @@ fn rate_ok(field: &str, t: Tier) -> Result<(), String> {
     }
 }
 
-fn size_ok(nodes: u64) -> Result<(), String> {
+fn size_ok(nodes: u64, links: u64) -> Result<(), String> {
     if nodes > MAX_NODES {
         Err(format!("the topology would have {nodes} nodes; the limit is {MAX_NODES}"))
+    } else if links > MAX_LINKS {
+        Err(format!("the topology would have {links} links; the limit is {MAX_LINKS}"))
     } else {
         Ok(())
     }
@@ -93,7 +96,7 @@ pub fn dumbbell(hosts_per_side: u32, host: Tier, bottleneck: Tier, switches: u32
     }
     let n = hosts_per_side as u64;
     let s = switches as u64;
-    size_ok(2 * n + s)?;
+    size_ok(2 * n + s, 2 * n + s - 1)?;
     let first = 2 * n;
     let last = 2 * n + s - 1;
     let mut links = Vec::with_capacity((2 * n + s - 1) as usize);
@@ -124,7 +127,7 @@ pub fn star(hosts: u32, link_tier: Tier) -> Result<Topology, String> {
     }
     rate_ok("rate", link_tier)?;
     let n = hosts as u64;
-    size_ok(n + 1)?;
+    size_ok(n + 1, n)?;
     Ok(Topology {
         nodes: nodes(n, 1),
         links: (0..n).map(|h| link(h, n, link_tier)).collect(),
@@ -147,7 +150,7 @@ pub fn leaf_spine(leaves: u32, spines: u32, hosts_per_leaf: u32, host: Tier, fab
     if h < 2 {
         return Err(format!("leaves x hosts_per_leaf = {h}: at least 2 hosts are needed"));
     }
-    size_ok(h + l + s)?;
+    size_ok(h + l + s, h + l * s)?;
     let mut links = Vec::with_capacity((h + l * s) as usize);
     for x in 0..h {
         links.push(link(x, h + x / hpl, host));
@@ -207,7 +210,7 @@ pub fn fat_tree3(
     if h < 2 {
         return Err(format!("pods x tors_per_pod x hosts_per_tor = {h}: at least 2 hosts are needed"));
     }
-    size_ok(h + n_tor + n_agg + c)?;
+    size_ok(h + n_tor + n_agg + c, h + n_tor * a + n_agg * (c / a))?;
     let tor0 = h;
     let agg0 = tor0 + n_tor;
     let core0 = agg0 + n_agg;

@@ -1,0 +1,78 @@
+//! Invariant checks of a finished run (`SimOptions::check`, `ccsim run
+//! --check`; debug builds always check the buffer accounting):
+//!
+//! * byte conservation: every data byte a host sent was delivered, dropped
+//!   or is still queued or on a wire;
+//! * a lossless fabric (PFC on, no link failures) dropped nothing;
+//! * the shared-buffer accounting of every switch matches what it queues;
+//! * after the run's results are taken, the packets still in flight are
+//!   played out (no new data is sent, no timer fires): then no packet may
+//!   be left allocated and every ingress account must be empty. Skipped
+//!   after a PFC deadlock, whose packets can never leave.
+
+use crate::event::Ev;
+use crate::sim::Simulator;
+
+/// Most events played out to drain the fabric after a checked run.
+const DRAIN_EVENTS: u64 = 100_000_000;
+
+impl Simulator {
+    /// The checks that hold at any time: conservation, no loss where
+    /// lossless, buffer accounting.
+    pub(crate) fn check_invariants(&self) -> Result<(), String> {
+        let in_flight = self.data_in_flight();
+        let accounted = self.data_bytes_delivered + self.data_bytes_dropped + in_flight;
+        if accounted != self.data_bytes_sent {
+            return Err(format!(
+                "byte conservation: hosts sent {} data bytes, but {} were delivered, {} dropped and {} are in flight ({} unaccounted)",
+                self.data_bytes_sent,
+                self.data_bytes_delivered,
+                self.data_bytes_dropped,
+                in_flight,
+                self.data_bytes_sent as i128 - accounted as i128
+            ));
+        }
+        if self.net.pfc.enabled && self.link_events.is_empty() && self.drops > 0 {
+            return Err(format!("a lossless fabric (PFC on, no link failures) dropped {} packets", self.drops));
+        }
+        self.check_buffer_accounting().map_err(|e| format!("buffer accounting: {e}"))
+    }
+
+    /// Plays out the packets still in flight (arrivals and transmissions
+    /// only; hosts send no new data and timers do not fire), then checks
+    /// that every packet was freed and the switches hold nothing.
+    pub(crate) fn drain_and_check(&mut self) -> Result<(), String> {
+        self.draining = true;
+        let mut n = 0u64;
+        while let Some((t, ev)) = self.events.pop() {
+            self.now = self.now.max(t);
+            match ev {
+                Ev::Arrive { port, gen } => {
+                    self.arrival(port, gen);
+                }
+                Ev::TxDone { port } => {
+                    self.ports[port as usize].tx_pending = false;
+                    self.try_send(port);
+                }
+                Ev::HostWake { host } => {
+                    let p = self.hosts[host as usize].port;
+                    self.try_send(p);
+                }
+                _ => {}
+            }
+            n += 1;
+            if n > DRAIN_EVENTS {
+                return Err(format!("the fabric did not drain within {DRAIN_EVENTS} events after the run"));
+            }
+        }
+        let live = self.pool.live();
+        if live > 0 {
+            return Err(format!("{live} packets were never freed (a packet leak)"));
+        }
+        self.check_buffer_accounting().map_err(|e| format!("after draining, buffer accounting: {e}"))?;
+        if let Some(p) = self.ports.iter().find(|p| p.ing_bytes.iter().chain(&p.hdrm_bytes).any(|&b| b > 0)) {
+            return Err(format!("after draining, switch {} still accounts bytes from {}", p.node, p.peer));
+        }
+        Ok(())
+    }
+}
