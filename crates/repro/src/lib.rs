@@ -14,6 +14,7 @@ pub mod cache;
 pub mod exec;
 pub mod manifest;
 pub mod metrics;
+pub mod output;
 pub mod plan;
 pub mod plots;
 pub mod report;

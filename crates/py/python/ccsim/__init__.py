@@ -1,0 +1,266 @@
+"""ccsim: a fast packet-level simulator of datacenter congestion control.
+
+The simulator is linked in (no subprocess). Scenarios are read and checked
+by the same code as the ``ccsim`` command, with the same error messages;
+results are the same numbers the command writes, as pandas DataFrames.
+
+>>> import ccsim
+>>> s = ccsim.load("scenarios/quickstart.toml")
+>>> r = ccsim.run(s, scheme="hpcc", seed=2, set={"workload[0].load": 0.3})
+>>> r.summary["slowdown"]["p99"]      # the CLI's summary.json, as a dict
+>>> r.flows.head()                   # flows.csv, as a DataFrame
+
+Errors in a scenario raise :class:`ScenarioError` (a ``ValueError``) naming
+the file, key and value; a failed run raises :class:`SimulationError`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Union
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from . import _native
+from ._native import ScenarioError, SimulationError
+
+__all__ = [
+    "Scenario",
+    "Result",
+    "load",
+    "run",
+    "schemes",
+    "ScenarioError",
+    "SimulationError",
+    "__version__",
+]
+
+__version__: str = _native.__version__
+
+Overrides = Mapping[str, Any]
+
+
+def _dict(m: Optional[Overrides]) -> Optional[Dict[str, Any]]:
+    return None if m is None else dict(m)
+
+
+class Scenario:
+    """A scenario, read and validated exactly as ``ccsim validate`` does.
+
+    Build one from a file with :func:`load`, or from a dict laid out like a
+    scenario file::
+
+        ccsim.Scenario({
+            "name": "incast",
+            "topology": {"kind": "star", "hosts": 17, "rate": "100Gbps"},
+            "workload": [{"kind": "incast", "fan_in": 16, "receiver": 16, "size": "1MB"}],
+            "schemes": ["dcqcn", "hpcc"],
+        })
+
+    ``set`` overrides values by key path, as ``--set`` does on the command
+    line (``{"workload[0].load": 0.5, "network.pfc.static_xoff": "500KB"}``).
+    Relative paths in a dict (CDF and HPCC files) start at ``base_dir``;
+    errors name ``label``. Raises :class:`ScenarioError` on invalid input.
+    """
+
+    def __init__(
+        self,
+        doc: Mapping[str, Any],
+        *,
+        set: Optional[Overrides] = None,
+        base_dir: Union[str, os.PathLike, None] = None,
+        label: str = "<dict>",
+    ) -> None:
+        if not isinstance(doc, Mapping):
+            raise TypeError(f"Scenario() takes a dict laid out like a scenario file, not {type(doc).__name__}")
+        self._native = _native.NativeScenario.from_dict(
+            dict(doc), label, str(base_dir if base_dir is not None else Path.cwd()), _dict(set)
+        )
+
+    @classmethod
+    def _wrap(cls, native: "_native.NativeScenario") -> "Scenario":
+        s = cls.__new__(cls)
+        s._native = native
+        return s
+
+    @property
+    def name(self) -> str:
+        """The scenario's name (``name`` in the file, else the file stem)."""
+        return self._native.name
+
+    @property
+    def schemes(self) -> List[str]:
+        """The schemes (and variants) the scenario lists; ``run`` uses the first by default."""
+        return self._native.schemes
+
+    @property
+    def seed(self) -> int:
+        """The seed of the workload generators and the simulation."""
+        return self._native.seed
+
+    @property
+    def hosts(self) -> int:
+        """Number of hosts in the topology."""
+        return self._native.hosts
+
+    @property
+    def flows(self) -> int:
+        """Number of flows the workload generated."""
+        return self._native.flows
+
+    @property
+    def text(self) -> str:
+        """The scenario as TOML with the overrides applied (what a result's ``scenario.toml`` holds)."""
+        return self._native.text
+
+    def describe(self) -> str:
+        """One paragraph on what the scenario holds, as ``ccsim validate`` prints it."""
+        return self._native.describe()
+
+    def with_overrides(self, set: Optional[Overrides] = None, *, seed: Optional[int] = None) -> "Scenario":
+        """The same scenario with more overrides (checked like the file)."""
+        return Scenario._wrap(self._native.with_overrides(_dict(set), seed))
+
+    def __repr__(self) -> str:
+        return f"<ccsim.Scenario {self.name!r} from {self._native.label}: {self.hosts} hosts, {self.flows} flows, schemes {self.schemes}>"
+
+
+_ARROW = {"f64": pa.float64(), "u64": pa.uint64()}
+
+
+def _frame(columns: list) -> pd.DataFrame:
+    """A DataFrame from the native module's typed column buffers, through Arrow."""
+    arrays, names = [], []
+    for name, (kind, data) in columns:
+        if kind == "str":
+            arr = pa.array(data, type=pa.string())
+        else:
+            values = np.frombuffer(data, dtype="<f8" if kind == "f64" else "<u8")
+            arr = pa.array(values, type=_ARROW[kind], from_pandas=kind == "f64")
+        arrays.append(arr)
+        names.append(name)
+    return pa.Table.from_arrays(arrays, names=names).to_pandas()
+
+
+class Result:
+    """One simulation: the same numbers ``ccsim run`` writes.
+
+    DataFrames (built on first use): :attr:`flows` (``flows.csv``),
+    :attr:`ports` (``ports.csv``), and the traces :attr:`queues`,
+    :attr:`utilization`, :attr:`traces` (per traced port or flow, long
+    format). :attr:`summary` is ``summary.json`` as a dict, :attr:`run_info`
+    is ``run.json`` (wall time, events/s). Times are in microseconds; an
+    unfinished flow has NaN ``fct_us`` and ``slowdown``.
+    """
+
+    def __init__(self, native: "_native.NativeResult") -> None:
+        self._native = native
+        self._cache: Dict[str, Any] = {}
+
+    def _table(self, name: str) -> pd.DataFrame:
+        if name not in self._cache:
+            self._cache[name] = _frame(self._native.table(name))
+        return self._cache[name]
+
+    @property
+    def scheme(self) -> str:
+        """The scheme or variant that ran."""
+        return self._native.scheme
+
+    @property
+    def status(self) -> str:
+        """How the run ended: ``completed``, ``stopped``, ``deadlock``, ``stalled`` or ``interrupted``."""
+        return self._native.status
+
+    @property
+    def summary(self) -> Dict[str, Any]:
+        """``summary.json``: slowdown and FCT statistics, by size, PAUSE, queues, engine counters, status."""
+        if "summary" not in self._cache:
+            self._cache["summary"] = json.loads(self._native.summary_json())
+        return self._cache["summary"]
+
+    @property
+    def run_info(self) -> Dict[str, Any]:
+        """``run.json``: wall and CPU seconds, events, events/s (varies between runs)."""
+        return json.loads(self._native.run_json())
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        """Per flow: id, src, dst, size, start_us, fct_us, ideal_fct_us, slowdown, retransmits."""
+        return self._table("flows")
+
+    @property
+    def ports(self) -> pd.DataFrame:
+        """Per egress port: node, peer, rate_gbps, tx_bytes, tx_data_bytes, pause_sent, paused_us, drops, ecn_marked, max_qlen_bytes."""
+        return self._table("ports")
+
+    @property
+    def queues(self) -> pd.DataFrame:
+        """Traced queues (``[trace] queues``): port ("node:peer"), t_us, queue_bytes."""
+        return self._table("queues")
+
+    @property
+    def utilization(self) -> pd.DataFrame:
+        """Traced utilization (``[trace] utilization``): port, t_us, utilization (0-1)."""
+        return self._table("utilization")
+
+    @property
+    def traces(self) -> pd.DataFrame:
+        """Traced flows (``[trace] flows``): flow, t_us, rate_gbps, window_bytes (NaN = unlimited), acked_bytes, probe."""
+        return self._table("traces")
+
+    def write(self, dir: Union[str, os.PathLike]) -> Path:
+        """Writes the files ``ccsim run`` writes (flows.csv, ports.csv, summary.json, run.json, scenario.toml, charts) into ``dir``."""
+        self._native.write(str(dir))
+        return Path(dir)
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return f"<ccsim.Result {self.scheme}: {s['finished']}/{s['flows']} flows finished, {self.status}>"
+
+
+def load(path: Union[str, os.PathLike], *, set: Optional[Overrides] = None) -> Scenario:
+    """Reads and validates a scenario file, as ``ccsim validate`` does.
+
+    ``set`` overrides values by key path (``{"workload[0].load": 0.5}``),
+    checked like the file. Raises :class:`ScenarioError` naming the file,
+    key and value when the scenario is invalid.
+    """
+    return Scenario._wrap(_native.NativeScenario.from_file(os.fspath(path), _dict(set)))
+
+
+def run(
+    scenario: Union[Scenario, str, os.PathLike],
+    *,
+    scheme: Optional[str] = None,
+    seed: Optional[int] = None,
+    set: Optional[Overrides] = None,
+    stop: Optional[str] = None,
+    check: bool = False,
+) -> Result:
+    """Simulates one scheme of a scenario and returns its :class:`Result`.
+
+    ``scenario`` is a :class:`Scenario` or a scenario file's path. ``scheme``
+    defaults to the scenario's first; ``seed`` replaces the scenario's
+    (the workload is generated again); ``set`` overrides values by key path;
+    ``stop`` is a simulated-time limit such as ``"5ms"``; ``check`` runs the
+    invariant checks of ``--check``. The GIL is released while simulating,
+    so runs in threads proceed in parallel; Ctrl-C stops a run at the next
+    event and returns the partial result (``status == "interrupted"``).
+    The result is bit-identical to ``ccsim run`` for the same scenario,
+    scheme and seed.
+    """
+    if not isinstance(scenario, Scenario):
+        scenario = load(scenario)
+    if set:
+        scenario = scenario.with_overrides(set)
+    return Result(scenario._native.run(scheme, seed, stop, check))
+
+
+def schemes() -> List[str]:
+    """The names of the registered congestion-control schemes."""
+    return _native.scheme_names()

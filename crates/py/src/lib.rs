@@ -1,0 +1,424 @@
+//! `ccsim._native`, the Python package's compiled module: the simulator
+//! linked in (no subprocess). It reads scenarios with the same code and
+//! messages as the `ccsim` command, runs them with the GIL released, and
+//! hands results to Python as typed column buffers (little-endian `f64`,
+//! `u64`, `i64` bytes, or lists of strings) that `ccsim/__init__.py` turns
+//! into Arrow arrays and pandas DataFrames. The pure-Python layer owns the
+//! public API and its documentation; this module stays small.
+
+use ccsim_core::results::RunResult;
+use ccsim_core::time::to_us;
+use ccsim_scenario::{load_text, Overrides, Scenario};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use std::path::{Path, PathBuf};
+
+create_exception!(
+    ccsim,
+    ScenarioError,
+    PyValueError,
+    "A scenario (file, dict or override) is invalid; the message names the file, key and value."
+);
+create_exception!(ccsim, SimulationError, PyRuntimeError, "A simulation could not be run or failed its checks.");
+
+/// Where a scenario came from, so it can be read again with other overrides
+/// (a seed changes the generated workload, so a run re-reads its scenario).
+#[derive(Clone)]
+struct Source {
+    label: String,
+    text: String,
+    base_dir: PathBuf,
+    stem: String,
+    sets: Vec<(String, toml::Value)>,
+}
+
+impl Source {
+    fn read(&self, ov: &Overrides) -> Result<Scenario, String> {
+        load_text(&self.label, &self.text, &self.base_dir, &self.stem, ov)
+    }
+}
+
+/// A scenario read and validated like `ccsim validate` does.
+#[pyclass(module = "ccsim._native", frozen)]
+struct NativeScenario {
+    src: Source,
+    scn: Scenario,
+}
+
+fn scenario_error(e: String) -> PyErr {
+    ScenarioError::new_err(e)
+}
+
+/// A Python value as a TOML value: str, bool, int, float, lists and dicts
+/// (string keys) of them. `path` names the value in errors.
+fn to_toml(v: &Bound<'_, PyAny>, path: &str) -> PyResult<toml::Value> {
+    if v.is_instance_of::<PyBool>() {
+        return Ok(toml::Value::Boolean(v.extract()?));
+    }
+    if v.is_instance_of::<PyInt>() {
+        let i: i64 = v
+            .extract()
+            .map_err(|_| scenario_error(format!("{path} = {v}: integer out of range (at most {})", i64::MAX)))?;
+        return Ok(toml::Value::Integer(i));
+    }
+    if v.is_instance_of::<PyFloat>() {
+        let f: f64 = v.extract()?;
+        if !f.is_finite() {
+            return Err(scenario_error(format!("{path} = {f}: not a finite number")));
+        }
+        return Ok(toml::Value::Float(f));
+    }
+    if v.is_instance_of::<PyString>() {
+        return Ok(toml::Value::String(v.extract()?));
+    }
+    if let Ok(d) = v.downcast::<PyDict>() {
+        let mut t = toml::Table::new();
+        for (k, x) in d.iter() {
+            let key: String = k.extract().map_err(|_| scenario_error(format!("{path}: key {k} is not a string")))?;
+            let sub = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+            t.insert(key, to_toml(&x, &sub)?);
+        }
+        return Ok(toml::Value::Table(t));
+    }
+    if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() || v.hasattr("__iter__")? {
+        let mut out = Vec::new();
+        for (i, x) in v.try_iter()?.enumerate() {
+            out.push(to_toml(&x?, &format!("{path}[{i}]"))?);
+        }
+        return Ok(toml::Value::Array(out));
+    }
+    Err(scenario_error(format!(
+        "{path} = {v}: a {} cannot be written in a scenario (use str, int, float, bool, list or dict)",
+        v.get_type().name()?
+    )))
+}
+
+/// `set={"key.path": value}` as overrides, in the dict's order.
+fn sets_of(set: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, toml::Value)>> {
+    let mut out = Vec::new();
+    if let Some(d) = set {
+        for (k, v) in d.iter() {
+            let key: String = k.extract().map_err(|_| scenario_error(format!("set: key {k} is not a string")))?;
+            out.push((key.clone(), to_toml(&v, &key)?));
+        }
+    }
+    Ok(out)
+}
+
+#[pymethods]
+impl NativeScenario {
+    /// Reads a scenario file; `set` overrides values as `--set` does.
+    #[staticmethod]
+    #[pyo3(signature = (path, set=None))]
+    fn from_file(path: PathBuf, set: Option<&Bound<'_, PyDict>>) -> PyResult<NativeScenario> {
+        let label = path.display().to_string();
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| scenario_error(format!("{label}: cannot read the scenario file: {e}")))?;
+        let base_dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scenario".into());
+        NativeScenario::new(Source { label, text, base_dir, stem, sets: sets_of(set)? })
+    }
+
+    /// A scenario from a dict with the layout of a scenario file; relative
+    /// paths in it start at `base_dir`; errors name `label`.
+    #[staticmethod]
+    #[pyo3(signature = (doc, label, base_dir, set=None))]
+    fn from_dict(
+        doc: &Bound<'_, PyDict>,
+        label: String,
+        base_dir: PathBuf,
+        set: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<NativeScenario> {
+        let table = match to_toml(doc.as_any(), "")? {
+            toml::Value::Table(t) => t,
+            _ => unreachable!("a dict is a table"),
+        };
+        let text = toml::to_string(&table).map_err(|e| scenario_error(format!("{label}: {e}")))?;
+        let stem = Path::new(&label).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or(label.clone());
+        NativeScenario::new(Source { label, text, base_dir, stem, sets: sets_of(set)? })
+    }
+
+    /// The scenario's name.
+    #[getter]
+    fn name(&self) -> &str {
+        &self.scn.name
+    }
+
+    /// Where errors say the scenario came from (its path, or the dict's label).
+    #[getter]
+    fn label(&self) -> &str {
+        &self.src.label
+    }
+
+    #[getter]
+    fn schemes(&self) -> Vec<String> {
+        self.scn.schemes.clone()
+    }
+
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.scn.seed
+    }
+
+    #[getter]
+    fn hosts(&self) -> usize {
+        self.scn.topo.hosts().len()
+    }
+
+    #[getter]
+    fn flows(&self) -> usize {
+        self.scn.flows.len()
+    }
+
+    /// The scenario as TOML, overrides applied (what `scenario.toml` holds).
+    #[getter]
+    fn text(&self) -> &str {
+        &self.scn.text
+    }
+
+    /// One paragraph, as `ccsim validate` prints it.
+    fn describe(&self) -> String {
+        self.scn.summary()
+    }
+
+    /// The same scenario with more overrides (`set`, a seed).
+    #[pyo3(signature = (set=None, seed=None))]
+    fn with_overrides(&self, set: Option<&Bound<'_, PyDict>>, seed: Option<u64>) -> PyResult<NativeScenario> {
+        let mut src = self.src.clone();
+        src.sets.extend(sets_of(set)?);
+        let scn =
+            src.read(&Overrides { seed, sets: src.sets.clone(), ..Default::default() }).map_err(scenario_error)?;
+        scn.check_schemes().map_err(scenario_error)?;
+        Ok(NativeScenario { src, scn })
+    }
+
+    /// Simulates `scheme` (default: the scenario's first) with the GIL
+    /// released; Ctrl-C stops the run at the next event boundary and the
+    /// partial result comes back marked `interrupted`.
+    #[pyo3(signature = (scheme=None, seed=None, stop=None, check=false))]
+    fn run(
+        &self,
+        py: Python<'_>,
+        scheme: Option<String>,
+        seed: Option<u64>,
+        stop: Option<String>,
+        check: bool,
+    ) -> PyResult<NativeResult> {
+        let stop = match stop {
+            None => None,
+            Some(s) => match ccsim_core::units::parse_dur(&s) {
+                Ok(0) => return Err(scenario_error(format!("stop = {s:?}: must be greater than zero"))),
+                Ok(t) => Some(t),
+                Err(e) => return Err(scenario_error(format!("stop = {s:?}: {e}"))),
+            },
+        };
+        let mut scn = if seed.is_some() || stop.is_some() {
+            self.src
+                .read(&Overrides { seed, stop, sets: self.src.sets.clone(), ..Default::default() })
+                .map_err(scenario_error)?
+        } else {
+            self.scn.clone()
+        };
+        let name = scheme.unwrap_or_else(|| scn.schemes[0].clone());
+        scn.make_scheme(&name).map_err(scenario_error)?;
+        scn.check = check;
+        scn.trace.dir = None;
+        let interrupt = scn.interrupt.clone();
+        let r = py.allow_threads(|| {
+            let mut watch = |_: &ccsim_core::sim::Progress| {
+                if Python::with_gil(|py| py.check_signals()).is_err() {
+                    interrupt.set();
+                }
+            };
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| scn.simulate(&name, Some(&mut watch))))
+        });
+        let r = match r {
+            Ok(Ok(r)) => r,
+            Ok(Err(e)) => return Err(SimulationError::new_err(e)),
+            Err(p) => {
+                let msg = p
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                return Err(SimulationError::new_err(format!("{}: {name}: the simulator panicked: {msg}", scn.label)));
+            }
+        };
+        Ok(NativeResult { scn, scheme: name, r })
+    }
+}
+
+impl NativeScenario {
+    fn new(src: Source) -> PyResult<NativeScenario> {
+        let scn = src.read(&Overrides { sets: src.sets.clone(), ..Default::default() }).map_err(scenario_error)?;
+        scn.check_schemes().map_err(scenario_error)?;
+        Ok(NativeScenario { src, scn })
+    }
+}
+
+/// A column for Python: its name and values.
+enum Col {
+    F64(Vec<f64>),
+    U64(Vec<u64>),
+    Str(Vec<String>),
+}
+
+fn col_py<'py>(py: Python<'py>, c: &Col) -> PyResult<Bound<'py, PyTuple>> {
+    let bytes = |b: Vec<u8>| PyBytes::new(py, &b).into_any();
+    let (kind, data) = match c {
+        Col::F64(v) => ("f64", bytes(v.iter().flat_map(|x| x.to_le_bytes()).collect())),
+        Col::U64(v) => ("u64", bytes(v.iter().flat_map(|x| x.to_le_bytes()).collect())),
+        Col::Str(v) => ("str", PyList::new(py, v)?.into_any()),
+    };
+    PyTuple::new(py, [PyString::new(py, kind).into_any(), data])
+}
+
+/// An optional time in microseconds (NaN when absent, as a blank CSV field).
+fn us_or_nan(t: Option<u64>) -> f64 {
+    t.map(to_us).unwrap_or(f64::NAN)
+}
+
+fn flows_table(r: &RunResult) -> Vec<(&'static str, Col)> {
+    let f = &r.flows;
+    vec![
+        ("id", Col::U64(f.iter().map(|x| x.id as u64).collect())),
+        ("src", Col::U64(f.iter().map(|x| x.src as u64).collect())),
+        ("dst", Col::U64(f.iter().map(|x| x.dst as u64).collect())),
+        ("size", Col::U64(f.iter().map(|x| x.size).collect())),
+        ("start_us", Col::F64(f.iter().map(|x| to_us(x.start)).collect())),
+        ("fct_us", Col::F64(f.iter().map(|x| us_or_nan(x.fct)).collect())),
+        ("ideal_fct_us", Col::F64(f.iter().map(|x| to_us(x.ideal_fct)).collect())),
+        ("slowdown", Col::F64(f.iter().map(|x| x.slowdown.unwrap_or(f64::NAN)).collect())),
+        ("retransmits", Col::U64(f.iter().map(|x| x.retransmits).collect())),
+    ]
+}
+
+fn ports_table(r: &RunResult) -> Vec<(&'static str, Col)> {
+    let p = &r.ports;
+    vec![
+        ("node", Col::U64(p.iter().map(|x| x.port.node as u64).collect())),
+        ("peer", Col::U64(p.iter().map(|x| x.port.peer as u64).collect())),
+        ("rate_gbps", Col::F64(p.iter().map(|x| x.rate_bps as f64 / 1e9).collect())),
+        ("tx_bytes", Col::U64(p.iter().map(|x| x.tx_bytes).collect())),
+        ("tx_data_bytes", Col::U64(p.iter().map(|x| x.tx_data_bytes).collect())),
+        ("pause_sent", Col::U64(p.iter().map(|x| x.pause_sent).collect())),
+        ("paused_us", Col::F64(p.iter().map(|x| to_us(x.paused_time)).collect())),
+        ("drops", Col::U64(p.iter().map(|x| x.drops).collect())),
+        ("ecn_marked", Col::U64(p.iter().map(|x| x.ecn_marked).collect())),
+        ("max_qlen_bytes", Col::U64(p.iter().map(|x| x.max_qlen).collect())),
+    ]
+}
+
+/// Traced port series as long format: port, t_us, `value`.
+fn series_table(s: &[ccsim_core::results::Series], value: &'static str) -> Vec<(&'static str, Col)> {
+    let port = s.iter().flat_map(|x| std::iter::repeat_n(x.name.clone(), x.t.len())).collect();
+    let t = s.iter().flat_map(|x| x.t.iter().map(|&t| to_us(t))).collect();
+    let v = s.iter().flat_map(|x| x.v.iter().copied()).collect();
+    vec![("port", Col::Str(port)), ("t_us", Col::F64(t)), (value, Col::F64(v))]
+}
+
+fn traces_table(r: &RunResult) -> Vec<(&'static str, Col)> {
+    let tr = &r.flow_traces;
+    let flat =
+        |f: &dyn Fn(&ccsim_core::results::FlowTrace) -> Vec<f64>| -> Vec<f64> { tr.iter().flat_map(f).collect() };
+    let unlimited = u64::MAX as f64;
+    vec![
+        ("flow", Col::U64(tr.iter().flat_map(|x| std::iter::repeat_n(x.flow as u64, x.t.len())).collect())),
+        ("t_us", Col::F64(flat(&|x| x.t.iter().map(|&t| to_us(t)).collect()))),
+        ("rate_gbps", Col::F64(flat(&|x| x.rate_bps.iter().map(|r| r / 1e9).collect()))),
+        (
+            "window_bytes",
+            Col::F64(flat(&|x| x.window.iter().map(|&w| if w >= unlimited { f64::NAN } else { w }).collect())),
+        ),
+        ("acked_bytes", Col::F64(flat(&|x| x.acked.clone()))),
+        ("probe", Col::F64(flat(&|x| x.probe.clone()))),
+    ]
+}
+
+/// One finished (or stopped, deadlocked, interrupted) simulation.
+#[pyclass(module = "ccsim._native", frozen)]
+struct NativeResult {
+    scn: Scenario,
+    scheme: String,
+    r: RunResult,
+}
+
+#[pymethods]
+impl NativeResult {
+    #[getter]
+    fn scheme(&self) -> &str {
+        &self.scheme
+    }
+
+    /// How the run ended: completed, stopped, deadlock, stalled, interrupted.
+    #[getter]
+    fn status(&self) -> &str {
+        self.r.status.name()
+    }
+
+    /// `summary.json` of the CLI, as JSON text.
+    fn summary_json(&self) -> String {
+        ccsim_repro::output::summary_json(&self.scn, &self.scheme, &self.r).to_string()
+    }
+
+    /// `run.json` of the CLI (wall and CPU time, events/s), as JSON text.
+    fn run_json(&self) -> String {
+        ccsim_repro::output::speed_json(&self.r).to_string()
+    }
+
+    /// A table as [(column, (kind, data))]: kind "f64"/"u64" with
+    /// little-endian bytes, or "str" with a list. Tables: flows, ports,
+    /// queues, utilization, traces.
+    fn table<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyList>> {
+        let cols = match name {
+            "flows" => flows_table(&self.r),
+            "ports" => ports_table(&self.r),
+            "queues" => series_table(&self.r.queues, "queue_bytes"),
+            "utilization" => series_table(&self.r.utilization, "utilization"),
+            "traces" => traces_table(&self.r),
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "no table {name:?}: flows, ports, queues, utilization or traces"
+                )))
+            }
+        };
+        let items: Vec<Bound<'py, PyTuple>> = cols
+            .iter()
+            .map(|(n, c)| PyTuple::new(py, [PyString::new(py, n).into_any(), col_py(py, c)?.into_any()]))
+            .collect::<PyResult<_>>()?;
+        PyList::new(py, items)
+    }
+
+    /// Writes the CLI's result files (flows.csv, ports.csv, summary.json,
+    /// run.json, scenario.toml, charts) into `dir`; the traces are in
+    /// `table("queues")` etc.
+    fn write(&self, py: Python<'_>, dir: PathBuf) -> PyResult<()> {
+        py.allow_threads(|| -> std::io::Result<()> {
+            std::fs::create_dir_all(&dir)?;
+            ccsim_repro::output::write_run_files(&dir, &self.scn, &self.scheme, &self.r)
+        })
+        .map_err(|e| SimulationError::new_err(format!("cannot write results to {}: {e}", dir.display())))
+    }
+}
+
+/// The names of the registered schemes.
+#[pyfunction]
+fn scheme_names() -> Vec<String> {
+    ccsim_scenario::registry::scheme_names()
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<NativeScenario>()?;
+    m.add_class::<NativeResult>()?;
+    m.add_function(wrap_pyfunction!(scheme_names, m)?)?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,167 @@
+"""Tests of the ccsim Python package: the same results as the CLI, the same
+errors, overrides and seeds, the GIL released while simulating."""
+
+import json
+import os
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import ccsim
+
+REPO = Path(__file__).resolve().parents[3]
+CLI = Path(os.environ.get("CCSIM_BIN", REPO / "target" / "release" / "ccsim"))
+DUMBBELL = REPO / "scenarios" / "dumbbell-2flows.toml"
+INCAST = REPO / "scenarios" / "incast-16to1.toml"
+QUICK = REPO / "scenarios" / "quickstart.toml"
+
+
+def cli_run(tmp_path, scenario, *args):
+    out = tmp_path / "cli"
+    subprocess.run(
+        [str(CLI), "run", str(scenario), "--out", str(out), "-q", "--force", *args],
+        check=True,
+        capture_output=True,
+        cwd=REPO,
+    )
+    (d,) = [p for p in (out).glob("*/*") if p.is_dir()]
+    return d
+
+
+@pytest.mark.skipif(not CLI.exists(), reason="the ccsim binary is built by scripts/test.sh")
+@pytest.mark.parametrize("scenario,scheme,seed", [(DUMBBELL, "hpcc", 3), (INCAST, "dcqcn", 1), (QUICK, "swift", 7)])
+def test_run_is_bit_identical_to_the_cli(tmp_path, scenario, scheme, seed):
+    cli = cli_run(tmp_path, scenario, "--scheme", scheme, "--seed", str(seed))
+    r = ccsim.run(ccsim.load(scenario), scheme=scheme, seed=seed)
+    py = r.write(tmp_path / "py")
+    for f in ["flows.csv", "ports.csv"]:
+        assert (py / f).read_bytes() == (cli / f).read_bytes(), f
+    a = json.loads((cli / "summary.json").read_text())
+    b = json.loads((py / "summary.json").read_text())
+    # the file label is the path as given; everything else is equal
+    a.pop("file"), b.pop("file")
+    assert a == b
+    assert r.summary["engine"]["events"] == a["engine"]["events"] > 0
+    # the DataFrames hold the CSV's numbers (the CSV rounds to 6 decimals)
+    csv = pd.read_csv(cli / "flows.csv")
+    assert list(r.flows.columns) == list(csv.columns)
+    pd.testing.assert_frame_equal(r.flows.round(6), csv, check_dtype=False)
+    ports = pd.read_csv(cli / "ports.csv")
+    pd.testing.assert_frame_equal(r.ports.round(6), ports, check_dtype=False)
+
+
+def test_same_seed_same_result_other_seed_other_workload():
+    s = ccsim.load(QUICK, set={"stop": "200us"})
+    a = ccsim.run(s, scheme="hpcc")
+    b = ccsim.run(s, scheme="hpcc")
+    pd.testing.assert_frame_equal(a.flows, b.flows)
+    assert a.summary == b.summary
+    c = ccsim.run(s, scheme="hpcc", seed=s.seed + 1)
+    assert not a.flows[["src", "dst", "size"]].equals(c.flows[["src", "dst", "size"]])
+
+
+def test_overrides_are_applied_and_checked():
+    s = ccsim.load(INCAST, set={"workload[0].fan_in": 4, "trace.flows": [0, 3]})
+    assert s.flows == 4
+    r = ccsim.run(s, scheme="hpcc", set={"workload[0].size": "100KB"})
+    assert len(r.flows) == 4 and (r.flows["size"] == 100_000).all()
+    assert r.status == "completed" and r.flows["slowdown"].min() >= 1.0
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.load(INCAST, set={"network.pfc.static_xoff": "lots"})
+    msg = str(e.value)
+    assert "incast-16to1.toml" in msg and "network.pfc.static_xoff" in msg and "lots" in msg
+
+
+def test_errors_name_file_key_and_value(tmp_path):
+    bad = tmp_path / "typo.toml"
+    bad.write_text(
+        '[topology]\nkind = "star"\nhosts = 4\nrate = "100Gbps"\ndelai = "1us"\n'
+        '[[workload]]\nkind = "flows"\nflows = [{ src = 0, dst = 1, size = 1000 }]\n'
+    )
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.load(bad)
+    assert "typo.toml" in str(e.value) and "topology.delai" in str(e.value) and "line 5" in str(e.value)
+    assert isinstance(e.value, ValueError)
+    with pytest.raises(ccsim.ScenarioError, match="cannot read"):
+        ccsim.load(tmp_path / "missing.toml")
+    doc = {
+        "topology": {"kind": "star", "hosts": 4, "rate": "100Gbps"},
+        "workload": [{"kind": "flows", "flows": [{"src": 0, "dst": 9, "size": "1KB"}]}],
+    }
+    with pytest.raises(ccsim.ScenarioError, match=r"<dict>: workload\[0\]\.flows\[0\]\.dst = 9: no such node"):
+        ccsim.Scenario(doc)
+    with pytest.raises(ccsim.ScenarioError, match="dumbbell-2flows.toml: scheme.cubic: unknown congestion-control scheme 'cubic'"):
+        ccsim.run(ccsim.load(DUMBBELL), scheme="cubic")
+    with pytest.raises(ccsim.ScenarioError, match="stop"):
+        ccsim.run(ccsim.load(DUMBBELL), stop="soon")
+    with pytest.raises(ccsim.ScenarioError, match="cannot be written in a scenario"):
+        ccsim.Scenario({"name": object()})
+
+
+def test_a_scenario_from_a_dict_runs_like_a_file():
+    doc = {
+        "name": "incast4",
+        "topology": {"kind": "star", "hosts": 5, "rate": "100Gbps", "delay": "1us"},
+        "workload": [{"kind": "incast", "fan_in": 4, "receiver": 4, "size": "200KB"}],
+        "schemes": ["dcqcn", "hpcc"],
+        "trace": {"queues": ["5:4"], "flows": [0, 1]},
+    }
+    s = ccsim.Scenario(doc)
+    assert (s.name, s.hosts, s.flows, s.schemes) == ("incast4", 5, 4, ["dcqcn", "hpcc"])
+    r = ccsim.run(s)
+    assert r.scheme == "dcqcn"
+    assert r.summary["finished"] == 4
+    # bytes are conserved: every flow's data left its host port
+    sent = r.ports[r.ports["node"] < 4]["tx_data_bytes"].sum()
+    assert sent >= 4 * 200_000
+    q = r.queues
+    assert set(q["port"]) == {"5:4"} and q["queue_bytes"].max() > 0
+    assert q["t_us"].is_monotonic_increasing
+    assert set(r.traces["flow"]) == {0, 1}
+    assert r.utilization.empty
+
+
+def test_deadlock_and_interrupt_statuses_come_back():
+    r = ccsim.run(ccsim.load(REPO / "scenarios" / "pfc-deadlock-ring.toml"), check=True)
+    assert r.status == "deadlock"
+    assert "5:6 -> 6:7" in r.summary["status_detail"]
+    assert r.summary["check"] == "passed"
+    assert r.flows["fct_us"].isna().all()
+
+
+def test_the_gil_is_released_while_simulating():
+    s = ccsim.load(REPO / "scenarios" / "fat320-websearch-30.toml", set={"stop": "1ms"})
+    done = threading.Event()
+    out = {}
+
+    def work():
+        out["r"] = ccsim.run(s, scheme="hpcc")
+        done.set()
+
+    t = threading.Thread(target=work)
+    t0 = time.perf_counter()
+    t.start()
+    spins = 0
+    while not done.is_set():
+        spins += 1
+        time.sleep(0)
+    t.join()
+    elapsed = time.perf_counter() - t0
+    # with the GIL held for the whole run this thread could not have run
+    # at all; released, it spins the whole time
+    assert elapsed > 0.2, "the run was too short to tell"
+    assert spins > 1000, (spins, elapsed)
+    assert out["r"].status == "stopped"
+
+
+def test_the_api_is_documented():
+    for f in [ccsim.load, ccsim.run, ccsim.Scenario, ccsim.Result, ccsim.schemes]:
+        assert f.__doc__ and len(f.__doc__) > 40, f
+    assert "seed" in ccsim.run.__doc__ and "GIL" in ccsim.run.__doc__
+    pkg = Path(ccsim.__file__).parent
+    assert (pkg / "_native.pyi").is_file() and (pkg / "py.typed").is_file()
+    assert {"hpcc", "dcqcn", "oscar", "bolt", "fncc", "sqcc", "srcc"} <= set(ccsim.schemes())

@@ -1,0 +1,419 @@
+//! The result files of one run and of a comparison: `flows.csv`,
+//! `ports.csv`, `summary.json` (results only: the same bytes for the same
+//! scenario and seed), `run.json` (wall-clock metadata), `scenario.toml`,
+//! the charts, and a comparison's `compare.csv` / `compare.json`. Shared by
+//! the `ccsim` command and the Python package, so both write the same bytes.
+
+use crate::plots;
+use ccsim_core::results::{RunResult, Stats, Summary};
+use ccsim_core::time::{to_secs, to_us, Time};
+use ccsim_scenario::Scenario;
+use serde_json::{json, Value};
+use std::fs;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+/// A number for CSV/JSON text: empty for NaN/infinite, at most `prec`
+/// decimals, trailing zeros removed (the same text the streamed traces use).
+pub use ccsim_core::trace::num;
+
+pub fn create(dir: &Path, name: &str) -> io::Result<BufWriter<fs::File>> {
+    let p = dir.join(name);
+    let f = fs::File::create(&p).map_err(|e| io::Error::new(e.kind(), format!("cannot write {}: {e}", p.display())))?;
+    Ok(BufWriter::new(f))
+}
+
+pub fn write_flows_csv(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
+    writeln!(w, "id,src,dst,size,start_us,fct_us,ideal_fct_us,slowdown,retransmits")?;
+    for f in &r.flows {
+        writeln!(
+            w,
+            "{},{},{},{},{},{},{},{},{}",
+            f.id,
+            f.src,
+            f.dst,
+            f.size,
+            num(to_us(f.start), 6),
+            f.fct.map(|t| num(to_us(t), 6)).unwrap_or_default(),
+            num(to_us(f.ideal_fct), 6),
+            f.slowdown.map(|s| num(s, 6)).unwrap_or_default(),
+            f.retransmits
+        )?;
+    }
+    Ok(())
+}
+
+pub fn write_ports_csv(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
+    writeln!(w, "node,peer,rate_gbps,tx_bytes,tx_data_bytes,pause_sent,paused_us,drops,ecn_marked,max_qlen_bytes")?;
+    for p in &r.ports {
+        writeln!(
+            w,
+            "{},{},{},{},{},{},{},{},{},{}",
+            p.port.node,
+            p.port.peer,
+            num(p.rate_bps as f64 / 1e9, 6),
+            p.tx_bytes,
+            p.tx_data_bytes,
+            p.pause_sent,
+            num(to_us(p.paused_time), 6),
+            p.drops,
+            p.ecn_marked,
+            p.max_qlen
+        )?;
+    }
+    Ok(())
+}
+
+/// Quotes a CSV field when needed.
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn jnum(x: f64) -> Value {
+    if x.is_finite() {
+        json!(x)
+    } else {
+        Value::Null
+    }
+}
+
+pub fn stats_json(s: &Stats) -> Value {
+    json!({
+        "count": s.count,
+        "avg": jnum(s.avg),
+        "p50": jnum(s.p50),
+        "p95": jnum(s.p95),
+        "p99": jnum(s.p99),
+        "max": jnum(s.max),
+    })
+}
+
+fn opt_time_us(t: Option<Time>) -> Value {
+    t.map(|t| jnum(to_us(t))).unwrap_or(Value::Null)
+}
+
+/// Events per wall-clock second of a run.
+pub fn events_per_sec(r: &RunResult) -> f64 {
+    if r.engine.wall_secs > 0.0 {
+        r.engine.events as f64 / r.engine.wall_secs
+    } else {
+        f64::NAN
+    }
+}
+
+/// Fairness window for traced flows: 10 trace samples (at least one sample).
+pub fn fairness_window(r: &RunResult) -> u64 {
+    r.flow_traces.first().and_then(|f| (f.t.len() >= 2).then(|| 10 * (f.t[1] - f.t[0]))).unwrap_or(0)
+}
+
+/// Mean and 99th percentile of every traced queue's samples together (bytes).
+pub fn traced_queue(r: &RunResult) -> Option<(f64, f64)> {
+    let mut v: Vec<f64> = r.queues.iter().flat_map(|s| s.v.iter().copied()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
+    Some((mean, ccsim_core::results::percentile_sorted(&v, 99.0)))
+}
+
+/// How fast one run went (wall time, CPU time, events per second): kept
+/// out of `summary.json`, which depends only on the scenario and seed.
+pub fn speed_json(r: &RunResult) -> Value {
+    let e = &r.engine;
+    json!({
+        "scheme": r.scheme,
+        "wall_secs": jnum(e.wall_secs),
+        "cpu_secs": jnum(e.cpu_secs),
+        "events": e.events,
+        "events_per_sec": jnum(events_per_sec(r)),
+        "sim_seconds_per_wall_second": jnum(if e.wall_secs > 0.0 { to_secs(e.sim_end) / e.wall_secs } else { f64::NAN }),
+        "ccsim_version": env!("CARGO_PKG_VERSION"),
+    })
+}
+
+fn write_json(dir: &Path, name: &str, v: &Value) -> io::Result<()> {
+    let mut w = create(dir, name)?;
+    serde_json::to_writer_pretty(&mut w, v).map_err(io::Error::other)?;
+    writeln!(w)?;
+    w.flush()
+}
+
+/// Everything in the summary, the engine statistics, the scenario and the
+/// resolved network: the same bytes for the same scenario and seed.
+pub fn summary_json(scn: &Scenario, scheme: &str, r: &RunResult) -> Value {
+    let s: Summary = r.summary();
+    let by_size: Vec<Value> = s
+        .by_size
+        .iter()
+        .map(|(label, st)| {
+            let mut v = stats_json(st);
+            v["bucket"] = json!(label);
+            v
+        })
+        .collect();
+    let by_count: Vec<Value> = r
+        .count_buckets(20)
+        .iter()
+        .map(|(size, st)| {
+            let mut v = stats_json(st);
+            v["max_size"] = json!(size);
+            v
+        })
+        .collect();
+    let e = &r.engine;
+    json!({
+        "scenario": scn.name,
+        "file": scn.label,
+        "description": scn.description,
+        "scheme": scheme,
+        "scheme_params": scn.scheme_params.get(scheme).and_then(|v| serde_json::to_value(v).ok()),
+        "seed": scn.seed,
+        "stop_us": opt_time_us(scn.stop),
+        "status": r.status.name(),
+        "status_detail": r.status.describe(),
+        "run_status": serde_json::to_value(&r.status).unwrap_or(Value::Null),
+        "truncated": r.truncated,
+        "unfinished_flows": s.flows - s.finished,
+        "check": match &r.check {
+            None => Value::Null,
+            Some(Ok(_)) => json!("passed"),
+            Some(Err(e)) => json!({ "failed": e }),
+        },
+        "topology": {
+            "name": scn.topo.name,
+            "hosts": scn.topo.hosts().len(),
+            "switches": scn.topo.switches().len(),
+            "links": scn.topo.links.len(),
+        },
+        "flows": s.flows,
+        "finished": s.finished,
+        "slowdown": stats_json(&s.slowdown),
+        "slowdown_by_size": by_size,
+        "slowdown_by_count": by_count,
+        "fct_us": stats_json(&s.fct_us),
+        "drops": s.drops,
+        "pause_frames": s.pause_frames,
+        "paused_time_us": jnum(s.paused_time_us),
+        "max_queue_bytes": s.max_queue_bytes,
+        "traced_queue": traced_queue(r).map(|(m, p)| json!({"mean_bytes": jnum(m), "p99_bytes": jnum(p)})),
+        "traced_fairness": r.traced_fairness(fairness_window(r)).map(|f| json!({
+            "window_us": jnum(to_us(fairness_window(r))),
+            "windows": f.windows,
+            "mean_jain": jnum(f.mean_jain),
+            "min_jain": jnum(f.min_jain),
+        })),
+        "scheme_counters": r.scheme_counters.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
+        "engine": {
+            "events": e.events,
+            "data_packets": e.data_packets,
+            "link_packets": e.link_packets,
+            "sim_end_us": jnum(to_us(e.sim_end)),
+            "peak_packets_in_pool": e.peak_packets_in_pool,
+            "packets_live": e.packets_live,
+            "link_events": e.link_events,
+            "data_bytes_delivered": e.data_bytes_delivered,
+            "data_bytes_dropped": e.data_bytes_dropped,
+            "data_bytes_in_flight": e.data_bytes_in_flight,
+        },
+        "network": serde_json::to_value(&scn.net).unwrap_or(Value::Null),
+    })
+}
+
+/// Writes every file of one scheme's run into `dir` (which must exist). The
+/// traces (`queues.csv`, `utilization.csv`, `flow_traces.csv`, `changes.csv`,
+/// `acks.csv`) are not among them: the run streamed them into `dir` as it went.
+pub fn write_run_files(dir: &Path, scn: &Scenario, scheme: &str, r: &RunResult) -> io::Result<()> {
+    let mut w = create(dir, "flows.csv")?;
+    write_flows_csv(&mut w, r)?;
+    w.flush()?;
+    let mut w = create(dir, "ports.csv")?;
+    write_ports_csv(&mut w, r)?;
+    w.flush()?;
+    write_json(dir, "summary.json", &summary_json(scn, scheme, r))?;
+    write_json(dir, "run.json", &speed_json(r))?;
+    fs::write(dir.join("scenario.toml"), &scn.text)?;
+    plots::write_all(dir, &[(scheme.to_string(), r)])?;
+    Ok(())
+}
+
+/// A size-bucket label as a column-name part: "<100KB" -> "lt100KB",
+/// "100KB-1MB" -> "100KB_1MB", ">=1MB" -> "ge1MB".
+pub fn bucket_key(label: &str) -> String {
+    label.replace(">=", "ge").replace('<', "lt").replace('>', "gt").replace('-', "_")
+}
+
+/// One row per scheme of the headline numbers, as CSV.
+pub fn write_compare_csv(w: &mut impl Write, runs: &[(String, &RunResult)]) -> io::Result<()> {
+    let buckets: Vec<String> = ccsim_core::results::SIZE_BUCKETS.iter().map(|b| b.0.to_string()).collect();
+    let mut header =
+        vec!["scheme", "flows", "finished", "slowdown_avg", "slowdown_p50", "slowdown_p95", "slowdown_p99"]
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>();
+    for b in &buckets {
+        for m in ["count", "avg", "p50", "p95", "p99"] {
+            header.push(format!("slowdown_{}_{m}", bucket_key(b)));
+        }
+    }
+    for h in [
+        "fct_avg_us",
+        "fct_p99_us",
+        "drops",
+        "pause_frames",
+        "paused_time_us",
+        "max_queue_bytes",
+        "traced_queue_mean_bytes",
+        "traced_queue_p99_bytes",
+        "traced_jain_mean",
+        "traced_jain_min",
+        "sim_end_us",
+        "events",
+        "data_packets",
+        "status",
+        "truncated",
+    ] {
+        header.push(h.to_string());
+    }
+    writeln!(w, "{}", header.iter().map(|h| csv_field(h)).collect::<Vec<_>>().join(","))?;
+    for (name, r) in runs {
+        let s = r.summary();
+        let mut row = vec![
+            csv_field(name),
+            s.flows.to_string(),
+            s.finished.to_string(),
+            num(s.slowdown.avg, 6),
+            num(s.slowdown.p50, 6),
+            num(s.slowdown.p95, 6),
+            num(s.slowdown.p99, 6),
+        ];
+        for (_, st) in &s.by_size {
+            row.push(st.count.to_string());
+            row.extend([st.avg, st.p50, st.p95, st.p99].iter().map(|&x| num(x, 6)));
+        }
+        row.extend([
+            num(s.fct_us.avg, 3),
+            num(s.fct_us.p99, 3),
+            s.drops.to_string(),
+            s.pause_frames.to_string(),
+            num(s.paused_time_us, 3),
+            s.max_queue_bytes.to_string(),
+            traced_queue(r).map(|q| num(q.0, 1)).unwrap_or_default(),
+            traced_queue(r).map(|q| num(q.1, 1)).unwrap_or_default(),
+            r.traced_fairness(fairness_window(r)).map(|f| num(f.mean_jain, 4)).unwrap_or_default(),
+            r.traced_fairness(fairness_window(r)).map(|f| num(f.min_jain, 4)).unwrap_or_default(),
+            num(to_us(r.engine.sim_end), 3),
+            r.engine.events.to_string(),
+            r.engine.data_packets.to_string(),
+            r.status.name().to_string(),
+            r.truncated.to_string(),
+        ]);
+        writeln!(w, "{}", row.join(","))?;
+    }
+    Ok(())
+}
+
+/// Writes a compare directory: one subdirectory per scheme, compare.csv,
+/// compare.json and the overlaid charts.
+pub fn write_compare_files(dir: &Path, scn: &Scenario, runs: &[(String, &RunResult)]) -> io::Result<()> {
+    for (name, r) in runs {
+        let sub = dir.join(ccsim_scenario::safe_component(name));
+        // exists already when the scheme streamed its traces into it
+        fs::create_dir_all(&sub)?;
+        write_run_files(&sub, scn, name, r)?;
+    }
+    let mut w = create(dir, "compare.csv")?;
+    write_compare_csv(&mut w, runs)?;
+    w.flush()?;
+    let all: Vec<Value> = runs.iter().map(|(n, r)| summary_json(scn, n, r)).collect();
+    let doc = json!({
+        "scenario": scn.name,
+        "file": scn.label,
+        "seed": scn.seed,
+        "schemes": runs.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>(),
+        "results": all,
+    });
+    write_json(dir, "compare.json", &doc)?;
+    fs::write(dir.join("scenario.toml"), &scn.text)?;
+    plots::write_all(dir, runs)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ccsim_core::results::FlowResult;
+
+    #[test]
+    fn compare_csv_has_one_row_per_scheme() {
+        let a = RunResult { scheme: "a".into(), ..Default::default() };
+        let mut out = Vec::new();
+        write_compare_csv(&mut out, &[("dcqcn".into(), &a), ("hpcc".into(), &a)]).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3);
+        let header: Vec<&str> = lines[0].split(',').collect();
+        assert_eq!(header[0], "scheme");
+        assert!(header.contains(&"slowdown_lt100KB_p99"));
+        assert!(header.contains(&"slowdown_100KB_1MB_count"));
+        assert!(header.contains(&"slowdown_ge1MB_avg"));
+        for l in &lines[1..] {
+            assert_eq!(l.split(',').count(), header.len(), "{l}");
+        }
+        assert!(lines[1].starts_with("dcqcn,0,0,"));
+        assert!(lines[2].starts_with("hpcc,"));
+    }
+
+    #[test]
+    fn csv_numbers_and_fields() {
+        assert_eq!(num(1.5, 3), "1.5");
+        assert_eq!(num(2.0, 3), "2");
+        assert_eq!(num(f64::NAN, 3), "");
+        assert_eq!(num(1234.0, 0), "1234");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("plain"), "plain");
+    }
+
+    #[test]
+    fn flows_csv_has_a_row_per_flow_and_blanks_for_unfinished() {
+        let r = RunResult {
+            flows: vec![
+                FlowResult {
+                    id: 0,
+                    src: 0,
+                    dst: 3,
+                    size: 1000,
+                    start: 2_000_000,
+                    fct: Some(5_500_000),
+                    ideal_fct: 5_000_000,
+                    slowdown: Some(1.1),
+                    retransmits: 0,
+                },
+                FlowResult {
+                    id: 1,
+                    src: 1,
+                    dst: 3,
+                    size: 5000,
+                    start: 0,
+                    fct: None,
+                    ideal_fct: 6_000_000,
+                    slowdown: None,
+                    retransmits: 4,
+                },
+            ],
+            ..Default::default()
+        };
+        let mut out = Vec::new();
+        write_flows_csv(&mut out, &r).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "id,src,dst,size,start_us,fct_us,ideal_fct_us,slowdown,retransmits");
+        assert_eq!(lines[1], "0,0,3,1000,2,5.5,5,1.1,0");
+        assert_eq!(lines[2], "1,1,3,5000,0,,6,,4");
+        assert_eq!(lines.len(), 3);
+    }
+}
