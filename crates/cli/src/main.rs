@@ -29,6 +29,7 @@ mod output;
 
 mod progress;
 mod reproduce;
+mod sweep;
 
 mod table;
 
@@ -61,7 +62,9 @@ pub enum Fail {
                   ccsim compare scenarios/quickstart.toml\n\n\
                   Reproduce the seed papers' experiments (reports in results/reproduce/):\n  \
                   ccsim reproduce --list\n  \
-                  ccsim reproduce all"
+                  ccsim reproduce all\n\n\
+                  Sweep a scenario over loads, schemes and seeds (one tidy CSV):\n  \
+                  ccsim sweep scenarios/quickstart.toml --grid workload[0].load=0.3,0.5 --grid seed=1..3"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -83,6 +86,9 @@ enum Cmd {
     /// Reproduce the seed papers' experiments (OSCAR, Bolt, FNCC, SQCC, SRCC) and write
     /// a paper-vs-measured report per paper; `--list` shows papers, claims and run times.
     Reproduce(reproduce::ReproduceArgs),
+    /// Run a scenario at every point of a grid (--grid key=v1,v2 ...: loads, schemes,
+    /// seeds, any scenario value) in parallel, with the run cache; one tidy CSV.
+    Sweep(sweep::SweepArgs),
 }
 
 fn parse_stop(s: &str) -> Result<Time, String> {
@@ -188,6 +194,7 @@ fn main() -> ExitCode {
         Cmd::List(a) => commands::list(a),
         Cmd::Bench(a) => bench::bench(a),
         Cmd::Reproduce(a) => reproduce::reproduce(a),
+        Cmd::Sweep(a) => sweep::sweep(a),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,

@@ -82,7 +82,7 @@ fn papers_of(a: &ReproduceArgs, root: &Path) -> Result<Vec<String>, Fail> {
     }
 }
 
-fn version() -> String {
+pub(crate) fn version() -> String {
     std::env::current_exe().map(|p| cache::version_of(&p)).unwrap_or_else(|_| "unknown".into())
 }
 
@@ -172,7 +172,7 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<(), Fail> {
 }
 
 /// "[=======>      ] 12/40 runs (3 cached) | ETA 3m20s | fncc/fig9-100g.toml hpcc seed 1"
-fn progress_text(s: &Status) -> String {
+pub(crate) fn progress_text(s: &Status) -> String {
     let width = 20;
     let filled = (s.done * width).checked_div(s.total).unwrap_or(width);
     let bar = format!("[{}{}]", "=".repeat(filled), " ".repeat(width - filled));

@@ -437,3 +437,50 @@ fn an_interrupted_run_keeps_partial_results() {
         std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert_eq!(left, vec!["hpcc".to_string()], "temporary directories left behind");
 }
+
+/// `ccsim sweep`: every point of the grid, one tidy CSV, and a rerun that
+/// takes every point from the cache.
+#[test]
+fn sweep_runs_the_grid_then_resumes_from_the_cache() {
+    let t = Tmp::new("sweep");
+    let cache = t.0.join("cache");
+    let args = [
+        "sweep",
+        "scenarios/incast-16to1.toml",
+        "--grid",
+        "workload[0].fan_in=2,4",
+        "--grid",
+        "scheme=dcqcn,hpcc",
+        "--grid",
+        "trace.flows=[0]",
+        "--out",
+        t.s(),
+        "--cache",
+        cache.to_str().unwrap(),
+        "-q",
+    ];
+    let out = ok(&args);
+    assert!(out.contains("4 points: 4 simulated, 0 from the cache, 0 failed"), "{out}");
+    let rows = csv_rows(&t.0.join("incast-16to1/sweep.csv"));
+    assert_eq!(rows[0].join(","), "workload[0].fan_in,scheme,trace.flows,seed,status,metric,value");
+    let get = |fan: &str, scheme: &str, metric: &str| -> f64 {
+        let r = rows[1..]
+            .iter()
+            .find(|r| r[0] == fan && r[1] == scheme && r[5] == metric)
+            .unwrap_or_else(|| panic!("no row {fan} {scheme} {metric}"));
+        r[6].parse().unwrap()
+    };
+    for scheme in ["dcqcn", "hpcc"] {
+        assert_eq!(get("2", scheme, "finished"), 2.0);
+        assert_eq!(get("4", scheme, "finished"), 4.0);
+        // a 4:1 incast queues more than a 2:1 incast
+        assert!(get("4", scheme, "max_queue_bytes") > get("2", scheme, "max_queue_bytes"));
+    }
+    let out = ok(&args);
+    assert!(out.contains("4 points: 0 simulated, 4 from the cache"), "{out}");
+    assert_eq!(csv_rows(&t.0.join("incast-16to1/sweep.csv")), rows, "the same table from the cache");
+
+    let o = ccsim(&["sweep", "scenarios/incast-16to1.toml", "--grid", "network.ecn.pmax=2", "--out", t.s()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("point [network.ecn.pmax=2"), "{}", text(&o.stderr));
+}

@@ -406,6 +406,55 @@ impl NativeResult {
     }
 }
 
+/// A sweep point for Python: its grid as (key, value text), its run as JSON.
+type PlannedPoint = (Vec<(String, String)>, String);
+
+/// The points of a sweep over the scenario file `path`: `grid` is
+/// [(key, [values])] in axis order (a `scheme` axis is appended when
+/// missing, with the scenario's schemes). Returns per point its grid as
+/// [(key, value text)] and its run as JSON (a `RunSpec`, for any worker).
+#[pyfunction]
+fn plan_sweep(
+    path: PathBuf,
+    grid: Vec<(String, Vec<Bound<'_, PyAny>>)>,
+    version: String,
+) -> PyResult<Vec<PlannedPoint>> {
+    let axes = grid
+        .iter()
+        .map(|(key, vals)| {
+            let values = vals.iter().map(|v| to_toml(v, key)).collect::<PyResult<Vec<_>>>()?;
+            Ok(ccsim_repro::sweep::Axis { key: key.clone(), values })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let points = ccsim_repro::sweep::plan(&path, &axes, &version).map_err(scenario_error)?;
+    points
+        .into_iter()
+        .map(|p| {
+            let grid = p.grid.iter().map(|(k, v)| (k.clone(), ccsim_repro::sweep::value_text(v))).collect();
+            let spec = serde_json::to_string(&p.spec).map_err(|e| SimulationError::new_err(e.to_string()))?;
+            Ok((grid, spec))
+        })
+        .collect()
+}
+
+/// Runs one sweep point (a `RunSpec` as JSON) with the GIL released;
+/// returns (status, [(metric, value)]). What a Dask worker calls.
+#[pyfunction]
+fn run_point(py: Python<'_>, spec: &str) -> PyResult<(String, Vec<(String, f64)>)> {
+    let spec: ccsim_repro::plan::RunSpec =
+        serde_json::from_str(spec).map_err(|e| SimulationError::new_err(format!("not a sweep point: {e}")))?;
+    let r = py.allow_threads(|| ccsim_repro::exec::simulate(&spec)).map_err(|e| {
+        SimulationError::new_err(format!("{} {} seed {}: {e}", spec.scenario.display(), spec.scheme, spec.seed))
+    })?;
+    Ok((r.status.name().to_string(), ccsim_repro::sweep::metric_rows(&r)))
+}
+
+/// A hash of a file (the native library: the version part of run keys).
+#[pyfunction]
+fn version_of(path: PathBuf) -> String {
+    ccsim_repro::cache::version_of(&path)
+}
+
 /// The names of the registered schemes.
 #[pyfunction]
 fn scheme_names() -> Vec<String> {
@@ -417,6 +466,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeScenario>()?;
     m.add_class::<NativeResult>()?;
     m.add_function(wrap_pyfunction!(scheme_names, m)?)?;
+    m.add_function(wrap_pyfunction!(plan_sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(run_point, m)?)?;
+    m.add_function(wrap_pyfunction!(version_of, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -19,6 +19,7 @@ pub mod plan;
 pub mod plots;
 pub mod report;
 pub mod svg;
+pub mod sweep;
 #[doc(hidden)]
 pub mod testing;
 pub mod verdict;

@@ -29,6 +29,7 @@ from . import _native
 from ._native import ScenarioError, SimulationError
 
 __all__ = [
+    "sweep",
     "Scenario",
     "Result",
     "load",
@@ -264,3 +265,6 @@ def run(
 def schemes() -> List[str]:
     """The names of the registered congestion-control schemes."""
     return _native.scheme_names()
+
+
+from .sweep import sweep  # noqa: E402  (needs Scenario and load above)
