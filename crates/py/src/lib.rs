@@ -455,6 +455,128 @@ fn version_of(path: PathBuf) -> String {
     ccsim_repro::cache::version_of(&path)
 }
 
+/// The papers with a manifest under `root` (`paper` = one of them or "all").
+#[pyfunction]
+fn reproduce_papers(root: PathBuf, paper: &str) -> PyResult<Vec<String>> {
+    let all = ccsim_repro::manifest::papers(&root).map_err(scenario_error)?;
+    match paper {
+        "all" => Ok(all),
+        p if all.iter().any(|x| x == p) => Ok(vec![p.to_string()]),
+        p => Err(scenario_error(format!("unknown paper '{p}' (known: {}, all)", all.join(", ")))),
+    }
+}
+
+fn repro_options(
+    full: bool,
+    seeds: Option<u32>,
+    claims: Option<Vec<String>>,
+    version: String,
+) -> ccsim_repro::plan::Options {
+    ccsim_repro::plan::Options { full, seeds, claims, version }
+}
+
+/// The runs of `ccsim reproduce` for `papers`, each a `RunSpec` as JSON
+/// (deduplicated, in plan order).
+#[pyfunction]
+#[pyo3(signature = (root, papers, full, seeds, claims, version))]
+fn reproduce_plan(
+    root: PathBuf,
+    papers: Vec<String>,
+    full: bool,
+    seeds: Option<u32>,
+    claims: Option<Vec<String>>,
+    version: String,
+) -> PyResult<Vec<String>> {
+    let plan = ccsim_repro::plan::plan(&root, &papers, &repro_options(full, seeds, claims, version))
+        .map_err(scenario_error)?;
+    plan.runs.iter().map(|r| serde_json::to_string(r).map_err(|e| SimulationError::new_err(e.to_string()))).collect()
+}
+
+/// Runs one planned run (JSON) with the GIL released and returns it
+/// encoded as the run cache stores it. What a Dask worker calls.
+#[pyfunction]
+fn run_encoded<'py>(py: Python<'py>, spec: &str) -> PyResult<Bound<'py, PyBytes>> {
+    let spec: ccsim_repro::plan::RunSpec =
+        serde_json::from_str(spec).map_err(|e| SimulationError::new_err(format!("not a planned run: {e}")))?;
+    let bytes = py
+        .allow_threads(|| {
+            let r = ccsim_repro::exec::simulate(&spec)?;
+            ccsim_repro::cache::Cache::encode(&spec, &r)
+        })
+        .map_err(|e| SimulationError::new_err(format!("{}: {e}", spec.label())))?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// Stores [`run_encoded`]'s bytes in the run cache at `cache_dir`.
+#[pyfunction]
+fn cache_store(cache_dir: PathBuf, data: &[u8]) -> PyResult<()> {
+    let stored = ccsim_repro::cache::Cache::decode(data).map_err(SimulationError::new_err)?;
+    ccsim_repro::cache::Cache::new(&cache_dir).put(&stored.spec, &stored.result).map_err(SimulationError::new_err)
+}
+
+/// Whether the run cache at `cache_dir` holds run `key`.
+#[pyfunction]
+fn cache_has(cache_dir: PathBuf, key: &str) -> bool {
+    ccsim_repro::cache::Cache::new(&cache_dir).contains(key)
+}
+
+/// A paper's claim counts: (paper, claims, reproduced, direction only, not
+/// reproduced, error, not simulated, report path).
+type PaperCounts = (String, usize, usize, usize, usize, usize, usize, String);
+
+/// Writes the reports of `ccsim reproduce` from the run cache (`failed`:
+/// run key -> error for the runs that failed); returns each paper's counts.
+#[pyfunction]
+#[pyo3(signature = (root, papers, full, seeds, claims, version, cache_dir, out, failed))]
+#[allow(clippy::too_many_arguments)]
+fn reproduce_report(
+    py: Python<'_>,
+    root: PathBuf,
+    papers: Vec<String>,
+    full: bool,
+    seeds: Option<u32>,
+    claims: Option<Vec<String>>,
+    version: String,
+    cache_dir: PathBuf,
+    out: PathBuf,
+    failed: std::collections::HashMap<String, String>,
+) -> PyResult<Vec<PaperCounts>> {
+    use ccsim_repro::exec::Outcome;
+    use ccsim_repro::verdict::Verdict;
+    let sums = py
+        .allow_threads(|| {
+            let opts = repro_options(full, seeds, claims, version.clone());
+            let plan = ccsim_repro::plan::plan(&root, &papers, &opts)?;
+            let cache = ccsim_repro::cache::Cache::new(&cache_dir);
+            let outcomes: Vec<Outcome> = plan
+                .runs
+                .iter()
+                .map(|r| match failed.get(&r.key) {
+                    Some(e) => Outcome::Failed(e.clone()),
+                    None if cache.contains(&r.key) => Outcome::Cached,
+                    None => Outcome::Failed("not run".into()),
+                })
+                .collect();
+            ccsim_repro::report::write(&plan, &cache, &outcomes, &out, &version)
+        })
+        .map_err(SimulationError::new_err)?;
+    Ok(sums
+        .iter()
+        .map(|s| {
+            (
+                s.paper.clone(),
+                s.claims,
+                s.count(Verdict::Reproduced),
+                s.count(Verdict::DirectionOnly),
+                s.count(Verdict::NotReproduced),
+                s.count(Verdict::Error),
+                s.count(Verdict::NotSimulable) + s.count(Verdict::NotAttempted),
+                out.join(&s.paper).join("report.md").display().to_string(),
+            )
+        })
+        .collect())
+}
+
 /// The names of the registered schemes.
 #[pyfunction]
 fn scheme_names() -> Vec<String> {
@@ -469,6 +591,12 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(plan_sweep, m)?)?;
     m.add_function(wrap_pyfunction!(run_point, m)?)?;
     m.add_function(wrap_pyfunction!(version_of, m)?)?;
+    m.add_function(wrap_pyfunction!(reproduce_papers, m)?)?;
+    m.add_function(wrap_pyfunction!(reproduce_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(run_encoded, m)?)?;
+    m.add_function(wrap_pyfunction!(cache_store, m)?)?;
+    m.add_function(wrap_pyfunction!(cache_has, m)?)?;
+    m.add_function(wrap_pyfunction!(reproduce_report, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

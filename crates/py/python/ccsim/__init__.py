@@ -30,6 +30,7 @@ from ._native import ScenarioError, SimulationError
 
 __all__ = [
     "sweep",
+    "reproduce",
     "Scenario",
     "Result",
     "load",
@@ -268,3 +269,4 @@ def schemes() -> List[str]:
 
 
 from .sweep import sweep  # noqa: E402  (needs Scenario and load above)
+from .reproduce import reproduce  # noqa: E402

@@ -1,0 +1,108 @@
+"""``ccsim.reproduce``: the seed papers' experiments (the plan of ``ccsim
+reproduce``) run on Dask, with the same run cache and the same reports."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+from . import _native
+from .sweep import _client, _version
+
+_REPO_EXPERIMENTS = Path(__file__).resolve().parents[4] / "experiments"
+
+
+def _run_encoded(spec: str) -> bytes:
+    """What a worker runs: one planned run (JSON) -> the cache's bytes."""
+    return _native.run_encoded(spec)
+
+
+def _experiments(experiments: Union[str, os.PathLike, None]) -> Path:
+    if experiments is not None:
+        return Path(experiments)
+    for p in (Path("experiments"), _REPO_EXPERIMENTS):
+        if (p / "README.md").is_file():
+            return p
+    raise _native.ScenarioError(
+        "no experiments folder found (looked in ./experiments and the repository's); pass experiments=DIR"
+    )
+
+
+def reproduce(
+    paper: str = "all",
+    *,
+    full: bool = False,
+    seeds: Optional[int] = None,
+    claims: Optional[Sequence[str]] = None,
+    client: Any = None,
+    out: Union[str, os.PathLike] = "results/reproduce",
+    cache: Union[str, os.PathLike] = "results/cache",
+    experiments: Union[str, os.PathLike, None] = None,
+    progress: bool = True,
+) -> List[Dict[str, Any]]:
+    """Reproduces a seed paper (or ``"all"``) as ``ccsim reproduce`` does, on Dask.
+
+    The plan (every claim's runs: scenario x scheme x seed x sweep point),
+    the run cache and the reports are the command's own: runs already in
+    ``cache`` are not run again (a run from ``ccsim reproduce`` with the
+    same build counts too: keys include the build), the others go to the
+    Dask ``client`` (``None``: a local cluster, one worker per core; a
+    ``distributed.Client`` or a scheduler address runs a full-scale
+    reproduction on a cluster). Each finished run is stored in ``cache`` as
+    it arrives, so an interrupted reproduction resumes. A failed run is
+    reported and the others go on; then ``report.md``/``report.html`` per
+    paper (and the index for ``"all"``) are written under ``out``.
+
+    ``full`` selects the papers' scale, ``seeds`` overrides the seeds of
+    claims that average several, ``claims`` runs only those claim ids.
+    Returns one dict per paper: claims, reproduced, direction_only,
+    not_reproduced, error, not_simulated, report.
+    """
+    root = _experiments(experiments).resolve()
+    papers = _native.reproduce_papers(str(root), paper)
+    version = _version()
+    claims_list = list(claims) if claims else None
+    specs = _native.reproduce_plan(str(root), papers, full, seeds, claims_list, version)
+    keys = [json.loads(s)["key"] for s in specs]
+    cache_dir = Path(cache)
+    todo = [i for i, k in enumerate(keys) if not _native.cache_has(str(cache_dir), k)]
+    failed: Dict[str, str] = {}
+    if progress:
+        sys.stderr.write(f"{', '.join(papers)}: {len(specs)} runs ({len(specs) - len(todo)} cached)\n")
+    if todo:
+        from distributed import as_completed
+
+        dask_client, cluster = _client(client)
+        t0 = time.perf_counter()
+        try:
+            futures = {dask_client.submit(_run_encoded, specs[i], key=f"ccsim-run-{keys[i]}", pure=False): i for i in todo}
+            done = 0
+            for fut in as_completed(futures):
+                i = futures[fut]
+                try:
+                    _native.cache_store(str(cache_dir), fut.result())
+                except Exception as e:  # reported in the report; the others go on
+                    failed[keys[i]] = f"{type(e).__name__}: {e}"
+                done += 1
+                if progress:
+                    el = time.perf_counter() - t0
+                    eta = f" | ETA {el / done * (len(todo) - done):.0f}s" if done < len(todo) else ""
+                    sys.stderr.write(f"\r{done}/{len(todo)} runs ({len(failed)} failed) | {el:.0f}s{eta}   ")
+                    sys.stderr.flush()
+        finally:
+            if cluster is not None:
+                dask_client.close()
+                cluster.close()
+        if progress:
+            sys.stderr.write("\n")
+    for key, err in failed.items():
+        sys.stderr.write(f"error: run {key}: {err}\n")
+    rows = _native.reproduce_report(
+        str(root), papers, full, seeds, claims_list, version, str(cache_dir), str(Path(out)), failed
+    )
+    names = ["paper", "claims", "reproduced", "direction_only", "not_reproduced", "error", "not_simulated", "report"]
+    return [dict(zip(names, r)) for r in rows]
