@@ -59,8 +59,9 @@
 //! The paper's 0.77 Gbps (Table 2) comes from the ns-3 incast script
 //! (`scratch/bolt-star-topo-incast.cc`): 5000 B MTU and SRC counted as IPv4 +
 //! Bolt headers (45 B), i.e. ~5x fewer data packets per byte and 0.57x the SRC
-//! size; with those sizes ccsim measures 0.93 Gbps at 1.0 SRC per data packet
-//! (`bolt_experiments`, Table 2), within the rule's bound of 0.9 Gbps in ns-3.
+//! size, which bounds the SRC bandwidth at ~0.9 Gbps. ccsim measures Table 2 with
+//! those sizes (experiments/bolt/table2-incast.toml; claims table2-src-bw,
+//! table2-src-per-data; results in docs/reproduction/bolt/report.md).
 //!
 //! # Brownfield (§6)
 //!
@@ -144,7 +145,9 @@ pub struct BoltConfig {
     /// "trivially set to a single MTU": `cc_thresh_mtus = 1` reproduces that
     /// (it keeps the queue lower but leaves ~1 MTU standing from the per-RTT
     /// additive increase, so LAST packets meet a "congested" port and PRU earns
-    /// few tokens: Fig. 11 takes ~36 us instead of ~8 us to refill). The ns-3
+    /// few tokens: Fig. 11 refills more slowly; sensitivity sweep
+    /// `scheme.bolt.cc_thresh_mtus` of claims fig10-bolt-drain, fig11-bolt-refill,
+    /// table1-deltas and fig12-reroute, docs/reproduction/bolt/report.md). The ns-3
     /// class default is 62 KB; its fat-tree script uses 10 KB at a 5000 B MTU.
     pub cc_thresh_mtus: f64,
     /// MTUs subtracted from the egress queue before it is written into an SRC
@@ -153,13 +156,13 @@ pub struct BoltConfig {
     /// `PfifoBoltQueueDisc::DoEnqueue` puts the drain time of the queue
     /// disc's bytes (`GetNBytes()`) into the SRC, the same quantity it compares
     /// with CC_THRESH, and that excludes the packet held by the 1-packet device
-    /// queue which ccsim's egress queue counts (see `cc_thresh_mtus`). Measured
-    /// (`bolt_experiments`): 1.0 lowers the decrement rate of Algorithm 2 at
-    /// the small queues Bolt keeps; Table 1 (1000 B) becomes 89.3 / 91.4 /
-    /// 89.3 / 91.8 % (PRU then never earns a token: the queue stays at
-    /// CC_THRESH when LAST packets arrive), Fig. 12 with SM 45.5 us, but in
-    /// Fig. 10 the queue no longer drains below 1 MTU and the link dips to
-    /// 84.6%; so the default stays with the paper.
+    /// queue which ccsim's egress queue counts (see `cc_thresh_mtus`). 1.0
+    /// lowers the decrement rate of Algorithm 2 at the small queues Bolt keeps:
+    /// PRU then never earns a token (the queue stays at CC_THRESH when LAST
+    /// packets arrive), and in Fig. 10 the queue no longer drains below 1 MTU;
+    /// so the default stays with the paper (sensitivity sweep
+    /// `scheme.bolt.src_q_offset_mtus` of claim table1-utilization-ns3,
+    /// docs/reproduction/bolt/report.md).
     pub src_q_offset_mtus: f64,
     /// Proactive ramp-up on/off. Default true (§3.2; Table 1 toggles it).
     pub pru: bool,
@@ -173,7 +176,9 @@ pub struct BoltConfig {
     /// which every ns-3 script behind the paper sets to the MTU, e.g.
     /// `bolt-pru-benchmarks.cc`, `bolt-star-topo.cc`). The cap limits SM when a
     /// lone window-limited flow sends line-rate trains: each idle gap, however
-    /// long, earns one MTU (Fig. 12 with SM: 51.5 us at 1.0, 27 us at 2.0).
+    /// long, earns one MTU (Fig. 12 with SM refills faster with a larger cap:
+    /// sensitivity sweep `scheme.bolt.sm_cap_mtus` of claim fig12-reroute,
+    /// docs/reproduction/bolt/report.md).
     pub sm_cap_mtus: f64,
     /// Bytes the Bolt header adds to each data packet and ACK. Default 9 (listing 1).
     pub header_bytes: u32,

@@ -40,21 +40,24 @@
 //! fires, which would let one old peak at another hop disable LHCS for good);
 //! ties go to the last hop (record 0, the first scanned).
 //!
-//! Observed behaviour (crates/cc/tests/fncc.rs, examples/fncc_experiments.rs):
-//! * FNCC reacts before HPCC (Fig. 9 dumbbell: flow0 below 90% of line rate
-//!   at 308 us vs 317 us after a join at 300 us) with a 20% lower queue peak.
+//! Observed behaviour (crates/cc/tests/fncc.rs; the paper's experiments are
+//! experiments/fncc/, run by `ccsim reproduce fncc`, results in
+//! docs/reproduction/fncc/report.md):
+//! * FNCC reacts before HPCC on the Fig. 9 dumbbell, with a lower queue peak
+//!   (claims fig9-react-100g, fig9-peakq-100g).
 //! * With two or more hops carrying the same load (3-switch dumbbell) the
-//!   senders run ~5% below eta (total ~90% instead of ~95%): the ACK samples
-//!   each switch's table at a different moment, so the per-hop estimates have
-//!   independent noise and HPCC's max over hops is biased upwards. HPCC's
-//!   records of one data packet are correlated across hops and show no such bias;
-//!   with one shared hop (2-switch dumbbell) FNCC runs at ~95%.
+//!   senders run below eta: the ACK samples each switch's table at a different
+//!   moment, so the per-hop estimates have independent noise and HPCC's max
+//!   over hops is biased upwards. HPCC's records of one data packet are
+//!   correlated across hops and show no such bias; with one shared hop
+//!   (2-switch dumbbell) FNCC runs at eta (claims fig9-util-*).
 //! * `int_table = "live"` makes per-ACK rate estimates jumpy (tx_bytes advances a
 //!   whole packet at each transmission start); an uncongested last hop then
 //!   sometimes reads u > alpha and LHCS fires with that receiver's N (often 1),
-//!   which made two flows settle at 13 / 78 Gbps on the Fig. 9 dumbbell. The
-//!   default `on_departure` table (u <= 1 + queue at an uncongested hop) does
-//!   not mis-fire there.
+//!   which can make two flows settle at very unequal rates on the Fig. 9
+//!   dumbbell. The default `on_departure` table (u <= 1 + queue at an
+//!   uncongested hop) does not mis-fire there (sensitivity sweep
+//!   `scheme.fncc.int_table` of claim fig13a-first-queue).
 //!
 //! `probe()` returns HPCC's U.
 
@@ -106,9 +109,11 @@ hpcc_config! {
         /// With `int_table = "on_departure"`: refresh a port's entry at a departure
         /// only if the entry is at least this old (the paper's table is updated
         /// "periodically", §4.1, period not given). Default 0ns: every departure.
-        /// A trade-off on the Fig. 9 dumbbell (3 switches, 100G): 0 gives ~91%
-        /// utilization with a ~0.3 KB mean queue; 1us gives full utilization, equal
-        /// shares and a standing ~18 KB queue (fewer, longer rate samples).
+        /// A trade-off on the Fig. 9 dumbbell (3 switches, 100G): 0 gives lower
+        /// utilization with a near-empty queue; 1us gives full utilization, equal
+        /// shares and a standing queue (fewer, longer rate samples): sensitivity
+        /// sweep `scheme.fncc.table_period` of claims fig9-fair-*, fig9-util-*
+        /// (docs/reproduction/fncc/report.md).
         pub table_period: Dur = Dur(0),
     }
 }

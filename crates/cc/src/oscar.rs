@@ -50,21 +50,24 @@
 //!
 //! `probe()` returns the last gradient estimate g used by a control step.
 //!
-//! Experiments (measured numbers in `tests/oscar.rs` and the examples):
+//! Experiments: `experiments/oscar/` (scenario files and manifest.toml, run by
+//! `ccsim reproduce oscar`; results in docs/reproduction/oscar/report.md):
 //!
-//! * micro-benchmark of the slides, `scenarios/oscar-microbench.toml`;
-//!   `ccsim compare` draws the rates, `cargo run --release -p ccsim-cc
-//!   --example oscar_microbench` prints steps and time to the new fair share;
-//! * gradient precision, `scenarios/oscar-gradient.toml`, example
-//!   `oscar_gradient` (BLS vs divide+EWMA against the traced queue);
-//! * 320-host fat tree, Cache Follower at 0.8 load, ECMP and spraying, full
-//!   and short: `scenarios/oscar-fat320-cachefollower-80*.toml`, example
-//!   `oscar_fct` (adds HPCC* and the <= 150 KB / larger split).
+//! * micro-benchmark of the slides, `fig1-microbench.toml`: steps and time to
+//!   the new fair share (claims fig1-decel-*, fig1-accel-*, fig1-burst-*,
+//!   o1-gap-sweep);
+//! * gradient precision, `gradient.toml`: BLS vs divide+EWMA against the
+//!   traced queue (claims tb-gradient-mse-bls, -ewma, -ratio);
+//! * 320-host fat tree, Cache Follower at 0.8 load, ECMP and spraying, and
+//!   Hadoop + incast: `fig10a-cachefollower.toml`, `fig10b-cachefollower-spray.toml`,
+//!   `fig10c-hadoop-incast.toml` (claims fig10a-*, fig10b-*, fig10c-*, with
+//!   HPCC* and the <= 150 KiB / larger split).
 //!
 //! Known behaviour of this design (also in the reference's rules): (1) at the
 //! target queue flows are window-bound and the window ratio moves in whole
 //! packets, so with the AI term below one packet a range of unequal windows is
-//! self-consistent and shares can stay unequal (4 flows at 100G: Jain 0.98);
+//! self-consistent and shares can stay unequal (claims tb-fair-jain,
+//! design4-ai-fairness);
 //! (2) once the queue is empty, increase is linear start (`linear_start` per
 //! step), so after a burst leaves the last part of the climb back to line rate
 //! is linear unless a batch caught the queue draining (g near -0.9).

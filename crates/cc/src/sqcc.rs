@@ -51,21 +51,20 @@
 //! d* = T_high T_low (beta C + delta N) / (beta C T_high + delta N T_low)
 //! ([`SqccConfig::fixed_point_delay`]).
 //!
-//! Observed in ccsim (tests/sqcc.rs and examples/sqcc_experiments.rs: 10 Gbps
-//! dumbbell, 1 us links, N:1 incast of long flows, 16 KiB updates, queue in
-//! 1048 B packets over the second half of the run, flows starting at C/N):
-//! * 4:1 from line rate: settled by ~25 ms at 90.1 KB (eq. 17: 90.2 KB), every
-//!   flow within 1% of C/4. 40:1: 186 pkt (eq. 17: 188), patched TIMELY 327.
-//! * Fig. 2 (error only -> + adaptive delta): N = 40 average queue -19.0%
-//!   (paper -21.5%), N = 60 -43.5% (paper -42%); the max-min range falls by
-//!   60% / 81% (paper 27% / 57%).
-//! * Table II (500:1): + delta 50.8 (std 24.8) pkt (paper 54.0 (20.6)); full
-//!   SQCC 157.7 (6.5) (paper 149.3 (13.7)); error only does NOT reproduce: with
-//!   delta = 10 Mbps x 500 flows the queue passes T_high, where a decrease is at
-//!   most beta = 0.8% per update, and ends in PFC (~24k pkt; paper 272.8).
-//! * Fig. 4 full SQCC: N = 60 / 100 / 500 / 1000: 152 / 274 / 158 / 213 pkt,
-//!   each within 3% of eq. 17 (N = 100 is above the paper's 100-200 band
-//!   because eq. 17 puts it at 278 with k = 2, T_low = 100 us, delta = 2 Mbps).
+//! Experiments: tests/sqcc.rs checks the eq. 17 fixed point on small incasts;
+//! the paper's experiments (10 Gbps dumbbell, 1 us links, N:1 incasts of long
+//! flows, queue in 1048 B packets over the second half of the run) are
+//! experiments/sqcc/incast-n*.toml, run by `ccsim reproduce sqcc`, with results
+//! in docs/reproduction/sqcc/report.md:
+//! * the steady queue against eq. 17 and patched TIMELY: claims
+//!   sec3c-eq17-vs-n, fig1-queue-vs-n, fig1d-n60-queue;
+//! * Fig. 2 (error only -> + adaptive delta): fig2-queue-vs-n, fig2-range-vs-n;
+//! * Table II (500:1): table2-*; with the error function only, delta = 10 Mbps
+//!   x 500 flows can push the queue past T_high, where a decrease is at most
+//!   beta = 0.8% per update, and into PFC (table2-err-queue, pfc-vs-n);
+//! * Fig. 4 (full SQCC, N = 60 / 100 / 500 / 1000): fig4-*; at N = 100 eq. 17
+//!   itself lies above the paper's 100-200 pkt band (278 pkt with k = 2,
+//!   T_low = 100 us, delta = 2 Mbps).
 //!
 //! `probe()` returns the last RTT sample in microseconds.
 
@@ -141,9 +140,9 @@ pub struct SqccConfig {
     /// Default 16KiB (as patched TIMELY here, so the two compare at the same
     /// granularity; TIMELY §6; the paper's eq. 3 has one update per segment,
     /// at least D_minRTT apart). spec/ALGORITHMS.md A2 writes "per ACK": that
-    /// is `segment = 0`; examples/sqcc_experiments.rs shows both (the 500:1 and
-    /// 40/60:1 steady queues agree within ~15%; per ACK also recovers from a
-    /// line-rate start at N = 60 in ~40 ms, where 16 KiB sits in PFC).
+    /// is `segment = 0`; the paper's claims are measured per ACK with 16 KiB
+    /// (and 64 KiB) as the sensitivity sweep `scheme.sqcc.segment`
+    /// (experiments/sqcc/manifest.toml, docs/reproduction/sqcc/report.md).
     pub segment: Bytes,
     /// Lowest rate. Default 100Kbps [ccsim's choice: below the 0.04-10 Mbps
     /// fair shares of the paper's 500-1000:1 incasts at 10 Gbps].

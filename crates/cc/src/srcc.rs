@@ -36,7 +36,8 @@
 //!     messages ... and reset[s] the target sending rate for congested flows");
 //!     that matches only the comparison as printed (`literal_window = true`),
 //!     which notifies every congested flow where no uncongested packet came
-//!     within T. Both are measured below.
+//!     within T. Both are measured: `literal_window` is a sensitivity sweep of
+//!     the incast claims fig11-* (experiments/srcc/manifest.toml).
 //!   - For a culprit, at most once per `cnm_interval` per flow, the switch emits a
 //!     CNM: a control packet (`Ctrl`, `sub` = [`CNM_SUB`], control class) to the
 //!     flow's sender, routed from the switch like any packet, carrying the flow id
@@ -62,44 +63,37 @@
 //! `[scheme.<base>]` table of the scenario is NOT read, so that SRCC's base can
 //! differ from the plain baseline run beside it.
 //!
-//! Measured (tests/srcc.rs, `examples/srcc_experiments.rs`):
-//! * CNMs reach the culprit's sender in 2.0 us (2 links of 1 us back) against a
-//!   6.2 us base RTT; victims never get one.
+//! Experiments: tests/srcc.rs checks the mechanism in small networks; the
+//! paper's experiments are experiments/srcc/ (run by `ccsim reproduce srcc`,
+//! results in docs/reproduction/srcc/report.md):
+//! * CNMs reach the culprit's sender within the links back from the switch
+//!   (2 links of 1 us in tests/srcc.rs, against a 6.2 us base RTT); victims
+//!   never get one.
 //! * Two culprits + one victim through one 400G ingress, 1.4 MB buffers: the
 //!   culprits' queue stays around Q_cth, the culprits share equally, the
 //!   victim finishes at ideal speed and is never HoL-blocked.
 //! * A single synchronized wave of 100 KB flows cannot be slowed: each flow is
 //!   sent (8 us at 100G) before a CNM can reach it (>= 12 us back on the
 //!   paper's 4 us links).
-//! * Incast (leaf-spine 8x16, 24 hosts/leaf, 22 MB; 50 MB from N servers;
-//!   goodput Gbps, line rate minus headers 95.4, minus headers and INT 91.7
-//!   for HPCC): N=20: srcc 51.3 (= DCQCN: no CNM), srcc literal 92.4, DCQCN
-//!   51.3 (mlx preset 81.2), Swift 93.5, HPCC 83.3, PCN 87.3; N=80 and 160:
-//!   every scheme 94.7 except HPCC, 86.1 at 80 and 91.1 at 160 (at 160 the
-//!   same share of its INT-reduced ceiling as the others').
-//!   DCQCN's 51 Gbps at N=20 is DCQCN (paper parameters) itself: the first
-//!   line-rate RTT builds MBs of queue held upstream by PFC; the marks last
-//!   ~1.9 ms and cut every flow to `min_rate` 0.1 Gbps; the queue then empties
-//!   and recovery is additive only (40 Mbps per 55 us per flow: hyper increase
-//!   needs the 10 MB byte counter past F, which a 2.5 MB flow never reaches),
-//!   so the link idles for ~4 ms. At N >= 80 the whole 50 MB leaves the
-//!   senders at line rate within the first RTT and is held by PFC in the
-//!   fabric's buffers: no scheme acts, and the bottleneck never idles. The
-//!   paper's loss for the baselines at 160 (DCQCN ~70 Gbps) needs some
-//!   mechanism that idles the bottleneck (smaller buffers holding data at the
-//!   senders, or PAUSE bubbles) that the paper does not describe; not
-//!   reproduced.
-//! * Workloads on the same fabric (1 ms of arrivals): see
-//!   `scenarios/srcc-workloads.toml`. SRCC removes PFC (0 PAUSEs where DCQCN
-//!   has 2383 at web server 0.8) and beats its base DCQCN everywhere on avg
-//!   FCT (-9..-50%), but not HPCC or PCN where DCQCN itself is slow (web
-//!   search, Hadoop), and its web server p99 is worse than every baseline's
-//!   but HPCC's at 0.8 (1413 vs 852 us DCQCN, 1419 us HPCC): a flow cut by a
-//!   CNM recovers at DCQCN's speed.
-//!   Web server 0.8 avg 140 us: -16/-12/-23/-14% vs DCQCN/Swift/HPCC/PCN
-//!   (paper -61/-52/-40/-24%).
-//! * Fig. 2 (srcc-fig2-motivation): PAUSE frames 92 (DCQCN 308, Swift 209,
-//!   HPCC 79, PCN 393), paused time 3.9 ms (DCQCN 19.0).
+//! * Incast (leaf-spine 8x16, 24 hosts/leaf, 22 MB; 50 MB from N servers):
+//!   claims fig11-* (incast-n*.toml). With few senders DCQCN (paper
+//!   parameters) itself can leave the bottleneck idle: the first line-rate RTT
+//!   builds MBs of queue held upstream by PFC, the marks cut every flow to
+//!   `min_rate`, and once the queue empties recovery is additive only (40 Mbps
+//!   per 55 us per flow: hyper increase needs the 10 MB byte counter past F,
+//!   which a 2.5 MB flow never reaches); SRCC over DCQCN sends no CNM there.
+//!   With many senders the whole 50 MB can leave the senders at line rate
+//!   within the first RTT and be held by PFC in the fabric's buffers, so no
+//!   scheme acts and the bottleneck never idles: the paper's loss for the
+//!   baselines at 160 servers needs some mechanism that idles the bottleneck
+//!   (smaller buffers holding data at the senders, or PAUSE bubbles) that the
+//!   paper does not describe.
+//! * Workloads on the same fabric (websearch.toml, hadoop.toml) and the
+//!   testbed (testbed-webserver.toml, testbed-cachefollower.toml): claims
+//!   fig5-*, fig6-*, fig9-*, fig10-*. A flow cut by a CNM recovers at its
+//!   base scheme's (DCQCN's) speed, which bounds what SRCC gains over DCQCN
+//!   on the tail.
+//! * Fig. 2 (fig2-motivation.toml): claims fig2*.
 //!
 //! Not modelled: the per-switch MAC flow table of §III-D (the core routes the
 //! CNM to the sender host by shortest path from the switch, ECMP-hashed on the
@@ -189,10 +183,10 @@ pub struct SrccConfig {
     /// keeping the incast link busy). false (default): a CNM only lowers the
     /// rate. Why false: the target C/m counts the flows the egress saw, and
     /// burst flows that end before any CNM reaches them still load the port, so
-    /// raising long flows to C/m overfills it. Fig. 2 (srcc-fig2-motivation):
-    /// 1022 PAUSE frames with raising vs 92 without (DCQCN 308) — raising
-    /// defeats the paper's central claim there; on web server 0.8 it changes
-    /// avg FCT 158 -> 151 us, p99 1.79 -> 1.64 ms, both with 0 PAUSE.
+    /// raising long flows to C/m overfills it, which in Fig. 2 defeats the
+    /// paper's central claim (fewer PAUSE frames). Sensitivity sweep
+    /// `scheme.srcc.cnm_raises` of claims fig5d-p99, fig6d-p99, fig6d-p99-080
+    /// and fig7b-s128 (docs/reproduction/srcc/report.md).
     pub cnm_raises: bool,
     /// The target's flow count n (target = `target_scale` x C / n) counts the
     /// flows that sent to the egress within this many RTTs; 0 = T, the window
@@ -201,9 +195,8 @@ pub struct SrccConfig {
     /// is the shortest window in which every flow still sending at least a
     /// packet per RTT is seen. Counting over T = 3 RTT also counts short flows
     /// that have ended and lowers the target below the share the remaining
-    /// flows can use: web server 0.8 (srcc-workloads, raising off) avg / p99
-    /// FCT 158 us / 1.79 ms with T vs 140 us / 1.41 ms with 1 RTT; Fig. 2
-    /// unchanged (92 PAUSE frames either way).
+    /// flows can use, which raises the web server FCTs (avg and p99) and leaves
+    /// Fig. 2's PAUSE frames unchanged.
     pub target_window_rtts: f64,
 }
 

@@ -155,7 +155,8 @@ fn sub_rtt_reaction_to_a_flow_arrival_bounds_the_queue_below_a_bdp() {
     let h = paper_dumbbell("hpcc", "", &flows, 300 * US);
     let (hpeak, _) = peak_and_drain(&h);
     println!("bolt peak {peak} B drained after {drained:?} ps; hpcc peak {hpeak} B");
-    // measured: Bolt 65.5 KB, drained 24 us after the join; HPCC 105.7 KB
+    // the paper's values: claims fig10-bolt-drain, fig10-hpcc-peak-bdp, fig10-peak-order
+    // (experiments/bolt/fig6-arrival.toml; results in docs/reproduction/bolt/report.md)
     assert!(peak < 0.8 * BDP, "Bolt peak queue {peak}");
     assert!(hpeak > 0.9 * BDP, "HPCC peak queue {hpeak} (the contrast)");
     let d = drained.expect("queue never drained");
@@ -180,7 +181,8 @@ fn pru_and_sm_refill_the_link_after_a_flow_completes() {
     let sm_only = lost("bolt", "pru = false");
     let ai_only = lost("bolt", "pru = false\nsm = false");
     let hpcc = lost("hpcc", "");
-    // measured: 1.2, 4.7, 89.9 and 43.6 us (paper: Bolt refills in ~1 us, HPCC ~20 us)
+    // paper: Bolt refills in ~1 us, HPCC ~20 us: claims fig11-bolt-refill, fig11-hpcc-refill,
+    // fig11-lost (experiments/bolt/fig11-completion.toml; docs/reproduction/bolt/report.md)
     assert!(bolt < 3.0, "bolt lost {bolt} us");
     assert!(bolt < 0.2 * hpcc, "bolt {bolt} vs hpcc {hpcc}");
     assert!(sm_only < 0.3 * ai_only, "SM {sm_only} vs AI only {ai_only}");
@@ -194,8 +196,8 @@ fn two_congested_hops_parking_lot() {
     // Each of A's packets may find both hops congested; DEC lets only the first
     // send an SRC, and A's cuts still relieve both (§3.1). Max-min fair would be
     // 50/50/50 Gbps; Bolt does not claim it: A is cut at both hops and gets less
-    // than even the proportionally fair third (measured 21 vs 70 and 70 Gbps of
-    // goodput), so only the queues, the utilization of both hops, no starvation and
+    // than even the proportionally fair third (run with --nocapture for the
+    // shares), so only the queues, the utilization of both hops, no starvation and
     // the SRC bound are asserted.
     use ccsim_core::{LinkSpec, NodeKind, Topology};
     let mut nodes = vec![NodeKind::Host; 5];
@@ -239,14 +241,15 @@ fn two_congested_hops_parking_lot() {
 
 #[test]
 fn supply_matching_refills_the_link_after_a_reroute() {
-    // Fig. 12 (scenarios/bolt-reroute-sm.toml): flow 1 shares the bottleneck
+    // Fig. 12 (experiments/bolt/fig12-reroute.toml): flow 1 shares the bottleneck
     // A (4) -> B (5) with flow 0 until 200 us, when its link D (6) - A fails and
     // D - E (7), which avoids the bottleneck, comes up. No LAST hint: only SM (or
     // the per-RTT additive increase) refills the link for flow 0.
     use ccsim_core::config::{LinkAction, LinkEvent};
     use ccsim_core::sim::TraceConfig;
     use ccsim_core::units::Dur;
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/topologies/bolt-reroute.txt");
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/bolt/topologies/bolt-reroute.txt");
     let topo = ccsim_scenario::hpcc::read_topology(&path).unwrap();
     let mut net = NetConfig::default();
     let e = |at: Time, a, b, action| LinkEvent { at: Dur(at), a, b, action };
@@ -278,7 +281,8 @@ fn supply_matching_refills_the_link_after_a_reroute() {
     assert!(sm.drops > 0, "packets on the failed link are lost");
     let (l_sm, l_ai) = (lost(&sm), lost(&ai));
     println!("lost after the reroute: SM {l_sm:.1} us, AI only {l_ai:.1} us");
-    // measured: 6.6 us with SM, 76.2 us without (within 300 us)
+    // the paper's values: claims fig12-reroute, fig12-link-full, fig12-lost
+    // (experiments/bolt/fig12-reroute.toml; results in docs/reproduction/bolt/report.md)
     assert!(l_sm < 15.0, "SM lost {l_sm} us");
     assert!(l_ai > 3.0 * l_sm, "without SM {l_ai} us vs {l_sm} us");
     // flow 0's cwnd reaches a lone flow's BDP (95 KB of payload) within ~8 RTTs with SM, not without

@@ -54,8 +54,9 @@ fn first_slowdown(r: &RunResult, f: usize, from: Time, frac: f64, line: f64) -> 
 /// reached the receiver and its ACK has come back. So FNCC's flow 0 slows down
 /// first (paper: FNCC at 300 us, HPCC at 330 us) and its queue peaks lower.
 /// Slowdown = first 1 us sample after the join with flow 0's rate below 90% of
-/// line rate. Measured (100G): FNCC 308 us, HPCC 317 us; peak queue FNCC
-/// 123 KB, HPCC 156 KB.
+/// line rate. The paper's Fig. 9 is measured by claims fig9-react-100g and
+/// fig9-peakq-100g (experiments/fncc/fig9-100g.toml; results in
+/// docs/reproduction/fncc/report.md).
 #[test]
 fn fncc_slows_down_before_hpcc_on_the_fig9_dumbbell() {
     let end = 700 * US;
@@ -82,8 +83,8 @@ fn fncc_slows_down_before_hpcc_on_the_fig9_dumbbell() {
 /// slowly). Fair: Jain >= 0.99 and each share within 10% of the mean over every
 /// 100 us window from convergence to the end; converged within 300 us of the join.
 /// Steady state (last 500 us): queue mean < 10 KB, p99 < 30 KB, utilization > 90%.
-/// Measured: converged 130 us after the join; shares 48.1 / 48.7 Gbps (Jain
-/// 1.0000); queue mean 759 B, p99 1518 B (one packet); utilization 1.000.
+/// The paper's claims on this setup are fig9-fair-100g and fig9-util-100g
+/// (experiments/fncc/fig9-100g.toml; results in docs/reproduction/fncc/report.md).
 #[test]
 fn fncc_two_flows_converge_fair_with_a_short_queue() {
     let end = 1500 * US;
@@ -237,10 +238,10 @@ fn n_check(ack_every: u32) {
 /// sender's W_c to beta x B x T / N (fair share x beta = 22.5 Gbps) instead of
 /// HPCC's step-by-step descent, so the flows settle at the fair share sooner and
 /// the incast queue drains sooner. The peak is the same: it is built in the
-/// first RTT, before any feedback.
-/// Measured: rates at 20 us LHCS ~7.3 Gbps each (W_c / (U / eta) while the queue
-/// drains) vs ~32 Gbps without; at 40 us 22.3-22.6 vs 25.5-25.8 Gbps; queue
-/// below 10 KB at 28 us with LHCS vs 41 us without (see eprintln).
+/// first RTT, before any feedback. Run with `--nocapture` for the rates and
+/// drain times; the paper's LHCS claims are fig13d-lhcs-rate, fig13d-lhcs-speed
+/// and fig13d-lhcs-release (experiments/fncc/fig13-last.toml; results in
+/// docs/reproduction/fncc/report.md).
 #[test]
 fn lhcs_brings_a_last_hop_incast_to_the_fair_share() {
     let topo = star(5, Tier::new(G100, 1500 * 1000)).unwrap();

@@ -1,17 +1,18 @@
 //! OSCAR in small networks: fair sharing at the target queue, O(1)-step
 //! convergence independent of the link rate, the micro-benchmark of the slides,
 //! the precision of the BLS gradient against divide+EWMA, and per-packet
-//! spraying. Run with `--nocapture` to see the measured numbers.
+//! spraying. Run with `--nocapture` to see the measured numbers; the slides'
+//! claims are measured by `ccsim reproduce oscar` (experiments/oscar/manifest.toml,
+//! results in docs/reproduction/oscar/report.md).
 
-#[path = "../examples/oscar_support/mod.rs"]
-mod support;
+mod oscar_support;
 
 use ccsim_core::config::{Receiver, Routing};
 use ccsim_core::results::jain;
 use ccsim_core::sim::{run, SimOptions, TraceConfig};
 use ccsim_core::{FlowSpec, NetConfig, PortRef, RunResult, Time};
 use ccsim_scenario::topo::{dumbbell, leaf_spine, Tier};
-use support::{converge, first_reach, gradient_errors, Recorder, Scn};
+use oscar_support::{converge, first_reach, gradient_errors, Recorder, Scn};
 
 const G100: u64 = 100_000_000_000;
 const NS: Time = 1_000;
@@ -45,18 +46,18 @@ fn window(t: &[Time], v: &[f64], t0: Time, t1: Time) -> Vec<f64> {
 /// Four flows join a 100G dumbbell (1 us links: base RTT 6.25 us, BDP 78 KB)
 /// 200 us apart. Expected: the bottleneck queue held at the 75 KB target with
 /// full utilization; lossless without PAUSE; every flow finishes; shares near
-/// fair (the design: MIMD keeps ratios, the AI term closes gaps) within the
-/// bound measured below: Jain >= 0.97 and each share within 25% of the mean.
-/// Measured (1.2-2.0 ms): queue mean 78 KB, p1..p99 76.5..79.6 KB, utilization
-/// 1.000; shares [20.4, 22.3, 23.5, 29.3] Gbps, Jain 0.981. The shares do not
-/// equalize further (a 20 ms run keeps 21.5/23.6/24.9/30.9 Gbps): at the target
-/// queue every flow is window-bound, its window ratio (the delay loop's
-/// reference) moves in whole packets (1048 B = 0.0068 of BDP + target here),
-/// and the fairness AI (0.001 per step) is below one packet, so each flow's
-/// window reproduces itself (k packets -> u = k x 0.0068 x D_target/d + 0.001
-/// -> k packets) for any k up to ~57. Larger `ai` (0.005, 0.01, 0.02) does not
-/// remove it. The reference's window (ceil(cwnd / packet) packets) and window
-/// ratio (packets in flight, this one included) are packet-granular the same way.
+/// fair (the design: MIMD keeps ratios, the AI term closes gaps) within a
+/// bound: Jain >= 0.97 and each share within 25% of the mean. The shares do
+/// not equalize exactly, even over longer runs: at the target queue every flow
+/// is window-bound, its window ratio (the delay loop's reference) moves in
+/// whole packets (1048 B = 0.0068 of BDP + target here), and the fairness AI
+/// (0.001 per step) is below one packet, so each flow's window reproduces
+/// itself (k packets -> u = k x 0.0068 x D_target/d + 0.001 -> k packets) for
+/// any k up to ~57; a larger `ai` does not remove it. The reference's window
+/// (ceil(cwnd / packet) packets) and window ratio (packets in flight, this one
+/// included) are packet-granular the same way. The slides' fairness and target
+/// queue are claims tb-fair-jain, design4-ai-fairness and tb-target-queue
+/// (experiments/oscar/tb-fair.toml; results in docs/reproduction/oscar/report.md).
 #[test]
 fn oscar_flows_share_fairly_at_the_target_queue() {
     let n = 4u32;
@@ -153,13 +154,14 @@ fn join_steps(rate: u64, target_queue: &str) -> ((usize, Time), Option<(usize, T
 /// new fair share does not grow when the link goes from 100G to 400G (the rate
 /// gap to close, and the BDP, 4x larger). The target delay is held at 6 us
 /// (75 KB at 100G, 300 KB at 400G) so that only the rate changes.
-/// Measured: 100G and 400G both reach and settle in 2 steps (~22-24 us).
 /// With the default 75 KB at 400G (a 1.5 us target, less than tau) the rates
-/// still reach C/2 in 2 steps, but the flows then drift apart and lock at
-/// 0.63 / 0.37 C: at the target queue both are window-bound, the window is
+/// still reach C/2 in a few steps, but the flows may then drift apart and lock
+/// at unequal shares: at the target queue both are window-bound, the window is
 /// packet-granular and the AI term (0.001 C) is below one packet of window, so
-/// unequal windows are self-consistent (the same lock appears with 4 flows at
-/// 100G, see above).
+/// unequal windows are self-consistent (as with 4 flows at 100G, see above).
+/// The slides' claim (steps independent of the gap, 100 to 800 Gbps) is
+/// o1-gap-sweep (experiments/oscar/fig1-microbench.toml; results in
+/// docs/reproduction/oscar/report.md).
 #[test]
 fn oscar_converges_in_a_constant_number_of_steps_at_100g_and_400g() {
     let (r100, s100) = join_steps(G100, "75KB");
@@ -177,19 +179,18 @@ fn oscar_converges_in_a_constant_number_of_steps_at_100g_and_400g() {
     assert!(r.0 <= 3, "400G, 75 KB: reach {r:?}");
 }
 
-/// The slides' micro-benchmark (scenarios/oscar-microbench.toml, cut at 6 ms):
-/// after the nine-flow burst starts, the long flow's rate reaches the new fair
-/// share C/10 (+-5%) within a few steps (O(1): the rate falls ~10x in one or two
-/// multiplicative steps, not by AIMD halvings). The example `oscar_microbench`
-/// prints this for every scheme.
-/// Measured: reach in 2 steps / 87 us (100 -> 71 -> 10.3% of C; 7 RTTs, most of
-/// it waiting for the signal through the 1.4 MB queue the burst built); the
-/// burst flows end 4.87-4.97 ms; after they end: 49 steps / 252 us to within 5%
-/// of C: the 75 KB queue drains within the first batches (two steps, x2 and
-/// x1.5), then the queue is empty and linear start adds 0.01 per step.
+/// The slides' micro-benchmark (experiments/oscar/fig1-microbench.toml, cut at
+/// 6 ms): after the nine-flow burst starts, the long flow's rate reaches the
+/// new fair share C/10 (+-5%) within a few steps (O(1): the rate falls ~10x in
+/// one or two multiplicative steps, not by AIMD halvings); after the burst
+/// ends, the 75 KB queue drains within the first batches, then the queue is
+/// empty and linear start adds 0.01 per step. `ccsim reproduce oscar` measures
+/// this for every scheme: claims fig1-decel-steps, fig1-decel-time,
+/// fig1-accel-steps and fig1-burst-end (results in
+/// docs/reproduction/oscar/report.md).
 #[test]
-fn oscar_microbench_burst_converges_in_few_steps() {
-    let mut scn = Scn::load(&support::scenarios_dir().join("oscar-microbench.toml")).unwrap();
+fn microbench_burst_converges_in_few_steps() {
+    let mut scn = Scn::load(&oscar_support::experiments_dir().join("fig1-microbench.toml")).unwrap();
     scn.stop = Some(6 * MS);
     let (r, logs) = scn.run("oscar", &[0], TraceConfig::default()).unwrap();
     let log = &logs[&0];
@@ -216,18 +217,18 @@ fn oscar_microbench_burst_converges_in_few_steps() {
     assert!(b.time <= 400 * US, "after the burst: {} us", b.time / US);
 }
 
-/// Gradient precision (scenarios/oscar-gradient.toml: the micro-benchmark cut
-/// at 4 ms, the bottleneck queue traced every 100 ns): the long flow's ACK
+/// Gradient precision (experiments/oscar/gradient.toml: the micro-benchmark
+/// cut at 4 ms, the bottleneck queue traced every 100 ns): the long flow's ACK
 /// samples replayed through BLS (tau 5 us) and divide+EWMA (weight 0.875); at
 /// every non-idle BLS batch from 0.9 ms on, both are compared with the true
 /// gradient of the bottleneck queue over the batch's send span (shifted by the
 /// 3.08 us from send to the switch). The slides report MSE 0.0058 (BLS) vs
-/// 0.079 (divide+EWMA), 13.4x, on a testbed. The example `oscar_gradient`
-/// prints the same.
-/// Measured: 461 batches, MSE BLS 0.0027 vs divide+EWMA 0.0712 (26.5x).
+/// 0.079 (divide+EWMA), 13.4x, on a testbed: claims tb-gradient-mse-bls,
+/// tb-gradient-mse-ewma and tb-gradient-mse-ratio (the `gradient_error`
+/// metric; results in docs/reproduction/oscar/report.md).
 #[test]
 fn bls_gradient_beats_divide_ewma_against_the_true_queue_gradient() {
-    let scn = Scn::load(&support::scenarios_dir().join("oscar-gradient.toml")).unwrap();
+    let scn = Scn::load(&oscar_support::experiments_dir().join("gradient.toml")).unwrap();
     assert_eq!((scn.trace_queues[0], scn.trace_interval), (PortRef { node: 16, peer: 15 }, 100 * NS));
     let trace = TraceConfig {
         interval: scn.trace_interval,
@@ -291,11 +292,9 @@ fn oscar_sprayed(receiver: Receiver) -> (Vec<f64>, usize, u64, u64) {
 
 /// With the core's go-back-N receiver reordered packets are dropped and resent;
 /// with a receiver that accepts any order (as the reference runs spraying)
-/// nothing is resent and the flows finish sooner.
-/// Measured: go-back-N: all finish in 1.41-1.57 ms, 1336 rate changes, max
-/// queue 68 KB, no PAUSE, 41,357 packets retransmitted (16,000 sent once);
-/// reorder receiver: all finish in 244-283 us, 443 rate changes, max queue
-/// 118 KB, no PAUSE, nothing retransmitted.
+/// nothing is resent and the flows finish sooner. The slides' spraying claims
+/// (320-host fat tree) are fig10b-* (experiments/oscar/
+/// fig10b-cachefollower-spray.toml; results in docs/reproduction/oscar/report.md).
 #[test]
 fn oscar_works_under_per_packet_spraying() {
     let (gbn, steps, _, maxq) = oscar_sprayed(Receiver::GoBackN);

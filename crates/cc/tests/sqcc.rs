@@ -9,24 +9,17 @@
 //! sender assumes (`FlowView::base_rtt`, 8.5152 us here); the queue holds
 //! C (d* + D - idle RTT sample) with the idle sample 7.8208 us.
 
-#[path = "../examples/sqcc_support/mod.rs"]
 mod sqcc_support;
 mod timely_family;
 
 use ccsim_cc::patched_timely::PatchedTimelyConfig;
 use ccsim_cc::sqcc::SqccConfig;
 use ccsim_cc::SchemeConfig;
-use ccsim_core::cc::Scheme;
 use ccsim_core::results::jain;
 use ccsim_core::time::{ser_time, Time, MS, US};
 use ccsim_core::RunResult;
+use sqcc_support::run_incast;
 use timely_family::*;
-
-/// N:1 incast: senders 0..n start at `starts[i]`, each one flow of `size`
-/// bytes to host n; traces the bottleneck 2n -> 2n+1 and every flow.
-fn run_incast(scheme: &dyn Scheme, starts: &[Time], size: u64, stop: Time) -> RunResult {
-    sqcc_support::run_incast(scheme, starts, size, stop, true)
-}
 
 /// The sender's base RTT D: 2 x 3 us + a full packet on each of 3 forward links.
 fn base_rtt() -> Time {
@@ -110,7 +103,7 @@ fn incast_4_to_1_settles_at_the_eq17_queue_with_fair_shares() {
 /// (its fixed point RTT_ref (1 + N/8) = 300 us, 365 KB), and oscillates less
 /// (std at most half of patched TIMELY's); error-only SQCC (delta 10 Mbps)
 /// sits at its own, higher fixed point (eq. 17 with delta 10M: 242 KB...
-/// measured within 15%).
+/// asserted within 15%).
 #[test]
 fn incast_40_to_1_adaptive_delta_matches_eq17_and_beats_patched_timely() {
     let n = 40u32;

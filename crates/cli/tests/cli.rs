@@ -268,17 +268,31 @@ fn bench_reports_measurements() {
 
 #[test]
 fn validate_the_sqcc_paper_scenarios() {
-    let files: Vec<String> = std::fs::read_dir(repo().join("scenarios"))
+    // experiments/sqcc/: one scenario per incast degree N (incast-n<N>.toml)
+    // beside the manifest.
+    let mut files: Vec<String> = std::fs::read_dir(repo().join("experiments/sqcc"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|f| f.starts_with("sqcc-") && f.ends_with(".toml"))
-        .map(|f| format!("scenarios/{f}"))
+        .filter(|f| f.ends_with(".toml") && f != "manifest.toml")
+        .map(|f| format!("experiments/sqcc/{f}"))
         .collect();
-    assert_eq!(files.len(), 11, "{files:?}");
+    files.sort();
+    assert_eq!(files.len(), 7, "{files:?}");
     let mut args = vec!["validate"];
     args.extend(files.iter().map(|s| s.as_str()));
     let out = ok(&args);
-    assert_eq!(out.matches("ok: ").count(), 11, "{out}");
+    assert_eq!(out.matches("ok: ").count(), 7, "{out}");
+    for f in &files {
+        // the paper's N:1 incast (§IV): N flows into a 10 Gbps bottleneck
+        let n = f.trim_start_matches("experiments/sqcc/incast-n").trim_end_matches(".toml");
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("ok: {f}:")))
+            .unwrap_or_else(|| panic!("{f} not validated: {out}"));
+        assert!(line.contains(&format!("({n}:1 incast")), "{f}: {line}");
+        assert!(line.contains(&format!("Workload: {n} flows,")), "{f}: {line}");
+        assert!(line.contains("bottleneck 10Gbps"), "{f}: {line}");
+    }
 }
 
 #[test]

@@ -1,8 +1,9 @@
-//! The SQCC paper's incast (seed sqcc-paper.txt §IV), shared by
-//! examples/sqcc_experiments.rs and tests/sqcc.rs (included by path): a
+//! The SQCC paper's incast (seed sqcc-paper.txt §IV) for tests/sqcc.rs: a
 //! dumbbell(N) at 10 Gbps with 1 us links, senders 0..N on the left switch
 //! (node 2N), the receiver host N behind the right switch (2N+1); the
-//! bottleneck is the egress 2N -> 2N+1. Lossless (the default network).
+//! bottleneck is the egress 2N -> 2N+1. Lossless (the default network). The
+//! paper's experiments themselves are experiments/sqcc/incast-n*.toml
+//! (`ccsim reproduce sqcc`).
 
 use ccsim_core::cc::Scheme;
 use ccsim_core::time::{Time, US};
@@ -16,8 +17,8 @@ pub const TICK: Time = 10 * US;
 
 /// N:1 incast, N = `starts.len()`: sender i starts one flow of `size` bytes to
 /// host N at `starts[i]`; the run stops at `stop`. Traces the bottleneck's
-/// queue and utilization every [`TICK`], and every flow when `trace_flows`.
-pub fn run_incast(scheme: &dyn Scheme, starts: &[Time], size: u64, stop: Time, trace_flows: bool) -> RunResult {
+/// queue and utilization every [`TICK`], and every flow.
+pub fn run_incast(scheme: &dyn Scheme, starts: &[Time], size: u64, stop: Time) -> RunResult {
     let n = starts.len() as u32;
     let topo = dumbbell(n, Tier::new(C, US), Tier::new(C, US), 2).unwrap();
     let flows: Vec<FlowSpec> =
@@ -29,7 +30,7 @@ pub fn run_incast(scheme: &dyn Scheme, starts: &[Time], size: u64, stop: Time, t
             interval: TICK,
             queue_ports: vec![port],
             util_ports: vec![port],
-            flows: if trace_flows { (0..n).collect() } else { vec![] },
+            flows: (0..n).collect(),
             ..Default::default()
         },
         ..Default::default()

@@ -1,18 +1,17 @@
-//! Shared by the OSCAR experiments (examples `oscar_microbench`, `oscar_fct`,
-//! `oscar_gradient`) and the OSCAR network tests (`tests/oscar.rs`):
+//! Helpers of the OSCAR network tests (`tests/oscar.rs`):
 //!
 //! * [`Scn`]: a scenario file read with the same `[topology]`, `[network]`,
 //!   `[[workload]]` and `[scheme.NAME]` tables as `ccsim` (other keys ignored);
 //! * [`Recorder`]: wraps any scheme and logs, for chosen flows, every change of
 //!   the sender's rate or window (one "control step" each) and every ACK's
 //!   (send time, arrival time) pair, exactly rather than sampled;
-//! * convergence analysis of such a log (steps and time until the rate stays
-//!   within a band around a fair share), FCT-slowdown splits, estimator errors.
-#![allow(dead_code)]
+//! * convergence analysis of such a log (steps and time until the rate enters,
+//!   or stays within, a band around a fair share) and the gradient estimators'
+//!   errors against the true queue gradient.
 
 use ccsim_core::cc::{FlowView, PortStat, ReceiverCc, Requirements, Scheme, SenderCc, SenderCx, SwitchCc};
 use ccsim_core::packet::Packet;
-use ccsim_core::results::{RunResult, Series, Stats};
+use ccsim_core::results::{RunResult, Series};
 use ccsim_core::sim::{run, SimOptions, TraceConfig};
 use ccsim_core::time::Time;
 use ccsim_core::units::Dur;
@@ -24,17 +23,16 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// The repository's `scenarios/` folder.
-pub fn scenarios_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios")
+/// OSCAR's experiments folder, `experiments/oscar/` (scenario files of
+/// `ccsim reproduce oscar`).
+pub fn experiments_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/oscar")
 }
 
 #[derive(Deserialize)]
 struct File {
-    name: Option<String>,
     #[serde(default)]
     seed: Option<u64>,
-    schemes: Option<Vec<String>>,
     stop: Option<Dur>,
     topology: TopoSpec,
     #[serde(default)]
@@ -54,9 +52,7 @@ struct TraceSec {
 
 /// A scenario ready to run.
 pub struct Scn {
-    pub name: String,
     pub seed: u64,
-    pub schemes: Vec<String>,
     pub stop: Option<Time>,
     pub topo: Topology,
     pub net: NetConfig,
@@ -83,9 +79,7 @@ impl Scn {
         }
         let trace_interval = f.trace.as_ref().and_then(|t| t.interval).map(|d| d.0).unwrap_or(0);
         Ok(Scn {
-            name: f.name.unwrap_or_else(|| path.file_stem().unwrap().to_string_lossy().into_owned()),
             seed,
-            schemes: f.schemes.unwrap_or_else(|| vec!["hpcc".into()]),
             stop: f.stop.map(|d| d.0),
             topo,
             net: f.network,
@@ -96,24 +90,14 @@ impl Scn {
         })
     }
 
-    /// Scheme `label` = `name` or `name:key=value,key=value` (TOML values laid
-    /// over the scenario's `[scheme.name]` table), e.g. `hpcc:eta=1.5`.
-    pub fn make(&self, label: &str) -> Result<Box<dyn Scheme>, String> {
-        let (name, extra) = label.split_once(':').unwrap_or((label, ""));
-        let mut table = match self.params.get(name) {
-            Some(toml::Value::Table(t)) => t.clone(),
-            _ => toml::Table::new(),
-        };
-        for kv in extra.split(',').filter(|s| !s.is_empty()) {
-            let t: toml::Table = toml::from_str(kv).map_err(|e| format!("{label}: {kv}: {e}"))?;
-            table.extend(t);
-        }
-        ccsim_cc::make(name, Some(&toml::Value::Table(table)))
+    /// Scheme `name` with the scenario's `[scheme.name]` table.
+    pub fn make(&self, name: &str) -> Result<Box<dyn Scheme>, String> {
+        ccsim_cc::make(name, self.params.get(name))
     }
 
-    /// Runs `label` (see [`Scn::make`]), recording `watch` flows.
-    pub fn run(&self, label: &str, watch: &[u32], trace: TraceConfig) -> Result<(RunResult, Logs), String> {
-        let rec = Recorder::new(self.make(label)?, watch);
+    /// Runs scheme `name` (see [`Scn::make`]), recording `watch` flows.
+    pub fn run(&self, name: &str, watch: &[u32], trace: TraceConfig) -> Result<(RunResult, Logs), String> {
+        let rec = Recorder::new(self.make(name)?, watch);
         let opts = SimOptions { seed: self.seed, stop_at: self.stop, trace, ..Default::default() };
         let r = run(&self.topo, &self.net, &self.flows, &rec, &opts, None)?;
         Ok((r, rec.logs()))
@@ -127,13 +111,8 @@ pub struct FlowLog {
     pub rates: Vec<(Time, f64, u64)>,
     /// (send time echoed by the ACK, ACK arrival time) of every ACK.
     pub acks: Vec<(Time, Time)>,
-    /// (ACK arrival time, bytes acknowledged so far) of every ACK.
-    pub acked: Vec<(Time, u64)>,
-    /// Base RTT and line rate of the flow.
-    pub base_rtt: Time,
+    /// Line rate of the flow (bits/s).
     pub line_rate: f64,
-    /// Wire bytes per payload byte of a full packet (headers included).
-    pub wire_per_payload: f64,
 }
 
 pub type Logs = HashMap<u32, FlowLog>;
@@ -170,12 +149,7 @@ impl Scheme for Recorder {
         Box::new(RecSender {
             inner,
             id: flow.id,
-            log: FlowLog {
-                base_rtt: flow.base_rtt,
-                line_rate: flow.line_rate as f64,
-                wire_per_payload: flow.packet_size as f64 / flow.mtu.max(1) as f64,
-                ..Default::default()
-            },
+            log: FlowLog { line_rate: flow.line_rate as f64, ..Default::default() },
             sink: self.logs.clone(),
         })
     }
@@ -219,7 +193,6 @@ impl SenderCc for RecSender {
     }
     fn on_ack(&mut self, cx: &mut SenderCx, ack: &Packet) {
         self.log.acks.push((ack.ts, cx.now));
-        self.log.acked.push((cx.now, cx.snd_una));
         self.inner.on_ack(cx, ack);
         self.note(cx);
     }
@@ -251,87 +224,19 @@ impl SenderCc for RecSender {
 /// How a flow's rate reached a new fair share after an event.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Convergence {
-    /// Rate changes from the event until the rate entered the band for good.
+    /// Rate changes from the event until the rate entered the band (for good,
+    /// in [`converge`]; the first time, in [`first_reach`]).
     pub steps: usize,
     /// Time from the event until then.
     pub time: Time,
 }
 
-/// Which rate of a sender the convergence analysis follows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Signal {
-    /// The pacing rate the controller sets (rate-based schemes).
-    Rate,
-    /// The flow's throughput: bytes newly acknowledged over the last
-    /// `THROUGHPUT_RTTS` base RTTs, at every ACK, counted as wire bytes
-    /// (payload x full packet / MTU) so that line rate is 1.0 C. What a window-based scheme
-    /// (Swift keeps its pacing rate at line rate and controls a window)
-    /// actually gets; it includes the network's transients, so it lags the
-    /// controller by up to that window.
-    Throughput,
-}
-
-/// Averaging window of [`Signal::Throughput`], in base RTTs.
-pub const THROUGHPUT_RTTS: u64 = 4;
-
-impl FlowLog {
-    /// The chosen signal as (time, bits/s) at every change.
-    pub fn series(&self, sig: Signal) -> Vec<(Time, f64)> {
-        match sig {
-            Signal::Rate => self.rates.iter().map(|r| (r.0, r.1)).collect(),
-            Signal::Throughput => {
-                let w = THROUGHPUT_RTTS * self.base_rtt.max(1);
-                let mut out: Vec<(Time, f64)> = Vec::with_capacity(self.acked.len());
-                let mut lo = 0;
-                for &(t, una) in &self.acked {
-                    // Oldest ACK inside (t - w, t]; before the first, 0 bytes.
-                    while lo < self.acked.len() && self.acked[lo].0 + w <= t {
-                        lo += 1;
-                    }
-                    let base = if lo == 0 { 0 } else { self.acked[lo - 1].1 };
-                    let v = 8.0 * una.saturating_sub(base) as f64 * self.wire_per_payload * 1e12 / w as f64;
-                    match out.last_mut() {
-                        Some(last) if last.0 == t => last.1 = v,
-                        _ => out.push((t, v)),
-                    }
-                }
-                out
-            }
-        }
+/// The log's rate (bits/s) at time `t` (0 before its start).
+fn rate_at(log: &FlowLog, t: Time) -> f64 {
+    match log.rates.partition_point(|r| r.0 <= t) {
+        0 => 0.0,
+        i => log.rates[i - 1].1,
     }
-}
-
-/// The log's rate (bits/s) at time `t`.
-pub fn rate_at(log: &FlowLog, t: Time) -> f64 {
-    step_at(&log.rates, |r| r.0, |r| r.1, t)
-}
-
-/// Value of a step series (sorted by time) at `t`; 0 before its start.
-fn step_at<T>(s: &[T], time: impl Fn(&T) -> Time, value: impl Fn(&T) -> f64, t: Time) -> f64 {
-    let i = s.partition_point(|r| time(r) <= t);
-    if i == 0 {
-        0.0
-    } else {
-        value(&s[i - 1])
-    }
-}
-
-/// Earliest time in [from, until) from which the rate stays within
-/// `fair` x (1 +- tol) until `until`, with the number of rate changes in
-/// (from, that time]; None if the rate is outside the band at `until`.
-pub fn converge(log: &FlowLog, from: Time, until: Time, fair: f64, tol: f64) -> Option<Convergence> {
-    converge_on(log, &log.series(Signal::Rate), from, until, fair, tol)
-}
-
-/// First time in [from, until) the rate is within `fair` x (1 +- tol), with
-/// the number of rate changes in (from, that time]; None if it never is.
-pub fn first_reach(log: &FlowLog, from: Time, until: Time, fair: f64, tol: f64) -> Option<Convergence> {
-    first_reach_on(log, &log.series(Signal::Rate), from, until, fair, tol)
-}
-
-/// Value of a (time, value) step series at `t` (0 before its start).
-fn value_at(s: &[(Time, f64)], t: Time) -> f64 {
-    step_at(s, |r| r.0, |r| r.1, t)
 }
 
 /// Control steps (rate or window changes) in (from, to].
@@ -339,20 +244,14 @@ fn steps_between(log: &FlowLog, from: Time, to: Time) -> usize {
     log.rates.iter().filter(|r| r.0 > from && r.0 <= to).count()
 }
 
-/// [`converge`] on a signal `s` from [`FlowLog::series`]; steps are still the
-/// controller's changes.
-pub fn converge_on(
-    log: &FlowLog,
-    s: &[(Time, f64)],
-    from: Time,
-    until: Time,
-    fair: f64,
-    tol: f64,
-) -> Option<Convergence> {
+/// Earliest time in [from, until) from which the rate stays within
+/// `fair` x (1 +- tol) until `until`, with the number of rate changes in
+/// (from, that time]; None if the rate is outside the band at `until`.
+pub fn converge(log: &FlowLog, from: Time, until: Time, fair: f64, tol: f64) -> Option<Convergence> {
     let inside = |r: f64| (r - fair).abs() <= tol * fair;
     let mut entered = from;
-    let mut ok = inside(value_at(s, from));
-    for c in s.iter().filter(|r| r.0 > from && r.0 < until) {
+    let mut ok = inside(rate_at(log, from));
+    for c in log.rates.iter().filter(|r| r.0 > from && r.0 < until) {
         let now_in = inside(c.1);
         if now_in && !ok {
             entered = c.0;
@@ -365,34 +264,22 @@ pub fn converge_on(
     Some(Convergence { steps: steps_between(log, from, entered), time: entered - from })
 }
 
-/// [`first_reach`] on a signal `s` from [`FlowLog::series`]; steps are still the
-/// controller's changes.
-pub fn first_reach_on(
-    log: &FlowLog,
-    s: &[(Time, f64)],
-    from: Time,
-    until: Time,
-    fair: f64,
-    tol: f64,
-) -> Option<Convergence> {
+/// First time in [from, until) the rate is within `fair` x (1 +- tol), with
+/// the number of rate changes in (from, that time]; None if it never is.
+pub fn first_reach(log: &FlowLog, from: Time, until: Time, fair: f64, tol: f64) -> Option<Convergence> {
     let inside = |r: f64| (r - fair).abs() <= tol * fair;
-    if inside(value_at(s, from)) {
+    if inside(rate_at(log, from)) {
         return Some(Convergence { steps: 0, time: 0 });
     }
-    s.iter()
+    log.rates
+        .iter()
         .filter(|r| r.0 > from && r.0 < until)
         .find(|c| inside(c.1))
         .map(|c| Convergence { steps: steps_between(log, from, c.0), time: c.0 - from })
 }
 
-/// Slowdown stats of finished flows whose size is in [lo, hi].
-pub fn slowdown(r: &RunResult, lo: u64, hi: u64) -> Stats {
-    let v: Vec<f64> = r.flows.iter().filter(|f| f.size >= lo && f.size <= hi).filter_map(|f| f.slowdown).collect();
-    Stats::of(&v)
-}
-
 /// Linear interpolation of a sampled series at `t`.
-pub fn series_at(s: &Series, t: Time) -> f64 {
+fn series_at(s: &Series, t: Time) -> f64 {
     let i = s.t.partition_point(|&x| x <= t);
     if i == 0 {
         return s.v.first().copied().unwrap_or(0.0);
@@ -456,21 +343,4 @@ pub fn gradient_errors(
     e.mse_ewma /= n;
     e.mean_abs_true /= n;
     e
-}
-
-/// "a,b:x=1,y=2,c,b:z=3" -> ["a", "b:x=1,y=2", "c", "b:z=3"]: a part
-/// continues the previous scheme's overrides when it is a bare key=value.
-pub fn split_labels(s: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for part in s.split(',') {
-        let bare_kv = part.split('=').next().is_some_and(|k| part.contains('=') && !k.contains(':'));
-        match out.last_mut() {
-            Some(last) if last.contains(':') && bare_kv => {
-                last.push(',');
-                last.push_str(part);
-            }
-            _ => out.push(part.to_string()),
-        }
-    }
-    out
 }
