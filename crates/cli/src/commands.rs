@@ -92,6 +92,13 @@ fn prepare(target: &Path, force: bool) -> Result<PendingDir, Fail> {
         .map_err(|e| Fail::Runtime(format!("cannot write results to {}: {e}", target.display())))
 }
 
+/// `--format parquet`: the tables of a result folder as Parquet instead of CSV.
+fn to_parquet(dir: &Path, r: &RunResult) -> std::io::Result<()> {
+    ccsim_repro::parquet_out::write_run_parquet(dir, r)?;
+    std::fs::remove_file(dir.join("flows.csv"))?;
+    std::fs::remove_file(dir.join("ports.csv"))
+}
+
 pub fn run(a: &RunArgs) -> Result<(), Fail> {
     let ov = Overrides {
         seed: a.seed,
@@ -123,6 +130,9 @@ pub fn run(a: &RunArgs) -> Result<(), Fail> {
     // the results first, then the table: stdout may be closed or full
     let fail = |e: std::io::Error| Fail::Runtime(format!("cannot write results to {}: {e}", target.display()));
     output::write_run_files(pending.path(), &scn, &name, &r).map_err(fail)?;
+    if a.format == crate::Format::Parquet {
+        to_parquet(pending.path(), &r).map_err(fail)?;
+    }
     let dir = pending.commit().map_err(fail)?;
     outln!("scenario {} ({}), scheme {name}, seed {}", scn.name, scn.label, scn.seed);
     out!("{}", table::results_table(&[(name.clone(), &r)]).render());
@@ -290,6 +300,11 @@ pub fn compare(a: &CompareArgs) -> Result<(), Fail> {
     }
     // the results first, then the table: stdout may be closed or full
     output::write_compare_files(pending.path(), &scn, &ok).map_err(fail)?;
+    if a.format == crate::Format::Parquet {
+        for (name, r) in &ok {
+            to_parquet(&pending.path().join(safe_component(name)), r).map_err(fail)?;
+        }
+    }
     let dir = pending.commit().map_err(fail)?;
     outln!("scenario {} ({}), seed {}", scn.name, scn.label, scn.seed);
     out!("{}", table::results_table(&ok).render());

@@ -99,6 +99,13 @@ fn parse_stop(s: &str) -> Result<Time, String> {
     Ok(t)
 }
 
+/// Format of the result tables.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Csv,
+    Parquet,
+}
+
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
     /// Scenario file (TOML).
@@ -122,6 +129,10 @@ pub struct RunArgs {
     /// accounting, no packet leaked once the fabric drains); a failed check exits 1.
     #[arg(long)]
     pub check: bool,
+    /// Result tables as csv (default) or parquet: flows, ports and the traces
+    /// (the traces are streamed as CSV during the run and converted at the end).
+    #[arg(long, value_enum, default_value_t = Format::Csv)]
+    pub format: Format,
     /// Replace an existing result directory instead of writing a new one with a suffix.
     #[arg(long)]
     pub force: bool,
@@ -153,6 +164,10 @@ pub struct CompareArgs {
     /// accounting, no packet leaked once the fabric drains); a failed check exits 1.
     #[arg(long)]
     pub check: bool,
+    /// Result tables as csv (default) or parquet: flows, ports and the traces
+    /// (the traces are streamed as CSV during the run and converted at the end).
+    #[arg(long, value_enum, default_value_t = Format::Csv)]
+    pub format: Format,
     /// Replace an existing result directory instead of writing a new one with a suffix.
     #[arg(long)]
     pub force: bool,

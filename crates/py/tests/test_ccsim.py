@@ -165,3 +165,18 @@ def test_the_api_is_documented():
     pkg = Path(ccsim.__file__).parent
     assert (pkg / "_native.pyi").is_file() and (pkg / "py.typed").is_file()
     assert {"hpcc", "dcqcn", "oscar", "bolt", "fncc", "sqcc", "srcc"} <= set(ccsim.schemes())
+
+
+@pytest.mark.skipif(not CLI.exists(), reason="the ccsim binary is built by scripts/test.sh")
+def test_cli_parquet_output_holds_the_csv_tables(tmp_path):
+    csv = cli_run(tmp_path / "csv", INCAST, "--scheme", "dcqcn")
+    pq = cli_run(tmp_path / "pq", INCAST, "--scheme", "dcqcn", "--format", "parquet")
+    assert not (pq / "flows.csv").exists() and not (pq / "queues.csv").exists()
+    for name in ["flows", "ports", "queues", "utilization", "flow_traces"]:
+        a = pd.read_parquet(pq / f"{name}.parquet")
+        b = pd.read_csv(csv / f"{name}.csv")
+        assert list(a.columns) == list(b.columns), name
+        pd.testing.assert_frame_equal(a.round(6), b, check_dtype=False, obj=name)
+    # and the same as the Python API's DataFrame, unrounded
+    r = ccsim.run(INCAST, scheme="dcqcn")
+    pd.testing.assert_frame_equal(pd.read_parquet(pq / "flows.parquet"), r.flows, check_dtype=False)

@@ -15,6 +15,7 @@ pub mod exec;
 pub mod manifest;
 pub mod metrics;
 pub mod output;
+pub mod parquet_out;
 pub mod plan;
 pub mod plots;
 pub mod report;
