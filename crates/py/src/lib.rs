@@ -155,6 +155,12 @@ impl NativeScenario {
         &self.src.label
     }
 
+    /// The key paths of the overrides (`set`) it was read with.
+    #[getter]
+    fn overrides(&self) -> Vec<String> {
+        self.src.sets.iter().map(|(k, _)| k.clone()).collect()
+    }
+
     #[getter]
     fn schemes(&self) -> Vec<String> {
         self.scn.schemes.clone()

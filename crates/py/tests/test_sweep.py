@@ -83,6 +83,8 @@ def test_a_resumed_sweep_runs_only_the_missing_points(client, tmp_path):
 def test_bad_grids_raise_before_anything_runs(tmp_path):
     with pytest.raises(ccsim.ScenarioError, match=r"point \[network.ecn.pmax=7"):
         ccsim.sweep(INCAST, {"network.ecn.pmax": [0.5, 7]}, out=tmp_path)
+    with pytest.raises(ccsim.ScenarioError, match=r"overrides it was loaded with \(stop\) would be lost"):
+        ccsim.sweep(ccsim.load(INCAST, set={"stop": "1ms"}), {"seed": [1]}, out=tmp_path)
     with pytest.raises(ccsim.ScenarioError, match="no values"):
         ccsim.sweep(INCAST, {"seed": []}, out=tmp_path)
     assert not list(tmp_path.glob("points/*.parquet"))

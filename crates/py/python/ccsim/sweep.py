@@ -110,6 +110,12 @@ def sweep(
 
     if isinstance(scenario, Scenario):
         path = Path(scenario._native.label)
+        if scenario._native.overrides:
+            raise _native.ScenarioError(
+                f"{scenario._native.label}: sweep reads the scenario file again on each worker, so the overrides "
+                f"it was loaded with ({', '.join(scenario._native.overrides)}) would be lost: put them in the grid "
+                "(one value each) or pass the file's path"
+            )
         if not path.is_file():
             raise _native.ScenarioError(
                 f"sweep needs a scenario file (workers read it); {scenario._native.label!r} is not one"
