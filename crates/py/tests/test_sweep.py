@@ -57,6 +57,16 @@ def test_the_same_numbers_as_the_cli_sweep(client, tmp_path):
     pd.testing.assert_frame_equal(a, b, check_dtype=False)
 
 
+def test_a_scheduler_address_runs_the_sweep_on_that_cluster(client, tmp_path):
+    address = client.scheduler.address
+    assert address.startswith("tcp://")
+    df = ccsim.sweep(INCAST, {"trace.flows": [[0]], "scheme": ["hpcc"], "seed": [1, 2]}, client=address, out=tmp_path)
+    assert set(df.seed) == {1, 2} and (df.status == "completed").all()
+    # the points ran on the fixture's workers (their task logs name them)
+    logs = client.run(lambda dask_worker: [t for t in dask_worker.state.log if "ccsim-point" in str(t)])
+    assert sum(len(v) for v in logs.values()) > 0
+
+
 def test_a_failing_point_is_reported_and_the_others_finish(client, tmp_path, capsys):
     # FNCC needs symmetric routing, which this scenario does not set: its
     # points fail when simulated; HPCC's finish

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 from . import _native
-from .sweep import _client, _version
+from .sweep import _Session, _version
 
 _REPO_EXPERIMENTS = Path(__file__).resolve().parents[4] / "experiments"
 
@@ -76,7 +76,8 @@ def reproduce(
     if todo:
         from distributed import as_completed
 
-        dask_client, cluster = _client(client)
+        session = _Session(client)
+        dask_client = session.client
         t0 = time.perf_counter()
         try:
             futures = {dask_client.submit(_run_encoded, specs[i], key=f"ccsim-run-{keys[i]}", pure=False): i for i in todo}
@@ -94,9 +95,7 @@ def reproduce(
                     sys.stderr.write(f"\r{done}/{len(todo)} runs ({len(failed)} failed) | {el:.0f}s{eta}   ")
                     sys.stderr.flush()
         finally:
-            if cluster is not None:
-                dask_client.close()
-                cluster.close()
+            session.close()
         if progress:
             sys.stderr.write("\n")
     for key, err in failed.items():

@@ -46,18 +46,29 @@ def _axes(scenario_schemes: List[str], grid: Grid) -> List[Tuple[str, List[Any]]
     return axes
 
 
-def _client(client: Any):
-    """(client, cluster to close or None) for ``client=``."""
-    from distributed import Client, LocalCluster
+class _Session:
+    """The Dask client for ``client=``, closing what it opened itself."""
 
-    if client is None:
-        cluster = LocalCluster(
-            n_workers=os.cpu_count() or 1, threads_per_worker=1, processes=True, dashboard_address=":0"
-        )
-        return Client(cluster), cluster
-    if isinstance(client, str):
-        return Client(client), None
-    return client, None
+    def __init__(self, client: Any) -> None:
+        from distributed import Client, LocalCluster
+
+        self.cluster = None
+        self.owned = client is None or isinstance(client, str)
+        if client is None:
+            self.cluster = LocalCluster(
+                n_workers=os.cpu_count() or 1, threads_per_worker=1, processes=True, dashboard_address=":0"
+            )
+            self.client = Client(self.cluster)
+        elif isinstance(client, str):
+            self.client = Client(client)
+        else:
+            self.client = client
+
+    def close(self) -> None:
+        if self.owned:
+            self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
 
 
 def _progress(done: int, total: int, cached: int, failed: int, t0: float, ran: int) -> None:
@@ -151,7 +162,8 @@ def sweep(
     if todo:
         from distributed import as_completed
 
-        dask_client, cluster = _client(client)
+        session = _Session(client)
+        dask_client = session.client
         try:
             futures = {
                 dask_client.submit(_run_point, specs[i], key=f"ccsim-point-{run_keys[i]}", pure=False): i for i in todo
@@ -173,9 +185,7 @@ def sweep(
                 if progress:
                     _progress(done, len(specs), cached, len(failed), t0, ran)
         finally:
-            if cluster is not None:
-                dask_client.close()
-                cluster.close()
+            session.close()
         if progress:
             sys.stderr.write("\n")
     for label, err in failed.items():
