@@ -11,6 +11,12 @@
 //!   skipped with a note when the files are absent.
 //! - `fat320-websearch-30`: the same fabric and load from the built-in generators.
 //! - `small-incast`: 16 x 1 MB to one host on a star, a quick number.
+//! - `fat-k32-websearch-30`: a large fabric, a k = 32 fat tree (8,192 hosts,
+//!   1,280 switches) with WebSearch at 30% arriving over 50 us (about 900
+//!   flows): build time, events/s and memory at scale.
+//!
+//! The reference inputs ship in the repository's `bench/` folder (a copy of
+//! the HPCC simulator's topology and flow files).
 
 use clap::Args;
 use serde_json::{json, Value};
@@ -23,11 +29,12 @@ use ccsim_scenario::{self as scenario, Overrides, Scenario};
 
 #[derive(Args, Debug, Clone)]
 pub struct BenchArgs {
-    /// Run only this reference scenario (hpcc-ref-10ms, fat320-websearch-30, small-incast).
+    /// Run only this reference scenario (hpcc-ref-10ms, fat320-websearch-30, small-incast,
+    /// fat-k32-websearch-30).
     #[arg(long)]
     pub only: Option<String>,
-    /// Folder with the HPCC-simulator reference inputs (default: ../shared/bench from the
-    /// current directory, then the repository's shared/bench).
+    /// Folder with the HPCC-simulator reference inputs (default: ./bench, then ../shared/bench,
+    /// then the repository's bench/).
     #[arg(long)]
     pub shared: Option<PathBuf>,
     /// Benchmark this scenario file (each of its schemes) instead of the reference set; repeatable.
@@ -115,17 +122,40 @@ receiver = 16
 size = "1MB"
 "#;
 
-/// The reference benchmarks and the schemes each runs.
-pub const BENCHMARKS: [(&str, &[&str]); 3] =
-    [("hpcc-ref-10ms", &["hpcc"]), ("fat320-websearch-30", &["hpcc"]), ("small-incast", &["hpcc", "dcqcn"])];
+const FAT_K32: &str = r#"
+name = "fat-k32-websearch-30"
+[topology]
+kind = "fat_tree"
+k = 32
+host_rate = "100Gbps"
+fabric_rate = "100Gbps"
+delay = "1us"
 
-/// The shared bench folder: --shared, else ../shared/bench, else the repository's shared/bench.
+[[workload]]
+kind = "poisson"
+cdf = "websearch"
+load = 0.3
+duration = "50us"
+"#;
+
+/// The reference benchmarks and the schemes each runs.
+pub const BENCHMARKS: [(&str, &[&str]); 4] = [
+    ("hpcc-ref-10ms", &["hpcc"]),
+    ("fat320-websearch-30", &["hpcc"]),
+    ("small-incast", &["hpcc", "dcqcn"]),
+    ("fat-k32-websearch-30", &["hpcc"]),
+];
+
+/// The reference inputs folder: --shared, else ./bench, else ../shared/bench,
+/// else the repository's bench/.
 pub fn find_shared(arg: Option<&Path>) -> Option<PathBuf> {
     if let Some(p) = arg {
         return Some(p.to_path_buf());
     }
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench");
-    [PathBuf::from("../shared/bench"), repo].into_iter().find(|p| p.join(HPCC_TOPOLOGY).is_file())
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench");
+    [PathBuf::from("bench"), PathBuf::from("../shared/bench"), repo]
+        .into_iter()
+        .find(|p| p.join(HPCC_TOPOLOGY).is_file())
 }
 
 /// The scenario text of a reference benchmark; Err(note) when it cannot run here.
@@ -133,7 +163,7 @@ pub fn reference_text(name: &str, shared: Option<&Path>) -> Result<String, Strin
     match name {
         "hpcc-ref-10ms" => {
             let dir = shared.ok_or_else(|| {
-                "skipped: the HPCC reference inputs were not found (looked in ../shared/bench and the repository's shared/bench; use --shared DIR)".to_string()
+                "skipped: the HPCC reference inputs were not found (looked in ./bench, ../shared/bench and the repository's bench/; use --shared DIR)".to_string()
             })?;
             let topo = dir.join(HPCC_TOPOLOGY);
             let flows = dir.join(HPCC_FLOWS);
@@ -152,6 +182,7 @@ pub fn reference_text(name: &str, shared: Option<&Path>) -> Result<String, Strin
         }
         "fat320-websearch-30" => Ok(format!("{FAT320_GENERATED}{REFERENCE_SETTINGS}")),
         "small-incast" => Ok(format!("{SMALL_INCAST}{REFERENCE_SETTINGS}")),
+        "fat-k32-websearch-30" => Ok(format!("{FAT_K32}{REFERENCE_SETTINGS}")),
         _ => Err(format!(
             "unknown benchmark '{name}' (known: {})",
             BENCHMARKS.iter().map(|b| b.0).collect::<Vec<_>>().join(", ")
@@ -184,11 +215,14 @@ fn load_bench(name: &str, scheme: Option<&str>, shared: Option<&Path>) -> Result
 /// Child: run one benchmark and print its measurements.
 fn child(a: &BenchArgs, name: &str) -> Result<(), Fail> {
     let shared = find_shared(a.shared.as_deref());
+    let t0 = std::time::Instant::now();
     let mut scn = load_bench(name, a.scheme.as_deref(), shared.as_deref()).map_err(Fail::Input)?;
     // Measure the engine alone: no traces.
     scn.trace = ccsim_core::sim::TraceConfig::default();
     let scheme_name = scn.schemes[0].clone();
     let r = crate::commands::simulate(&scn, &scheme_name, a.quiet)?;
+    // reading the scenario, generating flows, building the simulator
+    let build_secs = (t0.elapsed().as_secs_f64() - r.engine.wall_secs).max(0.0);
     let s = r.summary();
     let m = json!({
         "scenario": scn.name,
@@ -199,6 +233,7 @@ fn child(a: &BenchArgs, name: &str) -> Result<(), Fail> {
         "data_packets": r.engine.data_packets,
         "link_packets": r.engine.link_packets,
         "wall_secs": r.engine.wall_secs,
+        "build_secs": build_secs,
         "sim_secs": ccsim_core::time::to_secs(r.engine.sim_end),
         "peak_mib": peak_mib(),
         "truncated": r.truncated,
@@ -223,6 +258,8 @@ pub fn with_rates(mut m: Value) -> Value {
     m["events_per_sec"] = per(m["events"].as_f64().unwrap_or(f64::NAN), wall);
     m["data_packets_per_sec"] = per(m["data_packets"].as_f64().unwrap_or(f64::NAN), wall);
     m["sim_per_wall"] = per(sim, wall);
+    m["events_per_data_packet"] =
+        per(m["events"].as_f64().unwrap_or(f64::NAN), m["data_packets"].as_f64().unwrap_or(f64::NAN));
     m["wall_per_sim"] = per(wall, sim);
     m["status"] = json!("ok");
     m
@@ -237,6 +274,8 @@ pub fn bench_table(rows: &[Value]) -> Table {
         "events",
         "Mevents/s",
         "data pkts/s",
+        "ev/pkt",
+        "build",
         "wall",
         "sim time",
         "sim s/wall s",
@@ -247,7 +286,7 @@ pub fn bench_table(rows: &[Value]) -> Table {
         let s = |k: &str| m[k].as_str().unwrap_or("-").to_string();
         if m["status"] != "ok" {
             let mut row = vec![s("scenario"), s("scheme"), s("status")];
-            row.resize(11, String::new());
+            row.resize(13, String::new());
             t.row(row);
             continue;
         }
@@ -265,6 +304,12 @@ pub fn bench_table(rows: &[Value]) -> Table {
             table::thousands(u("events")),
             format!("{:.2}", f("events_per_sec") / 1e6),
             table::si(f("data_packets_per_sec")),
+            if f("events_per_data_packet").is_finite() {
+                format!("{:.1}", f("events_per_data_packet"))
+            } else {
+                "-".into()
+            },
+            if f("build_secs").is_finite() { table::wall(f("build_secs")) } else { "-".into() },
             table::wall(f("wall_secs")),
             if sim_secs.is_finite() { scenario::fmt_time((sim_secs * 1e12).round() as u64) } else { "-".into() },
             if f("sim_per_wall").is_finite() { format!("{:.3e}", f("sim_per_wall")) } else { "-".into() },
@@ -399,6 +444,17 @@ mod tests {
     }
 
     #[test]
+    fn the_reference_inputs_ship_with_the_repository() {
+        let dir = find_shared(None).expect("bench/ holds the HPCC reference inputs");
+        let scn = load_bench("hpcc-ref-10ms", None, Some(&dir)).unwrap();
+        assert_eq!(scn.flows.len(), 6_878);
+        assert_eq!(scn.topo.hosts().len(), 320);
+        let big = load_bench("fat-k32-websearch-30", None, None).unwrap();
+        assert_eq!((big.topo.hosts().len(), big.topo.switches().len()), (8_192, 1_280));
+        assert!((800..1_000).contains(&big.flows.len()), "{}", big.flows.len());
+    }
+
+    #[test]
     fn hpcc_reference_is_skipped_without_inputs_and_read_by_path_with_them() {
         let t = ccsim_scenario::testutil::TempDir::new("bench");
         let note = reference_text("hpcc-ref-10ms", Some(t.path())).unwrap_err();
@@ -432,9 +488,11 @@ mod tests {
         assert_eq!(t.rows[0][3], "4,000,000");
         assert_eq!(t.rows[0][4], "2.00");
         assert_eq!(t.rows[0][5], "8.0K");
-        assert_eq!(t.rows[0][7], "2ms");
-        assert_eq!(t.rows[0][9], "1000x");
-        assert_eq!(t.rows[0][10], "12.5");
+        assert_eq!(t.rows[0][6], "250.0", "events per data packet");
+        assert_eq!(t.rows[0][7], "-", "no build time measured");
+        assert_eq!(t.rows[0][9], "2ms");
+        assert_eq!(t.rows[0][11], "1000x");
+        assert_eq!(t.rows[0][12], "12.5");
         assert_eq!(t.rows[1][2], "skipped: not found");
         assert!(t.render().contains("small-incast"));
     }
