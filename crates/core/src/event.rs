@@ -114,7 +114,7 @@ impl EventQueue {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, time: Time, ev: Ev) {
         self.seq += 1;
         let e = Entry { time, seq: self.seq, ev };

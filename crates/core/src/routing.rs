@@ -19,16 +19,26 @@ pub const MAX_GROUPS: u64 = 100_000_000;
 /// A k = 64 fat tree takes 0.5 G.
 pub const MAX_BFS_WORK: u64 = 3_000_000_000;
 
+/// A destination host: its edge switch and that switch's port to it
+/// (u32::MAX while its link is down), and the edge switch's column in
+/// `groups` (u32::MAX when it has none).
+#[derive(Clone, Copy)]
+struct Dest {
+    edge: u32,
+    port: u32,
+    col: u32,
+}
+
+impl Dest {
+    const NONE: Dest = Dest { edge: u32::MAX, port: u32::MAX, col: u32::MAX };
+}
+
 pub(crate) struct Routing {
     /// Per node: index of its row in `groups` (switches only; u32::MAX for hosts).
     row: Vec<u32>,
-    /// Host node id -> dense host index.
-    pub host_index: Vec<u32>,
-    /// Per dense host index: its edge switch, and that switch's port to it
-    /// (u32::MAX, u32::MAX while its link is down).
-    last_hop: Vec<(u32, u32)>,
-    /// Per dense host index: the column of its edge switch in `groups`.
-    column: Vec<u32>,
+    /// Per node id (hosts; switches hold `Dest::NONE`): what a lookup
+    /// towards it needs, in one place (one cache line per lookup).
+    dest: Vec<Dest>,
     /// Columns per row: the edge switches.
     n_cols: usize,
     /// groups[row * n_cols + column] = (start, len) into `ports`.
@@ -105,7 +115,7 @@ impl Routing {
                 }
             }
         }
-        let column =
+        let column: Vec<u32> =
             last_hop.iter().map(|&(s, _)| if s == u32::MAX { u32::MAX } else { edge_col[s as usize] }).collect();
         let n_cols = edges.len();
         let mut groups = vec![(0u32, 0u32); ns as usize * n_cols];
@@ -151,23 +161,28 @@ impl Routing {
                 groups[r * n_cols + col] = (start, set.len() as u32);
             }
         }
-        Routing { row, host_index, last_hop, column, n_cols, groups, ports }
+        let mut dest = vec![Dest::NONE; n];
+        for (x, &h) in host_index.iter().enumerate() {
+            if h != u32::MAX {
+                let (edge, port) = last_hop[h as usize];
+                dest[x] = Dest { edge, port, col: column[h as usize] };
+            }
+        }
+        Routing { row, dest, n_cols, groups, ports }
     }
 
     /// ECMP group at switch `sw` towards host `dst` (empty: unreachable).
-    #[inline]
+    #[inline(always)]
     pub fn group(&self, sw: u32, dst: u32) -> &[u32] {
-        let h = self.host_index[dst as usize] as usize;
-        let (edge, port) = &self.last_hop[h];
-        if *edge == sw {
-            return std::slice::from_ref(port);
+        let d = &self.dest[dst as usize];
+        if d.edge == sw {
+            return std::slice::from_ref(&d.port);
         }
-        let col = self.column[h];
-        if col == u32::MAX {
+        if d.col == u32::MAX {
             return &[];
         }
         let r = self.row[sw as usize] as usize;
-        let (s, l) = self.groups[r * self.n_cols + col as usize];
+        let (s, l) = self.groups[r * self.n_cols + d.col as usize];
         &self.ports[s as usize..(s + l) as usize]
     }
 }
