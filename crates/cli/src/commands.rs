@@ -195,12 +195,7 @@ pub fn run_all(
             mine.simulate(&schemes[i], Some(&mut cb)).map_err(Fail::Input)
         }))
         .unwrap_or_else(|p| {
-            let msg = p
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| p.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            Err(Fail::Runtime(format!("the simulator panicked: {msg}")))
+            Err(Fail::Runtime(format!("the simulator panicked: {}", ccsim_repro::exec::panic_message(p.as_ref()))))
         });
         {
             let mut sh = shared.lock().unwrap_or_else(|e| e.into_inner());

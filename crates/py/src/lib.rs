@@ -1,13 +1,14 @@
 //! `ccsim._native`, the Python package's compiled module: the simulator
 //! linked in (no subprocess). It reads scenarios with the same code and
 //! messages as the `ccsim` command, runs them with the GIL released, and
-//! hands results to Python as typed column buffers (little-endian `f64`,
-//! `u64`, `i64` bytes, or lists of strings) that `ccsim/__init__.py` turns
+//! hands results to Python as typed column buffers (little-endian `f64` or
+//! `i64` bytes, or lists of strings) that `ccsim/__init__.py` turns
 //! into Arrow arrays and pandas DataFrames. The pure-Python layer owns the
 //! public API and its documentation; this module stays small.
 
 use ccsim_core::results::RunResult;
 use ccsim_core::time::to_us;
+use ccsim_repro::parquet_out::{flows_table, ports_table, Col};
 use ccsim_scenario::{load_text, Overrides, Scenario};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -113,15 +114,14 @@ impl NativeScenario {
     #[staticmethod]
     #[pyo3(signature = (path, set=None))]
     fn from_file(path: PathBuf, set: Option<&Bound<'_, PyDict>>) -> PyResult<NativeScenario> {
-        let label = path.display().to_string();
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| scenario_error(format!("{label}: cannot read the scenario file: {e}")))?;
-        let base_dir = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scenario".into());
-        NativeScenario::new(Source { label, text, base_dir, stem, sets: sets_of(set)? })
+        let f = ccsim_scenario::read_file(&path).map_err(scenario_error)?;
+        NativeScenario::new(Source {
+            label: f.label,
+            text: f.text,
+            base_dir: f.base_dir,
+            stem: f.stem,
+            sets: sets_of(set)?,
+        })
     }
 
     /// A scenario from a dict with the layout of a scenario file; relative
@@ -247,11 +247,7 @@ impl NativeScenario {
             Ok(Ok(r)) => r,
             Ok(Err(e)) => return Err(SimulationError::new_err(e)),
             Err(p) => {
-                let msg = p
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default();
+                let msg = ccsim_repro::exec::panic_message(p.as_ref());
                 return Err(SimulationError::new_err(format!("{}: {name}: the simulator panicked: {msg}", scn.label)));
             }
         };
@@ -267,57 +263,14 @@ impl NativeScenario {
     }
 }
 
-/// A column for Python: its name and values.
-enum Col {
-    F64(Vec<f64>),
-    U64(Vec<u64>),
-    Str(Vec<String>),
-}
-
 fn col_py<'py>(py: Python<'py>, c: &Col) -> PyResult<Bound<'py, PyTuple>> {
     let bytes = |b: Vec<u8>| PyBytes::new(py, &b).into_any();
     let (kind, data) = match c {
         Col::F64(v) => ("f64", bytes(v.iter().flat_map(|x| x.to_le_bytes()).collect())),
-        Col::U64(v) => ("u64", bytes(v.iter().flat_map(|x| x.to_le_bytes()).collect())),
+        Col::I64(v) => ("i64", bytes(v.iter().flat_map(|x| x.to_le_bytes()).collect())),
         Col::Str(v) => ("str", PyList::new(py, v)?.into_any()),
     };
     PyTuple::new(py, [PyString::new(py, kind).into_any(), data])
-}
-
-/// An optional time in microseconds (NaN when absent, as a blank CSV field).
-fn us_or_nan(t: Option<u64>) -> f64 {
-    t.map(to_us).unwrap_or(f64::NAN)
-}
-
-fn flows_table(r: &RunResult) -> Vec<(&'static str, Col)> {
-    let f = &r.flows;
-    vec![
-        ("id", Col::U64(f.iter().map(|x| x.id as u64).collect())),
-        ("src", Col::U64(f.iter().map(|x| x.src as u64).collect())),
-        ("dst", Col::U64(f.iter().map(|x| x.dst as u64).collect())),
-        ("size", Col::U64(f.iter().map(|x| x.size).collect())),
-        ("start_us", Col::F64(f.iter().map(|x| to_us(x.start)).collect())),
-        ("fct_us", Col::F64(f.iter().map(|x| us_or_nan(x.fct)).collect())),
-        ("ideal_fct_us", Col::F64(f.iter().map(|x| to_us(x.ideal_fct)).collect())),
-        ("slowdown", Col::F64(f.iter().map(|x| x.slowdown.unwrap_or(f64::NAN)).collect())),
-        ("retransmits", Col::U64(f.iter().map(|x| x.retransmits).collect())),
-    ]
-}
-
-fn ports_table(r: &RunResult) -> Vec<(&'static str, Col)> {
-    let p = &r.ports;
-    vec![
-        ("node", Col::U64(p.iter().map(|x| x.port.node as u64).collect())),
-        ("peer", Col::U64(p.iter().map(|x| x.port.peer as u64).collect())),
-        ("rate_gbps", Col::F64(p.iter().map(|x| x.rate_bps as f64 / 1e9).collect())),
-        ("tx_bytes", Col::U64(p.iter().map(|x| x.tx_bytes).collect())),
-        ("tx_data_bytes", Col::U64(p.iter().map(|x| x.tx_data_bytes).collect())),
-        ("pause_sent", Col::U64(p.iter().map(|x| x.pause_sent).collect())),
-        ("paused_us", Col::F64(p.iter().map(|x| to_us(x.paused_time)).collect())),
-        ("drops", Col::U64(p.iter().map(|x| x.drops).collect())),
-        ("ecn_marked", Col::U64(p.iter().map(|x| x.ecn_marked).collect())),
-        ("max_qlen_bytes", Col::U64(p.iter().map(|x| x.max_qlen).collect())),
-    ]
 }
 
 /// Traced port series as long format: port, t_us, `value`.
@@ -334,7 +287,7 @@ fn traces_table(r: &RunResult) -> Vec<(&'static str, Col)> {
         |f: &dyn Fn(&ccsim_core::results::FlowTrace) -> Vec<f64>| -> Vec<f64> { tr.iter().flat_map(f).collect() };
     let unlimited = u64::MAX as f64;
     vec![
-        ("flow", Col::U64(tr.iter().flat_map(|x| std::iter::repeat_n(x.flow as u64, x.t.len())).collect())),
+        ("flow", Col::I64(tr.iter().flat_map(|x| std::iter::repeat_n(x.flow as i64, x.t.len())).collect())),
         ("t_us", Col::F64(flat(&|x| x.t.iter().map(|&t| to_us(t)).collect()))),
         ("rate_gbps", Col::F64(flat(&|x| x.rate_bps.iter().map(|r| r / 1e9).collect()))),
         (
@@ -377,11 +330,12 @@ impl NativeResult {
         ccsim_repro::output::speed_json(&self.r).to_string()
     }
 
-    /// A table as [(column, (kind, data))]: kind "f64"/"u64" with
+    /// A table as [(column, (kind, data))]: kind "f64"/"i64" with
     /// little-endian bytes, or "str" with a list. Tables: flows, ports,
     /// queues, utilization, traces.
     fn table<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyList>> {
         let cols = match name {
+            // the same columns as flows.csv / ports.csv and the Parquet files
             "flows" => flows_table(&self.r),
             "ports" => ports_table(&self.r),
             "queues" => series_table(&self.r.queues, "queue_bytes"),

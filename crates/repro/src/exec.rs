@@ -37,18 +37,20 @@ pub struct Status {
     pub running: Vec<String>,
 }
 
+/// The message of a caught panic ("unknown panic" when it carries none).
+pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
 /// Simulates one run (no cache): what every executor calls. A panic in
 /// the simulator fails this run alone (release builds unwind).
 pub fn simulate(spec: &RunSpec) -> Result<ccsim_core::RunResult, String> {
     let scn = spec.load()?;
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| scn.simulate(&spec.scheme, None))).unwrap_or_else(|p| {
-        let msg = p
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_else(|| "unknown panic".into());
-        Err(format!("the simulator panicked: {msg}"))
-    })
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| scn.simulate(&spec.scheme, None)))
+        .unwrap_or_else(|p| Err(format!("the simulator panicked: {}", panic_message(p.as_ref()))))
 }
 
 /// Runs `runs` with `jobs` threads; outcomes in plan order.

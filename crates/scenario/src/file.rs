@@ -150,8 +150,19 @@ pub struct Scenario {
     pub out_dir: PathBuf,
 }
 
-/// Reads and resolves a scenario file.
-pub fn load(path: &Path, ov: &Overrides) -> Result<Scenario, String> {
+/// A scenario file as [`load_text`] takes it.
+pub struct FileSource {
+    /// How errors name the file (its path as given).
+    pub label: String,
+    pub text: String,
+    /// Where its relative paths start.
+    pub base_dir: PathBuf,
+    /// The default scenario name.
+    pub stem: String,
+}
+
+/// Reads a scenario file (not yet parsed).
+pub fn read_file(path: &Path) -> Result<FileSource, String> {
     let label = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| format!("{label}: cannot read the scenario file: {e}"))?;
     let base_dir = match path.parent() {
@@ -159,7 +170,13 @@ pub fn load(path: &Path, ov: &Overrides) -> Result<Scenario, String> {
         _ => PathBuf::from("."),
     };
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scenario".into());
-    load_text(&label, &text, &base_dir, &stem, ov)
+    Ok(FileSource { label, text, base_dir, stem })
+}
+
+/// Reads and resolves a scenario file.
+pub fn load(path: &Path, ov: &Overrides) -> Result<Scenario, String> {
+    let f = read_file(path)?;
+    load_text(&f.label, &f.text, &f.base_dir, &f.stem, ov)
 }
 
 /// A located error message: `label: path = value: msg (line N)`.

@@ -131,7 +131,7 @@ class Scenario:
         return f"<ccsim.Scenario {self.name!r} from {self._native.label}: {self.hosts} hosts, {self.flows} flows, schemes {self.schemes}>"
 
 
-_ARROW = {"f64": pa.float64(), "u64": pa.uint64()}
+_ARROW = {"f64": (pa.float64(), "<f8"), "i64": (pa.int64(), "<i8")}
 
 
 def _frame(columns: list) -> pd.DataFrame:
@@ -141,8 +141,8 @@ def _frame(columns: list) -> pd.DataFrame:
         if kind == "str":
             arr = pa.array(data, type=pa.string())
         else:
-            values = np.frombuffer(data, dtype="<f8" if kind == "f64" else "<u8")
-            arr = pa.array(values, type=_ARROW[kind], from_pandas=kind == "f64")
+            arrow_type, dtype = _ARROW[kind]
+            arr = pa.array(np.frombuffer(data, dtype=dtype), type=arrow_type, from_pandas=kind == "f64")
         arrays.append(arr)
         names.append(name)
     return pa.Table.from_arrays(arrays, names=names).to_pandas()
