@@ -434,10 +434,14 @@ const EMPTY: u64 = u64::MAX;
 /// Per-packet send records keyed by PSN, tolerant to reordering: a ring of
 /// 2^k slots indexed by PSN mod 2^k, each holding its PSN. A slot may be
 /// reused once its PSN is below the lowest unacknowledged one; a clash with a
-/// record still outstanding doubles the ring.
+/// record still outstanding doubles the ring. The ring is allocated when the
+/// first record is inserted, so flows that have not started hold no memory
+/// (a scenario of millions of flows builds without gigabytes of rings).
 #[derive(Clone, Debug)]
 pub struct SendRecords {
     slots: Vec<Rec>,
+    /// Slots the ring gets at its first insert.
+    initial: usize,
     misses: u64,
 }
 
@@ -448,11 +452,11 @@ const MAX_INITIAL_SLOTS: usize = 1 << 12;
 impl SendRecords {
     pub fn new(capacity: usize) -> SendRecords {
         let cap = capacity.clamp(16, MAX_INITIAL_SLOTS).next_power_of_two();
-        SendRecords { slots: vec![Rec { psn: EMPTY, sent: 0, ratio: 0.0 }; cap], misses: 0 }
+        SendRecords { slots: Vec::new(), initial: cap, misses: 0 }
     }
 
     pub fn capacity(&self) -> usize {
-        self.slots.len()
+        self.slots.len().max(self.initial)
     }
 
     /// Records still held (for tests).
@@ -472,6 +476,9 @@ impl SendRecords {
     /// Records packet `psn`, sent at `sent` with window ratio `ratio`; records
     /// with a PSN below `live_from` (cumulatively acknowledged) may be dropped.
     pub fn insert(&mut self, psn: u64, sent: Time, ratio: f64, live_from: u64) {
+        if self.slots.is_empty() {
+            self.slots = vec![Rec { psn: EMPTY, sent: 0, ratio: 0.0 }; self.initial];
+        }
         loop {
             let mask = self.slots.len() - 1;
             let s = &mut self.slots[psn as usize & mask];
@@ -494,6 +501,10 @@ impl SendRecords {
     /// The window ratio of packet `psn` if its record is of the transmission
     /// sent at `sent`; the record is removed.
     pub fn take(&mut self, psn: u64, sent: Time) -> Option<f64> {
+        if self.slots.is_empty() {
+            self.misses += 1;
+            return None;
+        }
         let mask = self.slots.len() - 1;
         let s = &mut self.slots[psn as usize & mask];
         if s.psn == psn && s.sent == sent {
