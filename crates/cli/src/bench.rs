@@ -452,6 +452,10 @@ mod tests {
         let big = load_bench("fat-k32-websearch-30", None, None).unwrap();
         assert_eq!((big.topo.hosts().len(), big.topo.switches().len()), (8_192, 1_280));
         assert!((800..1_000).contains(&big.flows.len()), "{}", big.flows.len());
+        // the k = 48 scenario of docs/PERFORMANCE.md
+        let k48 = scenario::load(&dir.join("fat-k48-websearch-30.toml"), &Overrides::default()).unwrap();
+        assert_eq!((k48.topo.hosts().len(), k48.topo.switches().len()), (27_648, 2_880));
+        assert!((1_000..1_400).contains(&k48.flows.len()), "{}", k48.flows.len());
     }
 
     #[test]

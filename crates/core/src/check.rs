@@ -47,7 +47,7 @@ impl Simulator {
         while let Some((t, ev)) = self.events.pop() {
             self.now = self.now.max(t);
             match ev {
-                Ev::Arrive { port, gen } => {
+                Ev::Arrive { port, gen, .. } => {
                     self.arrival(port, gen);
                 }
                 Ev::TxDone { port } => {
@@ -70,7 +70,7 @@ impl Simulator {
             return Err(format!("{live} packets were never freed (a packet leak)"));
         }
         self.check_buffer_accounting().map_err(|e| format!("after draining, buffer accounting: {e}"))?;
-        if let Some(p) = self.ports.iter().find(|p| p.ing_bytes.iter().chain(&p.hdrm_bytes).any(|&b| b > 0)) {
+        if let Some(p) = self.ports.iter().find(|p| p.cls.iter().any(|c| c.ing_bytes > 0 || c.hdrm_bytes > 0)) {
             return Err(format!("after draining, switch {} still accounts bytes from {}", p.node, p.peer));
         }
         Ok(())

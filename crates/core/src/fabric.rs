@@ -64,10 +64,10 @@ impl Simulator {
                     match group.len() {
                         // no route (links down): the packet is lost
                         0 => u32::MAX,
-                        1 => group[0],
+                        1 => group.get(0),
                         n => {
                             let x = mix64(pkt.hash ^ self.switches[si].salt);
-                            group[((x as u128 * n as u128) >> 64) as usize]
+                            group.get(((x as u128 * n as u128) >> 64) as usize)
                         }
                     }
                 }
@@ -125,8 +125,7 @@ impl Simulator {
         let p = &mut self.ports[out as usize];
         // routes and path retracing never pick a port whose link is down
         debug_assert!(!p.down, "packet queued at egress {}:{} whose link is down", p.node, p.peer);
-        p.queues[class].push_back(h);
-        p.qbytes[class] += size;
+        p.push(class, h, size);
         let s = &mut self.stats[out as usize];
         s.qlen += size;
         if s.qlen > p.max_qlen {
@@ -144,11 +143,11 @@ impl Simulator {
         for mut pkt in buf.drain(..) {
             pkt.ingress = u32::MAX;
             let group = self.routing.group(node, pkt.dst);
-            if group.is_empty() {
+            if group.len() == 0 {
                 continue;
             }
             let x = mix64(pkt.hash ^ self.switches[si].salt);
-            let out = group[((x as u128 * group.len() as u128) >> 64) as usize];
+            let out = group.get(((x as u128 * group.len() as u128) >> 64) as usize);
             let class = (pkt.class as usize).min(NC - 1);
             let size = pkt.size as u64;
             let h = self.pool.alloc(pkt);
@@ -171,7 +170,7 @@ impl Simulator {
 
     #[inline]
     fn shared_of(&self, p: u32, c: usize) -> u64 {
-        self.ports[p as usize].ing_bytes[c].saturating_sub(self.net.reserve.0)
+        self.ports[p as usize].cls[c].ing_bytes.saturating_sub(self.net.reserve.0)
     }
 
     /// Ingress admission and accounting; false = drop.
@@ -181,21 +180,21 @@ impl Simulator {
         let shared = self.shared_of(p, c);
         let lossless = self.net.pfc.enabled;
         let port = &self.ports[p as usize];
-        let new_bytes = port.ing_bytes[c] + size;
+        let new_bytes = port.cls[c].ing_bytes + size;
         if lossless {
-            if port.hdrm_bytes[c] + size > port.headroom && shared + size > thresh {
+            if port.cls[c].hdrm_bytes + size > port.headroom && shared + size > thresh {
                 return false;
             }
         } else if new_bytes > reserve && new_bytes - reserve > thresh {
             return false;
         }
-        let port = &mut self.ports[p as usize];
+        let port = &mut self.ports[p as usize].cls[c];
         if new_bytes <= reserve {
-            port.ing_bytes[c] = new_bytes;
+            port.ing_bytes = new_bytes;
         } else if new_bytes - reserve > thresh {
-            port.hdrm_bytes[c] += size;
+            port.hdrm_bytes += size;
         } else {
-            port.ing_bytes[c] = new_bytes;
+            port.ing_bytes = new_bytes;
             self.switches[si].shared_used += size.min(new_bytes - reserve);
         }
         true
@@ -203,11 +202,11 @@ impl Simulator {
 
     pub(crate) fn release(&mut self, si: usize, p: u32, c: usize, size: u64) {
         let reserve = self.net.reserve.0;
-        let port = &mut self.ports[p as usize];
-        let from_hdrm = port.hdrm_bytes[c].min(size);
-        let from_shared = (size - from_hdrm).min(port.ing_bytes[c].saturating_sub(reserve));
-        port.hdrm_bytes[c] -= from_hdrm;
-        port.ing_bytes[c] -= size - from_hdrm;
+        let port = &mut self.ports[p as usize].cls[c];
+        let from_hdrm = port.hdrm_bytes.min(size);
+        let from_shared = (size - from_hdrm).min(port.ing_bytes.saturating_sub(reserve));
+        port.hdrm_bytes -= from_hdrm;
+        port.ing_bytes -= size - from_hdrm;
         self.switches[si].shared_used -= from_shared;
     }
 
@@ -216,7 +215,7 @@ impl Simulator {
         if port.pause_out & (1 << c) != 0 {
             return;
         }
-        if port.hdrm_bytes[c] > 0 || self.shared_of(p, c) >= self.threshold(si, p) {
+        if port.cls[c].hdrm_bytes > 0 || self.shared_of(p, c) >= self.threshold(si, p) {
             self.ports[p as usize].pause_out |= 1 << c;
             self.send_pfc(p, c, PktKind::Pause);
         }
@@ -224,7 +223,7 @@ impl Simulator {
 
     pub(crate) fn check_resume(&mut self, si: usize, p: u32, c: usize) {
         let port = &self.ports[p as usize];
-        if port.pause_out & (1 << c) == 0 || port.hdrm_bytes[c] > 0 {
+        if port.pause_out & (1 << c) == 0 || port.cls[c].hdrm_bytes > 0 {
             return;
         }
         let shared = self.shared_of(p, c);
@@ -273,13 +272,13 @@ impl Simulator {
                 st.pauses += 1;
                 if p.paused & (1 << c) == 0 {
                     p.paused |= 1 << c;
-                    p.paused_since[c] = now;
+                    p.cls[c].paused_since = now;
                 }
                 st.paused = p.paused;
                 if !p.is_host && c < NC {
                     // every packet queued behind this PAUSE waits (RunResult::hol_pkts)
-                    for i in 0..p.queues[c].len() {
-                        let q = p.queues[c][i];
+                    for i in 0..p.cls[c].q.len() {
+                        let q = p.cls[c].q[i];
                         self.pool.get_mut(q).paused = true;
                     }
                 }
@@ -287,8 +286,8 @@ impl Simulator {
             _ => {
                 if p.paused & (1 << c) != 0 {
                     p.paused &= !(1 << c);
-                    p.paused_time += now - p.paused_since[c];
-                    p.pause_log.push((p.paused_since[c], now));
+                    p.paused_time += now - p.cls[c].paused_since;
+                    p.pause_log.push((p.cls[c].paused_since, now));
                     st.paused = p.paused;
                     self.try_send(port);
                 }
@@ -299,8 +298,7 @@ impl Simulator {
     /// Highest-priority class of `port` with a packet and not paused.
     #[inline]
     fn pick_class(&self, port: u32) -> Option<usize> {
-        let p = &self.ports[port as usize];
-        (0..NC).find(|&c| !p.queues[c].is_empty() && p.paused & (1 << c) == 0)
+        self.ports[port as usize].sendable()
     }
 
     /// Idle switch port: dequeue by strict priority, mark ECN, stamp INT, transmit.
@@ -314,11 +312,11 @@ impl Simulator {
         }
         let Some(c) = self.pick_class(port) else { return };
         let now = self.now;
-        let h = self.ports[port as usize].queues[c].pop_front().unwrap();
+        let h = self.ports[port as usize].pop(c).unwrap();
         let size = self.pool.get(h).size as u64;
         {
             let p = &mut self.ports[port as usize];
-            p.qbytes[c] -= size;
+            p.cls[c].bytes -= size;
             self.stats[port as usize].qlen -= size;
         }
         let node = self.ports[port as usize].node;
@@ -337,7 +335,7 @@ impl Simulator {
             // ECN on the egress queue of this class, excluding the departing packet
             if self.ecn_enabled() {
                 let p = &self.ports[port as usize];
-                let q = p.qbytes[c];
+                let q = p.cls[c].bytes;
                 let mark = match self.net.ecn.mode {
                     EcnMode::Step => q > p.kmin,
                     EcnMode::Red => {
@@ -405,8 +403,8 @@ impl Simulator {
             let (a, b) = (sw.port_start as usize, sw.port_end as usize);
             let mut held = vec![[0u64; NC]; b - a];
             for p in &self.ports[a..b] {
-                for (c, q) in p.queues.iter().enumerate() {
-                    for &h in q {
+                for (c, q) in p.cls.iter().enumerate() {
+                    for &h in &q.q {
                         let pkt = self.pool.get(h);
                         if c != 0 && pkt.ingress != u32::MAX {
                             let i = pkt.ingress as usize;
@@ -421,14 +419,14 @@ impl Simulator {
             let mut shared = 0;
             for (p, held) in self.ports[a..b].iter().zip(&held) {
                 for (c, &queued) in held.iter().enumerate().skip(1) {
-                    let acc = p.ing_bytes[c] + p.hdrm_bytes[c];
+                    let acc = p.cls[c].ing_bytes + p.cls[c].hdrm_bytes;
                     if acc != queued {
                         return Err(format!(
                             "switch {} ingress to {} class {c}: accounted {} B (ingress {} + headroom {}), queued {} B",
-                            sw.node, p.peer, acc, p.ing_bytes[c], p.hdrm_bytes[c], queued
+                            sw.node, p.peer, acc, p.cls[c].ing_bytes, p.cls[c].hdrm_bytes, queued
                         ));
                     }
-                    shared += p.ing_bytes[c].saturating_sub(reserve);
+                    shared += p.cls[c].ing_bytes.saturating_sub(reserve);
                     if p.pause_out & (1 << c) != 0 && acc == 0 {
                         return Err(format!("switch {} ingress to {} class {c}: pausing while empty", sw.node, p.peer));
                     }
@@ -465,7 +463,7 @@ impl Simulator {
                 let sw = &self.switches[self.node_index[at.node as usize] as usize];
                 for f in sw.port_start..sw.port_end {
                     let q = &self.ports[f as usize];
-                    let holds = q.queues[c as usize].iter().any(|&h| self.pool.get(h).ingress == ingress);
+                    let holds = q.cls[c as usize].q.iter().any(|&h| self.pool.get(h).ingress == ingress);
                     if holds && q.paused & (1 << c) != 0 {
                         next.entry((e as u32, c)).or_default().push((f, c));
                     }

@@ -100,11 +100,11 @@ impl Simulator {
     /// Idle host NIC: a control packet if any, else the next eligible flow.
     pub(crate) fn host_send(&mut self, port: u32) {
         let now = self.now;
-        if let Some(h) = self.ports[port as usize].queues[0].pop_front() {
+        if let Some(h) = self.ports[port as usize].pop(0) {
             let size = self.pool.get(h).size as u64;
-            self.ports[port as usize].qbytes[0] -= size;
+            self.ports[port as usize].cls[0].bytes -= size;
             self.stats[port as usize].qlen -= size;
-            let more = !self.ports[port as usize].queues[0].is_empty()
+            let more = self.ports[port as usize].has(0)
                 || !self.hosts[self.node_index[self.ports[port as usize].node as usize] as usize].active.is_empty();
             self.transmit(port, h, more);
             return;
@@ -148,7 +148,7 @@ impl Simulator {
         let ready_at = (fl.snd_nxt < fl.view.size && fl.snd_nxt - fl.snd_una < fl.window).then_some(fl.next_send);
         // Schedule a TxDone only when something may be sendable when this packet ends;
         // a lone paced flow instead wakes the NIC when its gap ends.
-        let more = n > 1 || !self.ports[port as usize].queues[0].is_empty() || ready_at.is_some_and(|t| t <= end);
+        let more = n > 1 || self.ports[port as usize].has(0) || ready_at.is_some_and(|t| t <= end);
         self.transmit(port, h, more);
         if !more {
             if let Some(t) = ready_at {
@@ -313,7 +313,7 @@ impl Simulator {
             Some(kind) => {
                 // The ACK takes over the data packet's pool slot (warm in cache):
                 // its INT records, timestamp and scheme fields stay in place.
-                let data = self.pool.get(h).clone();
+                let data = self.pool.get(h).snapshot();
                 let int_bytes = self.ack_int_bytes(&data);
                 let fl = &mut self.flows[f];
                 let ack = self.pool.get_mut(h);
@@ -360,8 +360,7 @@ impl Simulator {
     fn queue_ctrl(&mut self, port: u32, h: u32) {
         let size = self.pool.get(h).size as u64;
         let p = &mut self.ports[port as usize];
-        p.queues[0].push_back(h);
-        p.qbytes[0] += size;
+        p.push(0, h, size);
         self.stats[port as usize].qlen += size;
         self.try_send(port);
     }

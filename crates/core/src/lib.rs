@@ -24,6 +24,7 @@ mod event;
 mod fabric;
 mod host;
 mod links;
+mod port;
 mod routing;
 
 pub use cc::{FlowView, ReceiverCc, ReceiverCx, Requirements, Scheme, SenderCc, SenderCx, SwitchCc, SwitchCx};

@@ -9,6 +9,7 @@
 //! which is on by default when a scenario has link events).
 
 use crate::packet::PktKind;
+use crate::port::Port;
 use crate::routing::Routing;
 use crate::sim::{up_ports, Simulator, NC};
 
@@ -40,7 +41,7 @@ impl Simulator {
     }
 
     fn reroute(&mut self) {
-        self.routing = Routing::build(&self.topo, &up_ports(&self.node_ports, &self.ports));
+        self.routing = Routing::build(&self.topo, &up_ports(&self.node_ports, &self.ports), &self.port_base);
     }
 
     /// Takes one direction of a failing link down; (switch, ingress port,
@@ -53,14 +54,20 @@ impl Simulator {
         // PFC: neither end can pause or resume the other any more
         for c in 0..NC {
             if port.paused & (1 << c) != 0 {
-                port.paused_time += now - port.paused_since[c];
-                port.pause_log.push((port.paused_since[c], now));
+                port.paused_time += now - port.cls[c].paused_since;
+                port.pause_log.push((port.cls[c].paused_since, now));
             }
         }
         port.paused = 0;
         port.pause_out = 0;
         self.stats[p as usize].paused = 0;
-        let wire: Vec<u32> = port.wire.drain(..).map(|(_, h)| h).collect();
+        let mut wire = Vec::new();
+        let mut h = std::mem::replace(&mut port.wire_head, u32::MAX);
+        port.wire_tail = u32::MAX;
+        while h != u32::MAX {
+            wire.push(h);
+            h = self.pool.get(h).wire_next;
+        }
         let pfc: Vec<u32> = port.pfc.drain(..).collect();
         for h in pfc {
             self.stats[p as usize].qlen -= self.pool.get(h).size as u64;
@@ -72,9 +79,9 @@ impl Simulator {
         let is_switch = !self.ports[p as usize].is_host;
         let si = self.node_index[self.ports[p as usize].node as usize] as usize;
         for c in 0..NC {
-            while let Some(h) = self.ports[p as usize].queues[c].pop_front() {
+            while let Some(h) = self.ports[p as usize].pop(c) {
                 let size = self.pool.get(h).size as u64;
-                self.ports[p as usize].qbytes[c] -= size;
+                self.ports[p as usize].cls[c].bytes -= size;
                 self.stats[p as usize].qlen -= size;
                 let ingress = self.pool.get(h).ingress;
                 if is_switch && c != 0 && ingress != u32::MAX {
@@ -97,12 +104,20 @@ impl Simulator {
         self.pool.free(h);
     }
 
+    /// The packets on `port`'s wire, first to last.
+    pub(crate) fn on_wire<'a>(&'a self, port: &Port) -> impl Iterator<Item = u32> + 'a {
+        let first = port.wire_head;
+        std::iter::successors((first != u32::MAX).then_some(first), move |&h| {
+            let n = self.pool.get(h).wire_next;
+            (n != u32::MAX).then_some(n)
+        })
+    }
+
     /// Data payload bytes queued at an egress or on a wire now.
     pub(crate) fn data_in_flight(&self) -> u64 {
         let mut b = 0;
         for port in &self.ports {
-            let queued = port.queues.iter().flat_map(|q| q.iter().copied());
-            for h in queued.chain(port.wire.iter().map(|&(_, h)| h)) {
+            for h in port.queued().chain(self.on_wire(port)) {
                 let pkt = self.pool.get(h);
                 if pkt.kind == PktKind::Data {
                     b += pkt.payload as u64;

@@ -49,7 +49,8 @@ pub struct IntHop {
 }
 
 /// Field order is fixed (`repr(C)`) so that everything the fabric reads at
-/// every hop sits in the first 64-byte cache line; INT records come last.
+/// every hop sits in the first 64-byte cache line (checked below); the
+/// hosts' fields, the schemes' and the INT records come after.
 #[derive(Clone, Debug, Default)]
 #[repr(C)]
 pub struct Packet {
@@ -81,10 +82,17 @@ pub struct Packet {
     pub payload: u32,
     /// Global id of the port the packet entered the current switch by (set by the core).
     pub ingress: u32,
+    /// Set by the core while the packet is on a wire: the packet sent on
+    /// the same wire after it (`u32::MAX`: none yet)...
+    #[doc(hidden)]
+    pub wire_next: u32,
     /// Entropy for ECMP (per flow; per packet under spraying).
     pub hash: u64,
     /// Data: offset of the first payload byte. Ack/Nack: next byte expected.
     pub seq: u64,
+    /// ... and when that one reaches the end of the wire.
+    #[doc(hidden)]
+    pub wire_next_at: Time,
     /// Data: time the sender put it on the wire. Ack: echo of that time.
     pub ts: Time,
     /// Free fields for schemes (header fields such as Bolt flags, a receiver's
@@ -100,6 +108,52 @@ impl Packet {
         &self.int[..self.n_int as usize]
     }
 
+    /// Makes `self` equal to `src` for every reader: all fields, and the
+    /// INT records up to `n_int` (records beyond it are never read, so the
+    /// cache lines holding them are not written).
+    #[inline]
+    pub fn assign(&mut self, src: &Packet) {
+        let n = src.n_int as usize;
+        let Packet {
+            kind,
+            sub,
+            class,
+            ce,
+            ecn_echo,
+            hops,
+            n_int,
+            paused,
+            flow,
+            src: from,
+            dst,
+            size,
+            payload,
+            ingress,
+            wire_next,
+            hash,
+            seq,
+            wire_next_at,
+            ts,
+            aux,
+            int,
+        } = self;
+        (*kind, *sub, *class, *ce, *ecn_echo, *hops, *n_int, *paused) =
+            (src.kind, src.sub, src.class, src.ce, src.ecn_echo, src.hops, src.n_int, src.paused);
+        (*flow, *from, *dst, *size, *payload, *ingress) =
+            (src.flow, src.src, src.dst, src.size, src.payload, src.ingress);
+        (*wire_next, *hash, *seq, *wire_next_at, *ts, *aux) =
+            (src.wire_next, src.hash, src.seq, src.wire_next_at, src.ts, src.aux);
+        int[..n].copy_from_slice(&src.int[..n]);
+    }
+
+    /// A copy of everything a reader can see ([`Packet::assign`]).
+    #[inline]
+    pub fn snapshot(&self) -> Packet {
+        let mut p = Packet::default();
+        p.assign(self);
+        p
+    }
+
     /// Appends an INT record (ignored past `MAX_INT_HOPS`).
     #[inline]
     pub fn push_int(&mut self, h: IntHop) {
@@ -108,6 +162,11 @@ impl Packet {
             self.n_int += 1;
         }
     }
+}
+
+#[allow(dead_code)]
+fn _assert_layout() {
+    const _: () = assert!(std::mem::offset_of!(Packet, wire_next_at) + 8 == 64);
 }
 
 /// Pool of packets addressed by `u32` handles.
@@ -127,7 +186,7 @@ impl PacketPool {
             self.peak = self.live;
         }
         if let Some(h) = self.free.pop() {
-            self.slots[h as usize] = p;
+            self.slots[h as usize].assign(&p);
             h
         } else {
             self.slots.push(p);
@@ -138,6 +197,11 @@ impl PacketPool {
     pub fn free(&mut self, h: u32) {
         self.live -= 1;
         self.free.push(h);
+    }
+    /// Address of slot `h` (for a prefetch; never dereferenced).
+    #[inline]
+    pub(crate) fn slot_ptr(&self, h: u32) -> *const Packet {
+        self.slots.as_ptr().wrapping_add(h as usize)
     }
     #[inline]
     pub fn get(&self, h: u32) -> &Packet {

@@ -13,13 +13,13 @@ use crate::config::{EcnMode, IntEncoding, NetConfig, Routing as RoutingMode};
 use crate::event::{Ev, EventQueue};
 use crate::flow::FlowSpec;
 use crate::packet::{Packet, PacketPool};
+pub(crate) use crate::port::Port;
 use crate::results::{EngineStats, FlowResult, PortRef, PortResult, RunResult, RunStatus};
 use crate::rng::{mix64, Rng};
 use crate::routing::Routing;
 use crate::time::{ser_time, Time, US};
 use crate::topology::{NodeKind, Topology};
 use crate::trace::{FlowSample, Tracer};
-use std::collections::VecDeque;
 
 pub use crate::cc::PortStat;
 
@@ -113,58 +113,6 @@ pub struct Progress {
     pub flows_done: usize,
     pub flows_total: usize,
     pub wall_secs: f64,
-}
-
-/// One direction of a link: the egress of `node` towards `peer`, and (for
-/// switches) the ingress accounting of traffic arriving from `peer`.
-pub(crate) struct Port {
-    pub node: u32,
-    /// Index of this port within its node.
-    pub local: u16,
-    pub peer: u32,
-    /// Global id of the peer's port on the same link.
-    pub peer_port: u32,
-    pub is_host: bool,
-    pub peer_is_switch: bool,
-    pub rate: u64,
-    pub delay: Time,
-    pub busy_until: Time,
-    /// The link is down (`network.link_events`): nothing is sent or received.
-    pub down: bool,
-    /// Bumped when the wire is emptied by a link failure; `Arrive` events of
-    /// an older generation are stale.
-    pub wire_gen: u32,
-    /// A `TxDone` event is scheduled.
-    pub tx_pending: bool,
-    /// Classes the peer has paused (bit c = class c).
-    pub paused: u8,
-    pub paused_since: [Time; NC],
-    pub queues: [VecDeque<u32>; NC],
-    pub qbytes: [u64; NC],
-    /// PFC PAUSE/RESUME frames waiting to go out, in decision order, ahead of every class.
-    pub pfc: VecDeque<u32>,
-    /// Packets on the wire towards the peer: (arrival time, packet), in order.
-    /// Only the head has an `Arrive` event in the queue (a link is a FIFO).
-    pub wire: VecDeque<(Time, u32)>,
-    // ingress (MMU) accounting for packets that arrived through this port
-    pub ing_bytes: [u64; NC],
-    pub hdrm_bytes: [u64; NC],
-    /// Classes for which we have sent PAUSE to the peer.
-    pub pause_out: u8,
-    pub headroom: u64,
-    /// Dynamic-threshold alpha in 1/1024 units.
-    pub alpha_1024: u64,
-    pub kmin: u64,
-    pub kmax: u64,
-    // stats
-    pub tx_data_bytes: u64,
-    pub pause_sent: u64,
-    pub paused_time: Time,
-    /// Closed paused intervals (start, end) of any class, in order of ending.
-    pub pause_log: Vec<(Time, Time)>,
-    pub drops: u64,
-    pub ecn_marked: u64,
-    pub max_qlen: u64,
 }
 
 pub(crate) struct Switch {
@@ -268,6 +216,8 @@ pub struct Simulator {
     pub(crate) topo: Topology,
     /// Per node: (global port id, peer node), sorted by port id.
     pub(crate) node_ports: Vec<Vec<(u32, u32)>>,
+    /// Per node: the global id of its first port (its ports are numbered on from there).
+    pub(crate) port_base: Vec<u32>,
     /// Per link: (port at `a`, port at `b`).
     pub(crate) link_ports: Vec<(u32, u32)>,
     /// Link events after time 0, in time order: (time, link, up?).
@@ -394,40 +344,21 @@ impl Simulator {
             } else {
                 (net.ecn.kmin.0, net.ecn.kmax.0)
             };
-            ports.push(Port {
+            let mut port = Port::new(
                 node,
                 local,
                 peer,
                 peer_port,
-                is_host: topo.nodes[node as usize] == NodeKind::Host,
-                peer_is_switch: topo.nodes[peer as usize] == NodeKind::Switch,
-                rate: l.rate_bps,
-                delay: l.delay,
-                busy_until: 0,
-                down: false,
-                wire_gen: 0,
-                tx_pending: false,
-                paused: 0,
-                paused_since: [0; NC],
-                queues: Default::default(),
-                qbytes: [0; NC],
-                pfc: VecDeque::new(),
-                wire: VecDeque::new(),
-                ing_bytes: [0; NC],
-                hdrm_bytes: [0; NC],
-                pause_out: 0,
-                headroom,
-                alpha_1024: ((alpha * 1024.0).round() as u64).max(1),
-                kmin,
-                kmax,
-                tx_data_bytes: 0,
-                pause_sent: 0,
-                paused_time: 0,
-                pause_log: Vec::new(),
-                drops: 0,
-                ecn_marked: 0,
-                max_qlen: 0,
-            });
+                topo.nodes[node as usize] == NodeKind::Host,
+                topo.nodes[peer as usize] == NodeKind::Switch,
+            );
+            port.rate = l.rate_bps;
+            port.delay = l.delay;
+            port.headroom = headroom;
+            port.alpha_1024 = ((alpha * 1024.0).round() as u64).max(1);
+            port.kmin = kmin;
+            port.kmax = kmax;
+            ports.push(port);
             stats[p as usize] = PortStat { peer, rate_bps: l.rate_bps, delay: l.delay, ..Default::default() };
         }
         // links down from the start: events at time 0 apply before the run
@@ -438,8 +369,13 @@ impl Simulator {
             ports[pb as usize].down = !up;
         }
         let any_down = ports.iter().any(|p| p.down);
-        let routing = Routing::build(topo, &if any_down { up_ports(&node_ports, &ports) } else { node_ports.clone() });
-        let full_routing = any_down.then(|| Routing::build(topo, &node_ports));
+        let port_base = base[..n].to_vec();
+        let routing = Routing::build(
+            topo,
+            &if any_down { up_ports(&node_ports, &ports) } else { node_ports.clone() },
+            &port_base,
+        );
+        let full_routing = any_down.then(|| Routing::build(topo, &node_ports, &port_base));
         let mut rng = Rng::derive(opts.seed, 0xCC51);
         let mut node_index = vec![u32::MAX; n];
         let mut switches = Vec::new();
@@ -496,7 +432,7 @@ impl Simulator {
                         break true;
                     }
                     match routing.group(port.peer, dst).first() {
-                        Some(&q) => p = q,
+                        Some(q) => p = q,
                         None => break false,
                     }
                     hops += 1;
@@ -515,7 +451,7 @@ impl Simulator {
                 }
                 sws += 1;
                 prop += net.switch_delay.0;
-                p = routing.group(port.peer, dst)[0];
+                p = routing.group(port.peer, dst).get(0);
             }
             (prop, ser, minr, sws)
         };
@@ -713,6 +649,7 @@ impl Simulator {
             rtt_hist: opts.trace.rtt.then(crate::results::RttHistogram::new),
             topo: topo.clone(),
             node_ports,
+            port_base,
             link_ports,
             link_events,
             link_events_run: 0,
@@ -762,8 +699,14 @@ impl Simulator {
             }
             debug_assert!(t >= self.now);
             self.now = t;
+            self.prefetch(self.events.next_hint());
+            if let Some(batch) = self.events.take_batch() {
+                for (port, pkt) in batch {
+                    prefetch_event(&self.ports, &self.pool, self.int_on || self.int_on_acks, port, pkt);
+                }
+            }
             match ev {
-                Ev::Arrive { port, gen } => {
+                Ev::Arrive { port, gen, .. } => {
                     if !self.arrival(port, gen) {
                         continue;
                     }
@@ -818,8 +761,8 @@ impl Simulator {
         for p in self.ports.iter_mut() {
             for c in 0..NC {
                 if p.paused & (1 << c) != 0 {
-                    p.paused_time += now - p.paused_since[c];
-                    p.pause_log.push((p.paused_since[c], now));
+                    p.paused_time += now - p.cls[c].paused_since;
+                    p.pause_log.push((p.cls[c].paused_since, now));
                 }
             }
         }
@@ -988,13 +931,27 @@ impl Simulator {
         if gen != p.wire_gen {
             return false;
         }
-        let (_, h) = p.wire.pop_front().expect("arrival on an empty wire");
-        if let Some(&(next, _)) = p.wire.front() {
-            self.events.push(next, Ev::Arrive { port, gen });
+        let h = p.wire_head;
+        debug_assert!(h != u32::MAX, "arrival on an empty wire");
+        let pkt = self.pool.get(h);
+        let next = pkt.wire_next;
+        p.wire_head = next;
+        if next == u32::MAX {
+            p.wire_tail = u32::MAX;
+        } else {
+            self.events.push(pkt.wire_next_at, Ev::Arrive { port, gen, pkt: next });
         }
         let to = p.peer_port;
         self.arrive(to, h);
         true
+    }
+
+    /// Asks the CPU to load what event `ev` will touch first (its port and
+    /// packet), so that those loads overlap the current event: the loop's
+    /// cost is memory latency, not instructions.
+    #[inline(always)]
+    fn prefetch(&self, (port, pkt): (u32, u32)) {
+        prefetch_event(&self.ports, &self.pool, self.int_on || self.int_on_acks, port, pkt);
     }
 
     /// Dispatch of a packet arriving at the node owning `port`.
@@ -1021,6 +978,9 @@ impl Simulator {
             }
             return;
         }
+        // a packet sent now is linked behind the wire's last one: load that
+        // while the packet is chosen
+        prefetch(self.pool.slot_ptr(p.wire_tail));
         if p.is_host {
             self.host_send(port);
         } else {
@@ -1050,10 +1010,17 @@ impl Simulator {
         }
         self.stats[port as usize].tx_bytes += size;
         self.link_packets += 1;
-        p.wire.push_back((arrive, h));
-        if p.wire.len() == 1 {
+        let tail = p.wire_tail;
+        p.wire_tail = h;
+        self.pool.get_mut(h).wire_next = u32::MAX;
+        if tail == u32::MAX {
+            p.wire_head = h;
             let gen = p.wire_gen;
-            self.events.push(arrive, Ev::Arrive { port, gen });
+            self.events.push(arrive, Ev::Arrive { port, gen, pkt: h });
+        } else {
+            let t = self.pool.get_mut(tail);
+            t.wire_next = h;
+            t.wire_next_at = arrive;
         }
     }
 
@@ -1083,6 +1050,40 @@ impl Simulator {
     pub(crate) fn ecn_enabled(&self) -> bool {
         self.net.ecn.mode != EcnMode::Off
     }
+}
+
+/// Prefetches what an event touches first ([`Ev::touches`]): its port's
+/// first two lines and its packet's first line (and the lines of INT
+/// records a switch appends to or a sender reads, with `int`).
+#[inline(always)]
+fn prefetch_event(ports: &[Port], pool: &PacketPool, int: bool, port: u32, pkt: u32) {
+    if port != u32::MAX {
+        let p = ports.as_ptr().wrapping_add(port as usize);
+        prefetch(p);
+        prefetch(p.cast::<u8>().wrapping_add(64));
+    }
+    if pkt != u32::MAX {
+        let p = pool.slot_ptr(pkt).cast::<u8>();
+        prefetch(p);
+        if int {
+            for line in 1..4 {
+                prefetch(p.wrapping_add(64 * line));
+            }
+        }
+    }
+}
+
+/// A hint to load the cache line at `p` (no effect where there is no such instruction).
+#[inline(always)]
+pub(crate) fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and has no effect on the program's
+    // state, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// CPU time used by this thread so far (user + system), from

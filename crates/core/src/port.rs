@@ -1,0 +1,167 @@
+//! One direction of a link: the egress of a node towards its peer, and (for
+//! switches) the ingress accounting of what arrives from that peer.
+//!
+//! Layout is what makes the event loop fast: a packet's hop touches its
+//! egress port's transmit line, its flags line and the one (port, class)
+//! line of its class, so those are 64-byte lines of their own (`repr(C)`,
+//! hot fields first) and everything a class needs (queue, queued bytes,
+//! ingress accounting, pause start) shares one line.
+
+use crate::sim::NC;
+use crate::time::Time;
+use std::collections::VecDeque;
+
+/// The state of one (port, class): exactly one cache line.
+#[derive(Default)]
+#[repr(C, align(64))]
+pub(crate) struct ClassQ {
+    /// Packets queued at this egress in this class, in order.
+    pub q: VecDeque<u32>,
+    /// Bytes of `q`.
+    pub bytes: u64,
+    /// Ingress (MMU) accounting of packets of this class that arrived
+    /// through this port: bytes in reserve or shared buffer...
+    pub ing_bytes: u64,
+    /// ... and bytes in PFC headroom.
+    pub hdrm_bytes: u64,
+    /// When the peer paused this class (valid while `Port::paused` has it).
+    pub paused_since: Time,
+}
+
+#[repr(C)]
+pub(crate) struct Port {
+    // line 1: what putting a packet on the wire, taking it off and
+    // forwarding it touches
+    pub busy_until: Time,
+    pub rate: u64,
+    pub delay: Time,
+    /// Packets on the wire towards the peer, a FIFO: the first and the last
+    /// (`u32::MAX`: none), linked through `Packet::wire_next`. Only the
+    /// first has an `Arrive` event in the queue.
+    pub wire_head: u32,
+    pub wire_tail: u32,
+    /// Bumped when the wire is emptied by a link failure; `Arrive` events of
+    /// an older generation are stale.
+    pub wire_gen: u32,
+    /// Global id of the peer's port on the same link.
+    pub peer_port: u32,
+    pub node: u32,
+    /// Index of this port within its node.
+    pub local: u16,
+    pub is_host: bool,
+    pub peer_is_switch: bool,
+    /// The link is down (`network.link_events`): nothing is sent or received.
+    pub down: bool,
+    /// A `TxDone` event is scheduled.
+    pub tx_pending: bool,
+    /// Classes the peer has paused (bit c = class c).
+    pub paused: u8,
+    /// Classes for which we have sent PAUSE to the peer.
+    pub pause_out: u8,
+    /// Classes with a packet queued (bit c = `cls[c].q` is not empty).
+    pub nonempty: u8,
+    /// The node at the other end.
+    pub peer: u32,
+    // line 2: buffer and marking parameters
+    pub headroom: u64,
+    /// Dynamic-threshold alpha in 1/1024 units.
+    pub alpha_1024: u64,
+    pub kmin: u64,
+    pub kmax: u64,
+    pub max_qlen: u64,
+    pub tx_data_bytes: u64,
+    // cold: PFC frames, counters
+    /// PFC PAUSE/RESUME frames waiting to go out, in decision order, ahead of every class.
+    pub pfc: VecDeque<u32>,
+    pub pause_sent: u64,
+    pub paused_time: Time,
+    /// Closed paused intervals (start, end) of any class, in order of ending.
+    pub pause_log: Vec<(Time, Time)>,
+    pub drops: u64,
+    pub ecn_marked: u64,
+    /// Per class: queue and ingress accounting.
+    pub cls: [ClassQ; NC],
+}
+
+impl Port {
+    /// A port with nothing queued, sent or paused.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(node: u32, local: u16, peer: u32, peer_port: u32, is_host: bool, peer_is_switch: bool) -> Port {
+        Port {
+            busy_until: 0,
+            rate: 0,
+            delay: 0,
+            wire_head: u32::MAX,
+            wire_tail: u32::MAX,
+            wire_gen: 0,
+            peer_port,
+            node,
+            local,
+            is_host,
+            peer_is_switch,
+            down: false,
+            tx_pending: false,
+            paused: 0,
+            pause_out: 0,
+            nonempty: 0,
+            headroom: 0,
+            alpha_1024: 1,
+            kmin: 0,
+            kmax: 0,
+            max_qlen: 0,
+            tx_data_bytes: 0,
+            pfc: VecDeque::new(),
+            peer,
+            pause_sent: 0,
+            paused_time: 0,
+            pause_log: Vec::new(),
+            drops: 0,
+            ecn_marked: 0,
+            cls: Default::default(),
+        }
+    }
+
+    /// Queues packet `h` of `size` bytes in class `c`.
+    #[inline]
+    pub fn push(&mut self, c: usize, h: u32, size: u64) {
+        let q = &mut self.cls[c];
+        q.q.push_back(h);
+        q.bytes += size;
+        self.nonempty |= 1 << c;
+    }
+
+    /// Takes the head of class `c` (the caller subtracts its bytes).
+    #[inline]
+    pub fn pop(&mut self, c: usize) -> Option<u32> {
+        let q = &mut self.cls[c];
+        let h = q.q.pop_front()?;
+        if q.q.is_empty() {
+            self.nonempty &= !(1 << c);
+        }
+        Some(h)
+    }
+
+    /// Class `c` has a packet queued.
+    #[inline]
+    pub fn has(&self, c: usize) -> bool {
+        self.nonempty & (1 << c) != 0
+    }
+
+    /// Highest-priority class with a packet and not paused.
+    #[inline]
+    pub fn sendable(&self) -> Option<usize> {
+        let m = self.nonempty & !self.paused;
+        (m != 0).then(|| m.trailing_zeros() as usize)
+    }
+
+    /// Every queued packet, class by class.
+    pub fn queued(&self) -> impl Iterator<Item = u32> + '_ {
+        self.cls.iter().flat_map(|c| c.q.iter().copied())
+    }
+}
+
+#[allow(dead_code)]
+fn _assert_layout() {
+    const _: () = assert!(std::mem::size_of::<ClassQ>() == 64);
+    const _: () = assert!(std::mem::offset_of!(Port, headroom) == 64);
+}
