@@ -14,7 +14,10 @@ pub(crate) enum Ev {
     /// went down and its wire was emptied).
     Arrive {
         port: u32,
-        gen: u32,
+        /// The port it arrives at (`port`'s peer), so that the loop can
+        /// prefetch it without reading `port` first.
+        to: u32,
+        gen: u16,
         /// The packet (the wire's head): known here so that the loop can
         /// prefetch it an event ahead.
         pkt: u32,
@@ -49,15 +52,27 @@ pub(crate) enum Ev {
 }
 
 impl Ev {
-    /// The port and the packet this event will touch first (`u32::MAX`: none).
+    /// The ports and the packet this event will touch first.
     #[inline(always)]
-    pub fn touches(&self) -> (u32, u32) {
+    pub fn touches(&self) -> Touch {
         match *self {
-            Ev::Arrive { port, pkt, .. } => (port, pkt),
-            Ev::TxDone { port } => (port, u32::MAX),
-            _ => (u32::MAX, u32::MAX),
+            Ev::Arrive { port, to, pkt, .. } => Touch { port, to, pkt },
+            Ev::TxDone { port } => Touch { port, ..Touch::NONE },
+            _ => Touch::NONE,
         }
     }
+}
+
+/// What an event touches first ([`Ev::touches`]; `u32::MAX`: nothing).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Touch {
+    pub port: u32,
+    pub to: u32,
+    pub pkt: u32,
+}
+
+impl Touch {
+    pub const NONE: Touch = Touch { port: u32::MAX, to: u32::MAX, pkt: u32::MAX };
 }
 
 /// An event in the overflow heap, ordered by (time, insertion sequence).
@@ -159,7 +174,7 @@ pub(crate) struct EventQueue {
     overflow: BinaryHeap<Entry>,
     seq: u64,
     /// See [`EventQueue::next_hint`].
-    hint: (u32, u32),
+    hint: Touch,
     /// The wheel has just reached a new bucket ([`EventQueue::take_batch`]).
     batch: bool,
 }
@@ -185,7 +200,7 @@ impl EventQueue {
             in_far: 0,
             overflow: BinaryHeap::new(),
             seq: 0,
-            hint: (u32::MAX, u32::MAX),
+            hint: Touch::NONE,
             batch: false,
         }
     }
@@ -304,7 +319,7 @@ impl EventQueue {
         let e = bucket.pop().expect("settled on a non-empty bucket");
         self.hint = match bucket.last() {
             Some(n) => n.ev.touches(),
-            None => (u32::MAX, u32::MAX),
+            None => Touch::NONE,
         };
         self.in_near -= 1;
         Some((e.time, e.ev))
@@ -314,7 +329,7 @@ impl EventQueue {
     /// of the bucket after it (in this window) touch first, so the caller can
     /// prefetch them a bucket ahead.
     #[inline(always)]
-    pub fn take_batch(&mut self) -> Option<impl Iterator<Item = (u32, u32)> + '_> {
+    pub fn take_batch(&mut self) -> Option<impl Iterator<Item = Touch> + '_> {
         if !std::mem::take(&mut self.batch) || (self.cur + 1) & (NEAR - 1) == 0 {
             return None;
         }
@@ -325,7 +340,7 @@ impl EventQueue {
     /// hint: one pushed meanwhile can come first), so the caller can
     /// prefetch it.
     #[inline(always)]
-    pub fn next_hint(&self) -> (u32, u32) {
+    pub fn next_hint(&self) -> Touch {
         self.hint
     }
 }

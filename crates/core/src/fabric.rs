@@ -395,10 +395,19 @@ impl Simulator {
     /// each switch's shared use is the sum of the ingresses' use beyond their
     /// reserve; and an ingress that holds nothing is not pausing its upstream
     /// (its RESUME is decided when its last packet leaves). A leak here would
-    /// shrink every dynamic threshold and pause fabrics for good.
+    /// shrink every dynamic threshold and pause fabrics for good. Also: every
+    /// port's mask of non-empty classes matches its queues (a stale bit would
+    /// send from an empty class, a missing one strand a packet).
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub(crate) fn check_buffer_accounting(&self) -> Result<(), String> {
         let reserve = self.net.reserve.0;
+        for (i, p) in self.ports.iter().enumerate() {
+            for (c, q) in p.cls.iter().enumerate() {
+                if p.has(c) == q.q.is_empty() {
+                    return Err(format!("port {i} class {c}: the non-empty mask disagrees with the queue"));
+                }
+            }
+        }
         for sw in &self.switches {
             let (a, b) = (sw.port_start as usize, sw.port_end as usize);
             let mut held = vec![[0u64; NC]; b - a];

@@ -42,7 +42,7 @@ pub(crate) struct Port {
     pub wire_tail: u32,
     /// Bumped when the wire is emptied by a link failure; `Arrive` events of
     /// an older generation are stale.
-    pub wire_gen: u32,
+    pub wire_gen: u16,
     /// Global id of the peer's port on the same link.
     pub peer_port: u32,
     pub node: u32,

@@ -25,8 +25,8 @@ pub const MAX_GROUPS: u64 = 100_000_000;
 /// A k = 64 fat tree takes 0.5 G.
 pub const MAX_BFS_WORK: u64 = 3_000_000_000;
 
-/// A destination host: its edge switch and that switch's local port to it
-/// (`u16::MAX` while its link is down), and the edge switch's column in
+/// A destination host: its edge switch (u32::MAX while the host's link is
+/// down) and that switch's local port to it, and the edge switch's column in
 /// `groups` (u32::MAX when it has none).
 #[derive(Clone, Copy)]
 struct Dest {
@@ -36,7 +36,7 @@ struct Dest {
 }
 
 impl Dest {
-    const NONE: Dest = Dest { edge: u32::MAX, col: u32::MAX, port: u16::MAX };
+    const NONE: Dest = Dest { edge: u32::MAX, col: u32::MAX, port: 0 };
 }
 
 /// Marks a table cell no lookup reads (an edge switch's own column).
@@ -137,7 +137,7 @@ impl Routing {
             }
         }
         // each host's edge switch and the port to it, over the links that are up
-        let mut last_hop = vec![(u32::MAX, u16::MAX); nh as usize];
+        let mut last_hop = vec![(u32::MAX, 0u16); nh as usize];
         let mut edge_col = vec![u32::MAX; n];
         let mut edges = Vec::new();
         for s in 0..n as u32 {
@@ -281,8 +281,7 @@ impl Routing {
         let d = &self.dest[dst as usize];
         let (row, base) = self.node[sw as usize];
         if d.edge == sw {
-            let locals = if d.port == u16::MAX { &[][..] } else { std::slice::from_ref(&d.port) };
-            return Group { base, locals };
+            return Group { base, locals: std::slice::from_ref(&d.port) };
         }
         if d.col == u32::MAX {
             return Group { base, locals: &[] };

@@ -10,7 +10,7 @@
 
 use crate::cc::{FlowView, ReceiverCc, Scheme, SenderCc, SwitchCc, TIMER_SLOTS};
 use crate::config::{EcnMode, IntEncoding, NetConfig, Routing as RoutingMode};
-use crate::event::{Ev, EventQueue};
+use crate::event::{Ev, EventQueue, Touch};
 use crate::flow::FlowSpec;
 use crate::packet::{Packet, PacketPool};
 pub(crate) use crate::port::Port;
@@ -701,8 +701,8 @@ impl Simulator {
             self.now = t;
             self.prefetch(self.events.next_hint());
             if let Some(batch) = self.events.take_batch() {
-                for (port, pkt) in batch {
-                    prefetch_event(&self.ports, &self.pool, self.int_on || self.int_on_acks, port, pkt);
+                for t in batch {
+                    prefetch_event(&self.ports, &self.pool, self.int_on || self.int_on_acks, t);
                 }
             }
             match ev {
@@ -926,7 +926,7 @@ impl Simulator {
     /// The head of `port`'s wire arrives at the other end; false (and
     /// nothing happens) when the event is stale: the link failed after it
     /// was scheduled and its packets are gone.
-    pub(crate) fn arrival(&mut self, port: u32, gen: u32) -> bool {
+    pub(crate) fn arrival(&mut self, port: u32, gen: u16) -> bool {
         let p = &mut self.ports[port as usize];
         if gen != p.wire_gen {
             return false;
@@ -939,7 +939,8 @@ impl Simulator {
         if next == u32::MAX {
             p.wire_tail = u32::MAX;
         } else {
-            self.events.push(pkt.wire_next_at, Ev::Arrive { port, gen, pkt: next });
+            let to = p.peer_port;
+            self.events.push(pkt.wire_next_at, Ev::Arrive { port, to, gen, pkt: next });
         }
         let to = p.peer_port;
         self.arrive(to, h);
@@ -950,8 +951,8 @@ impl Simulator {
     /// packet), so that those loads overlap the current event: the loop's
     /// cost is memory latency, not instructions.
     #[inline(always)]
-    fn prefetch(&self, (port, pkt): (u32, u32)) {
-        prefetch_event(&self.ports, &self.pool, self.int_on || self.int_on_acks, port, pkt);
+    fn prefetch(&self, t: Touch) {
+        prefetch_event(&self.ports, &self.pool, self.int_on || self.int_on_acks, t);
     }
 
     /// Dispatch of a packet arriving at the node owning `port`.
@@ -1015,8 +1016,8 @@ impl Simulator {
         self.pool.get_mut(h).wire_next = u32::MAX;
         if tail == u32::MAX {
             p.wire_head = h;
-            let gen = p.wire_gen;
-            self.events.push(arrive, Ev::Arrive { port, gen, pkt: h });
+            let (gen, to) = (p.wire_gen, p.peer_port);
+            self.events.push(arrive, Ev::Arrive { port, to, gen, pkt: h });
         } else {
             let t = self.pool.get_mut(tail);
             t.wire_next = h;
@@ -1056,11 +1057,13 @@ impl Simulator {
 /// first two lines and its packet's first line (and the lines of INT
 /// records a switch appends to or a sender reads, with `int`).
 #[inline(always)]
-fn prefetch_event(ports: &[Port], pool: &PacketPool, int: bool, port: u32, pkt: u32) {
-    if port != u32::MAX {
-        let p = ports.as_ptr().wrapping_add(port as usize);
-        prefetch(p);
-        prefetch(p.cast::<u8>().wrapping_add(64));
+fn prefetch_event(ports: &[Port], pool: &PacketPool, int: bool, Touch { port, to, pkt }: Touch) {
+    for port in [port, to] {
+        if port != u32::MAX {
+            let p = ports.as_ptr().wrapping_add(port as usize);
+            prefetch(p);
+            prefetch(p.cast::<u8>().wrapping_add(64));
+        }
     }
     if pkt != u32::MAX {
         let p = pool.slot_ptr(pkt).cast::<u8>();
