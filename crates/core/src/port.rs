@@ -84,8 +84,8 @@ pub(crate) struct Port {
 }
 
 impl Port {
-    /// A port with nothing queued, sent or paused.
-    #[allow(clippy::too_many_arguments)]
+    /// A port with nothing queued, sent or paused (rates, delay and buffer
+    /// parameters are set by the caller).
     pub fn new(node: u32, local: u16, peer: u32, peer_port: u32, is_host: bool, peer_is_switch: bool) -> Port {
         Port {
             busy_until: 0,
