@@ -11,7 +11,6 @@ use ccsim_repro::exec::{self, Outcome, Status};
 use ccsim_repro::manifest::{self, Status as ClaimStatus};
 use ccsim_repro::plan::{self, Options, Plan};
 use ccsim_repro::report;
-use ccsim_repro::verdict::Verdict;
 
 use crate::progress::ProgressLine;
 use crate::table::{wall, Table};
@@ -191,18 +190,12 @@ fn print_summary(plan: &Plan, outcomes: &[Outcome], sums: &[report::PaperSummary
         plan.runs.len(),
         if plan.full { "full" } else { "reduced" }
     );
-    let mut t =
-        Table::new(&["paper", "claims", "reproduced", "direction only", "not reproduced", "error", "not simulated"]);
+    let columns: Vec<&str> = std::iter::once("paper").chain(ccsim_repro::report::TALLY_COLUMNS).collect();
+    let mut t = Table::new(&columns);
     for s in sums {
-        t.row(vec![
-            s.paper.clone(),
-            s.claims.to_string(),
-            s.count(Verdict::Reproduced).to_string(),
-            s.count(Verdict::DirectionOnly).to_string(),
-            s.count(Verdict::NotReproduced).to_string(),
-            s.count(Verdict::Error).to_string(),
-            (s.count(Verdict::NotSimulable) + s.count(Verdict::NotAttempted)).to_string(),
-        ]);
+        let mut row = vec![s.paper.clone()];
+        row.extend(s.tally().iter().map(|x| x.to_string()));
+        t.row(row);
     }
     out!("{}", t.render());
     for s in sums {

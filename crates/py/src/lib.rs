@@ -502,7 +502,6 @@ fn reproduce_report(
     failed: std::collections::HashMap<String, String>,
 ) -> PyResult<Vec<PaperCounts>> {
     use ccsim_repro::exec::Outcome;
-    use ccsim_repro::verdict::Verdict;
     let sums = py
         .allow_threads(|| {
             let opts = repro_options(full, seeds, claims, version.clone());
@@ -523,16 +522,9 @@ fn reproduce_report(
     Ok(sums
         .iter()
         .map(|s| {
-            (
-                s.paper.clone(),
-                s.claims,
-                s.count(Verdict::Reproduced),
-                s.count(Verdict::DirectionOnly),
-                s.count(Verdict::NotReproduced),
-                s.count(Verdict::Error),
-                s.count(Verdict::NotSimulable) + s.count(Verdict::NotAttempted),
-                out.join(&s.paper).join("report.md").display().to_string(),
-            )
+            let [claims, reproduced, direction, not_reproduced, error, not_simulated] = s.tally();
+            let report = out.join(&s.paper).join("report.md").display().to_string();
+            (s.paper.clone(), claims, reproduced, direction, not_reproduced, error, not_simulated, report)
         })
         .collect())
 }

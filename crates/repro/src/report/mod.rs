@@ -36,9 +36,26 @@ pub struct PaperSummary {
     pub failed_runs: usize,
 }
 
+/// Column names of [`PaperSummary::tally`].
+pub const TALLY_COLUMNS: [&str; 6] =
+    ["claims", "reproduced", "direction only", "not reproduced", "error", "not simulated"];
+
 impl PaperSummary {
     pub fn count(&self, v: Verdict) -> usize {
         self.counts.iter().find(|c| c.0 == v).map_or(0, |c| c.1)
+    }
+
+    /// Claims, then claims per verdict as reported (`TALLY_COLUMNS`; not
+    /// simulable and not attempted together as "not simulated").
+    pub fn tally(&self) -> [usize; 6] {
+        [
+            self.claims,
+            self.count(Verdict::Reproduced),
+            self.count(Verdict::DirectionOnly),
+            self.count(Verdict::NotReproduced),
+            self.count(Verdict::Error),
+            self.count(Verdict::NotSimulable) + self.count(Verdict::NotAttempted),
+        ]
     }
 }
 
@@ -441,15 +458,8 @@ fn write_index(out: &Path, sums: &[PaperSummary], full: bool) -> Result<(), Stri
     let mut rows = Vec::new();
     let mut tot = [0usize; 7];
     for s in sums {
-        let v = [
-            s.claims,
-            s.count(Verdict::Reproduced),
-            s.count(Verdict::DirectionOnly),
-            s.count(Verdict::NotReproduced),
-            s.count(Verdict::Error),
-            s.count(Verdict::NotSimulable) + s.count(Verdict::NotAttempted),
-            s.runs,
-        ];
+        let t = s.tally();
+        let v = [t[0], t[1], t[2], t[3], t[4], t[5], s.runs];
         for (t, x) in tot.iter_mut().zip(v) {
             *t += x;
         }
@@ -461,10 +471,7 @@ fn write_index(out: &Path, sums: &[PaperSummary], full: bool) -> Result<(), Stri
     total.extend(tot.iter().map(|x| x.to_string()));
     rows.push(total);
     d.push(Block::Table(
-        ["paper", "claims", "reproduced", "direction only", "not reproduced", "error", "not simulated", "runs"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+        std::iter::once("paper").chain(TALLY_COLUMNS).chain(["runs"]).map(|s| s.to_string()).collect(),
         rows,
     ));
     let fail = |e: std::io::Error| format!("cannot write the index in {}: {e}", out.display());
