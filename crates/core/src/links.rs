@@ -61,14 +61,10 @@ impl Simulator {
         port.paused = 0;
         port.pause_out = 0;
         self.stats[p as usize].paused = 0;
-        let mut wire = Vec::new();
-        let mut h = std::mem::replace(&mut port.wire_head, u32::MAX);
-        port.wire_tail = u32::MAX;
-        while h != u32::MAX {
-            wire.push(h);
-            h = self.pool.get(h).wire_next;
-        }
         let pfc: Vec<u32> = port.pfc.drain(..).collect();
+        let wire: Vec<u32> = self.on_wire(&self.ports[p as usize]).collect();
+        let port = &mut self.ports[p as usize];
+        (port.wire_head, port.wire_tail) = (u32::MAX, u32::MAX);
         for h in pfc {
             self.stats[p as usize].qlen -= self.pool.get(h).size as u64;
             self.pool.free(h);
