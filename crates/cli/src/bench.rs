@@ -230,6 +230,7 @@ fn child(a: &BenchArgs, name: &str) -> Result<(), Fail> {
         "flows": s.flows,
         "finished": s.finished,
         "events": r.engine.events,
+        "events_by_kind": r.engine.by_kind.named().iter().map(|&(k, n)| (k.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
         "data_packets": r.engine.data_packets,
         "link_packets": r.engine.link_packets,
         "wall_secs": r.engine.wall_secs,
@@ -320,6 +321,19 @@ pub fn bench_table(rows: &[Value]) -> Table {
     t
 }
 
+/// "scenario/scheme events per data packet: arrive 11.0, tx_done 2.8, ..."
+/// (kinds that ran), or None without the counts or data packets.
+pub fn kinds_line(m: &Value) -> Option<String> {
+    let pkts = m["data_packets"].as_f64().filter(|&p| p > 0.0)?;
+    let kinds = m["events_by_kind"].as_object()?;
+    let order = ccsim_core::results::EventCounts::default().named();
+    let parts: Vec<String> = (order.iter())
+        .filter_map(|(k, _)| kinds.get(*k)?.as_f64().filter(|&n| n > 0.0).map(|n| format!("{k} {:.2}", n / pkts)))
+        .collect();
+    let name = format!("{}/{}", m["scenario"].as_str().unwrap_or("?"), m["scheme"].as_str().unwrap_or("?"));
+    Some(format!("{name} events per data packet: {}", parts.join(", ")))
+}
+
 pub fn bench(a: &BenchArgs) -> Result<(), Fail> {
     if let Some(name) = &a.child {
         return child(a, name);
@@ -401,6 +415,8 @@ pub fn bench(a: &BenchArgs) -> Result<(), Fail> {
         for r in &rows {
             if r["status"] != "ok" {
                 outln!("{}: {}", r["scenario"].as_str().unwrap_or("?"), r["status"].as_str().unwrap_or("?"));
+            } else if let Some(line) = kinds_line(r) {
+                outln!("{line}");
             }
         }
     }
@@ -487,6 +503,7 @@ mod tests {
         assert_eq!(m["events_per_sec"].as_f64(), Some(2e6));
         assert_eq!(m["wall_per_sim"].as_f64(), Some(1000.0));
         let skipped = json!({"scenario": "hpcc-ref-10ms", "scheme": "-", "status": "skipped: not found"});
+        assert_eq!(kinds_line(&m), None, "no counts");
         let t = bench_table(&[m, skipped]);
         assert_eq!(t.rows[0][0], "small-incast");
         assert_eq!(t.rows[0][3], "4,000,000");
@@ -499,5 +516,16 @@ mod tests {
         assert_eq!(t.rows[0][12], "12.5");
         assert_eq!(t.rows[1][2], "skipped: not found");
         assert!(t.render().contains("small-incast"));
+    }
+
+    #[test]
+    fn event_kinds_are_shown_per_data_packet_in_engine_order() {
+        let m = json!({
+            "scenario": "s", "scheme": "hpcc", "data_packets": 1000u64,
+            "events_by_kind": {"arrive": 11_000u64, "flow_start": 10u64, "host_wake": 500u64, "link": 0u64, "tx_done": 2_500u64}
+        });
+        let line = kinds_line(&m).unwrap();
+        assert_eq!(line, "s/hpcc events per data packet: arrive 11.00, tx_done 2.50, host_wake 0.50, flow_start 0.01");
+        assert_eq!(kinds_line(&json!({"data_packets": 0, "events_by_kind": {"arrive": 1}})), None);
     }
 }

@@ -263,7 +263,14 @@ fn bench_reports_measurements() {
     assert!(table.contains("hpcc-ref-10ms") && table.contains("skipped"), "{table}");
     let table = ok(&["bench", "--scenario", "scenarios/dumbbell-2flows.toml", "-q"]);
     assert!(table.contains("Mevents/s") && table.contains("dumbbell-2flows"), "{table}");
-    assert_eq!(table.matches("dumbbell-2flows").count(), 2, "one row per scheme: {table}");
+    assert_eq!(table.lines().filter(|l| l.starts_with("dumbbell-2flows ")).count(), 2, "one row per scheme: {table}");
+    // and per scheme, the events per data packet by kind
+    for s in ["dcqcn", "hpcc"] {
+        assert!(
+            table.contains(&format!("dumbbell-2flows/{s} events per data packet: arrive 6.00, tx_done")),
+            "{table}"
+        );
+    }
 }
 
 #[test]

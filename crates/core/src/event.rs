@@ -51,6 +51,23 @@ pub(crate) enum Ev {
     },
 }
 
+impl crate::results::EventCounts {
+    /// The counter of `ev`'s kind.
+    #[inline]
+    pub(crate) fn count(&mut self, ev: &Ev) -> &mut u64 {
+        match ev {
+            Ev::Arrive { .. } => &mut self.arrive,
+            Ev::TxDone { .. } => &mut self.tx_done,
+            Ev::HostWake { .. } => &mut self.host_wake,
+            Ev::FlowStart { .. } => &mut self.flow_start,
+            Ev::Timer { .. } => &mut self.timer,
+            Ev::Rto { .. } => &mut self.rto,
+            Ev::Sample => &mut self.sample,
+            Ev::Link { .. } => &mut self.link,
+        }
+    }
+}
+
 impl Ev {
     /// The ports and the packet this event will touch first.
     #[inline(always)]

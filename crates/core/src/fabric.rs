@@ -289,6 +289,10 @@ impl Simulator {
                     p.paused_time += now - p.cls[c].paused_since;
                     p.pause_log.push((p.cls[c].paused_since, now));
                     st.paused = p.paused;
+                    if p.is_host {
+                        let hi = self.node_index[p.node as usize] as usize;
+                        self.nic_resume(hi);
+                    }
                     self.try_send(port);
                 }
             }

@@ -21,10 +21,10 @@ impl Simulator {
         let fl = &mut self.flows[f as usize];
         fl.last_progress = now;
         let hi = self.node_index[fl.view.src as usize] as usize;
-        self.hosts[hi].active.push(f);
         self.started += 1;
         self.last_progress = now;
         self.cc_call(f, CcOp::Start);
+        self.nic_start(hi, f);
         if let Some(rto) = self.rto {
             self.events.push(now + rto, Ev::Rto { flow: f });
         }
@@ -54,6 +54,7 @@ impl Simulator {
     /// Lets the sender NIC of flow `f` look for something to send.
     pub(crate) fn kick_sender(&mut self, f: u32) {
         let hi = self.node_index[self.flows[f as usize].view.src as usize] as usize;
+        self.nic_place(hi, f);
         let p = self.hosts[hi].port;
         self.try_send(p);
     }
@@ -104,9 +105,8 @@ impl Simulator {
             let size = self.pool.get(h).size as u64;
             self.ports[port as usize].cls[0].bytes -= size;
             self.stats[port as usize].qlen -= size;
-            let more = self.ports[port as usize].has(0)
-                || !self.hosts[self.node_index[self.ports[port as usize].node as usize] as usize].active.is_empty();
-            self.transmit(port, h, more);
+            let end = self.transmit(port, h, false);
+            self.host_arm(port, end);
             return;
         }
         if self.draining {
@@ -115,48 +115,43 @@ impl Simulator {
         }
         let node = self.ports[port as usize].node;
         let hi = self.node_index[node as usize] as usize;
-        let paused = self.ports[port as usize].paused;
-        let n = self.hosts[hi].active.len();
-        let mut earliest = Time::MAX;
-        let mut chosen = None;
-        for k in 0..n {
-            let idx = (self.hosts[hi].rr + k) % n;
-            let f = self.hosts[hi].active[idx];
-            let fl = &self.flows[f as usize];
-            if paused & (1 << fl.class) != 0 || fl.snd_nxt >= fl.view.size || fl.snd_nxt - fl.snd_una >= fl.window {
-                continue;
-            }
-            if fl.next_send > now {
-                earliest = earliest.min(fl.next_send);
-                continue;
-            }
-            chosen = Some((idx, f));
-            break;
-        }
-        let Some((idx, f)) = chosen else {
-            let host = &mut self.hosts[hi];
-            if earliest != Time::MAX && earliest < host.wake_at {
-                host.wake_at = earliest;
-                self.events.push(earliest, Ev::HostWake { host: hi as u32 });
-            }
+        let Some(f) = self.nic_pick(hi) else {
+            self.host_arm(port, now);
             return;
         };
-        self.hosts[hi].rr = (idx + 1) % n;
         let h = self.make_data(f);
-        let end = now + self.wire_time(self.pool.get(h).size as u64, self.ports[port as usize].rate);
-        let fl = &self.flows[f as usize];
-        let ready_at = (fl.snd_nxt < fl.view.size && fl.snd_nxt - fl.snd_una < fl.window).then_some(fl.next_send);
-        // Schedule a TxDone only when something may be sendable when this packet ends;
-        // a lone paced flow instead wakes the NIC when its gap ends.
-        let more = n > 1 || self.ports[port as usize].has(0) || ready_at.is_some_and(|t| t <= end);
-        self.transmit(port, h, more);
-        if !more {
-            if let Some(t) = ready_at {
-                let host = &mut self.hosts[hi];
-                if t < host.wake_at {
-                    host.wake_at = t;
-                    self.events.push(t, Ev::HostWake { host: hi as u32 });
-                }
+        let end = self.transmit(port, h, false);
+        self.nic_place(hi, f);
+        self.host_arm(port, end);
+    }
+
+    /// Makes sure the NIC of host port `port`, free at `at`, looks again when
+    /// it may send: a `TxDone` at `at` if a control packet or a flow may go
+    /// then, else a `HostWake` when the first paced flow's gap ends. Nothing
+    /// when every flow waits for an ACK (which kicks the NIC itself).
+    pub(crate) fn host_arm(&mut self, port: u32, at: Time) {
+        let hi = self.node_index[self.ports[port as usize].node as usize] as usize;
+        let next = if self.ports[port as usize].has(0) || self.hosts[hi].nic.any_ready() {
+            at
+        } else if self.draining {
+            return;
+        } else {
+            self.nic_earliest(hi).max(at)
+        };
+        if next == Time::MAX {
+            return;
+        }
+        let p = &mut self.ports[port as usize];
+        if next == at && at > self.now {
+            if !p.tx_pending {
+                p.tx_pending = true;
+                self.events.push(at, Ev::TxDone { port });
+            }
+        } else {
+            let host = &mut self.hosts[hi];
+            if next < host.wake_at {
+                host.wake_at = next;
+                self.events.push(next, Ev::HostWake { host: hi as u32 });
             }
         }
     }
@@ -405,16 +400,7 @@ impl Simulator {
         fl.done = true;
         fl.fct = Some(now - fl.view.start);
         let hi = self.node_index[fl.view.src as usize] as usize;
-        let host = &mut self.hosts[hi];
-        if let Some(i) = host.active.iter().position(|&x| x == f) {
-            host.active.remove(i);
-            if host.rr > i {
-                host.rr -= 1;
-            }
-            if host.rr >= host.active.len() {
-                host.rr = 0;
-            }
-        }
+        self.nic_finish(hi, f);
         self.finished += 1;
     }
 

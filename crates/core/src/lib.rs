@@ -24,6 +24,7 @@ mod event;
 mod fabric;
 mod host;
 mod links;
+mod nic;
 mod port;
 mod routing;
 

@@ -111,6 +111,46 @@ pub struct EngineStats {
     pub data_bytes_in_flight: u64,
     /// Link events (`network.link_events`) applied during the run.
     pub link_events: u32,
+    /// The events run, by kind (they sum to `events`).
+    #[serde(default)]
+    pub by_kind: EventCounts,
+}
+
+/// Events run, by kind. A `HostWake` superseded by an earlier one is counted
+/// although it does nothing; an arrival from a failed link's wire is not.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct EventCounts {
+    /// A packet's last bit reached the next node (one per packet and hop).
+    pub arrive: u64,
+    /// A port finished a transmission with more to send.
+    pub tx_done: u64,
+    /// A host NIC's first paced flow may send.
+    pub host_wake: u64,
+    pub flow_start: u64,
+    /// Scheme timers (stale ones included).
+    pub timer: u64,
+    /// Retransmission-timeout checks.
+    pub rto: u64,
+    /// Trace samples.
+    pub sample: u64,
+    /// Link failures and repairs.
+    pub link: u64,
+}
+
+impl EventCounts {
+    /// Names and counts, in a fixed order.
+    pub fn named(&self) -> [(&'static str, u64); 8] {
+        [
+            ("arrive", self.arrive),
+            ("tx_done", self.tx_done),
+            ("host_wake", self.host_wake),
+            ("flow_start", self.flow_start),
+            ("timer", self.timer),
+            ("rto", self.rto),
+            ("sample", self.sample),
+            ("link", self.link),
+        ]
+    }
 }
 
 /// How a run ended.

@@ -6,15 +6,18 @@
 //! Events per packet: one `Arrive` per hop, plus a `TxDone` only when a port
 //! has more to send after a transmission (an idle port starts the next packet
 //! directly from the arrival), so a packet crossing idle ports costs one event
-//! per hop.
+//! per hop. A host NIC looks again only when something may be sendable: a
+//! `TxDone` when its transmission ends with a packet or flow waiting, or a
+//! `HostWake` when the first paced flow's gap ends (`host.rs`, `nic.rs`).
 
 use crate::cc::{FlowView, ReceiverCc, Scheme, SenderCc, SwitchCc, TIMER_SLOTS};
 use crate::config::{EcnMode, IntEncoding, NetConfig, Routing as RoutingMode};
 use crate::event::{Ev, EventQueue, Touch};
 use crate::flow::FlowSpec;
+use crate::nic::{NicFlows, NicSlot};
 use crate::packet::{Packet, PacketPool};
 pub(crate) use crate::port::Port;
-use crate::results::{EngineStats, FlowResult, PortRef, PortResult, RunResult, RunStatus};
+use crate::results::{EngineStats, EventCounts, FlowResult, PortRef, PortResult, RunResult, RunStatus};
 use crate::rng::{mix64, Rng};
 use crate::routing::Routing;
 use crate::time::{ser_time, Time, US};
@@ -128,9 +131,8 @@ pub(crate) struct Switch {
 
 pub(crate) struct Host {
     pub port: u32,
-    /// Flows of this host that have started and are not complete (sender side).
-    pub active: Vec<u32>,
-    pub rr: usize,
+    /// Flows this host sends: started, not complete (see `nic.rs`).
+    pub nic: NicFlows,
     /// Time of the pending `HostWake`, or `Time::MAX`.
     pub wake_at: Time,
     /// Flows being received (first packet seen, last byte not yet).
@@ -190,6 +192,8 @@ pub struct Simulator {
     pub(crate) switches: Vec<Switch>,
     pub(crate) hosts: Vec<Host>,
     pub(crate) flows: Vec<Flow>,
+    /// Each flow's place at its sender's NIC (see `nic.rs`).
+    pub(crate) nic_slots: Vec<NicSlot>,
     pub(crate) routing: Routing,
     pub(crate) rng: Rng,
     pub(crate) int_on: bool,
@@ -239,6 +243,7 @@ pub struct Simulator {
     stop_at: Option<Time>,
     scheme_name: String,
     events_run: u64,
+    events_by_kind: EventCounts,
 }
 
 fn find_port(node_ports: &[Vec<(u32, u32)>], r: PortRef) -> Result<u32, String> {
@@ -412,7 +417,7 @@ impl Simulator {
                 }
                 NodeKind::Host => {
                     node_index[node as usize] = hosts.len() as u32;
-                    hosts.push(Host { port: start, active: Vec::new(), rr: 0, wake_at: Time::MAX, rx_active: 0 });
+                    hosts.push(Host { port: start, nic: NicFlows::default(), wake_at: Time::MAX, rx_active: 0 });
                 }
             }
         }
@@ -630,6 +635,7 @@ impl Simulator {
             node_index,
             switches,
             hosts,
+            nic_slots: vec![NicSlot::default(); fl.len()],
             flows: fl,
             routing,
             rng,
@@ -665,6 +671,7 @@ impl Simulator {
             stop_at: opts.stop_at,
             scheme_name: scheme.name().to_string(),
             events_run: 0,
+            events_by_kind: EventCounts::default(),
         })
     }
 
@@ -676,6 +683,7 @@ impl Simulator {
         let total = self.flows.len();
         let mut next_report: u64 = 1 << 20;
         let mut events: u64 = 0;
+        let mut by_kind = EventCounts::default();
         while self.finished < total {
             let Some((t, ev)) = self.events.pop() else {
                 // nothing left to happen, yet flows remain
@@ -716,12 +724,14 @@ impl Simulator {
                     self.try_send(port);
                 }
                 Ev::HostWake { host } => {
+                    // (a wake superseded by an earlier one does nothing: that
+                    // one re-armed the NIC)
                     let h = &mut self.hosts[host as usize];
                     if h.wake_at == t {
                         h.wake_at = Time::MAX;
+                        let p = h.port;
+                        self.try_send(p);
                     }
-                    let p = h.port;
-                    self.try_send(p);
                 }
                 Ev::FlowStart { flow } => self.flow_start(flow),
                 Ev::Timer { flow, slot, gen } => {
@@ -738,6 +748,7 @@ impl Simulator {
                 }
             }
             events += 1;
+            *by_kind.count(&ev) += 1;
             if events & 4095 == 0 && self.interrupt.is_set() {
                 status = RunStatus::Interrupted { at: self.now };
                 break;
@@ -777,6 +788,7 @@ impl Simulator {
             _ => wall_secs,
         };
         self.events_run = events;
+        self.events_by_kind = by_kind;
         let mut r = self.results(status, wall_secs);
         r.engine.cpu_secs = cpu_secs;
         if self.check {
@@ -866,6 +878,7 @@ impl Simulator {
             flow_traces,
             engine: EngineStats {
                 events: self.events_run,
+                by_kind: self.events_by_kind,
                 data_packets: self.data_packets,
                 link_packets: self.link_packets,
                 sim_end: self.now,
@@ -972,7 +985,10 @@ impl Simulator {
             return;
         }
         if p.busy_until > self.now {
-            if !p.tx_pending {
+            if p.is_host {
+                let t = p.busy_until;
+                self.host_arm(port, t);
+            } else if !p.tx_pending {
                 p.tx_pending = true;
                 let t = p.busy_until;
                 self.events.push(t, Ev::TxDone { port });
@@ -991,7 +1007,8 @@ impl Simulator {
 
     /// Puts packet `h` on the wire of `port` now; `more` = the port has more
     /// queued, so a `TxDone` is scheduled for the end of this transmission.
-    pub(crate) fn transmit(&mut self, port: u32, h: u32, more: bool) {
+    /// Returns that end.
+    pub(crate) fn transmit(&mut self, port: u32, h: u32, more: bool) -> Time {
         let now = self.now;
         let pkt = self.pool.get(h);
         let size = pkt.size as u64;
@@ -1023,6 +1040,7 @@ impl Simulator {
             t.wire_next = h;
             t.wire_next_at = arrive;
         }
+        end
     }
 
     /// Time to serialize `bytes` at `rate_bps` (also a pacing gap):
