@@ -17,7 +17,7 @@ use crate::config::{EcnMode, Routing as RoutingMode};
 use crate::event::Ev;
 use crate::packet::{IntHop, Packet, PktKind};
 use crate::rng::mix64;
-use crate::sim::{Simulator, NC};
+use crate::sim::{prefetch, Simulator, NC};
 
 impl Simulator {
     /// A packet arrived at a switch through global port `in_port`.
@@ -317,6 +317,11 @@ impl Simulator {
         let Some(c) = self.pick_class(port) else { return };
         let now = self.now;
         let h = self.ports[port as usize].pop(c).unwrap();
+        // the packet after it is likely the next to go: load it while this
+        // one is serialized (the queue's buffer line is in cache now)
+        if let Some(n) = self.ports[port as usize].head(c) {
+            prefetch(self.pool.slot_ptr(n));
+        }
         let size = self.pool.get(h).size as u64;
         {
             let p = &mut self.ports[port as usize];

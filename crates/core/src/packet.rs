@@ -50,9 +50,10 @@ pub struct IntHop {
 
 /// Field order is fixed (`repr(C)`) so that everything the fabric reads at
 /// every hop sits in the first 64-byte cache line (checked below); the
-/// hosts' fields, the schemes' and the INT records come after.
+/// hosts' fields, the schemes' and the INT records come after. Packets are
+/// aligned to cache lines, so that line is one line (and one prefetch).
 #[derive(Clone, Debug, Default)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub struct Packet {
     pub kind: PktKind,
     /// Scheme-defined subtype for `Ctrl` packets.
@@ -167,6 +168,7 @@ impl Packet {
 #[allow(dead_code)]
 fn _assert_layout() {
     const _: () = assert!(std::mem::offset_of!(Packet, wire_next_at) + 8 == 64);
+    const _: () = assert!(std::mem::align_of::<Packet>() == 64);
 }
 
 /// Pool of packets addressed by `u32` handles.

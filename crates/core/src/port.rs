@@ -141,6 +141,12 @@ impl Port {
         Some(h)
     }
 
+    /// The packet at the head of class `c`, if any.
+    #[inline]
+    pub fn head(&self, c: usize) -> Option<u32> {
+        self.cls[c].q.front().copied()
+    }
+
     /// Class `c` has a packet queued.
     #[inline]
     pub fn has(&self, c: usize) -> bool {

@@ -1050,7 +1050,11 @@ impl Simulator {
         if self.quantum == 0 {
             ser_time(bytes, rate_bps)
         } else {
-            let exact = (bytes as u128 * 8 * crate::time::SEC as u128 / rate_bps as u128) as Time;
+            let exact = if bytes <= u64::MAX / (8 * crate::time::SEC) {
+                bytes * 8 * crate::time::SEC / rate_bps
+            } else {
+                (bytes as u128 * 8 * crate::time::SEC as u128 / rate_bps as u128) as Time
+            };
             exact - exact % self.quantum
         }
     }
