@@ -326,9 +326,8 @@ pub fn bench_table(rows: &[Value]) -> Table {
 pub fn kinds_line(m: &Value) -> Option<String> {
     let pkts = m["data_packets"].as_f64().filter(|&p| p > 0.0)?;
     let kinds = m["events_by_kind"].as_object()?;
-    let order = ccsim_core::results::EventCounts::default().named();
-    let parts: Vec<String> = (order.iter())
-        .filter_map(|(k, _)| kinds.get(*k)?.as_f64().filter(|&n| n > 0.0).map(|n| format!("{k} {:.2}", n / pkts)))
+    let parts: Vec<String> = (ccsim_core::results::EventCounts::NAMES.iter())
+        .filter_map(|k| kinds.get(*k)?.as_f64().filter(|&n| n > 0.0).map(|n| format!("{k} {:.2}", n / pkts)))
         .collect();
     let name = format!("{}/{}", m["scenario"].as_str().unwrap_or("?"), m["scheme"].as_str().unwrap_or("?"));
     Some(format!("{name} events per data packet: {}", parts.join(", ")))

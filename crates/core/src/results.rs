@@ -138,18 +138,15 @@ pub struct EventCounts {
 }
 
 impl EventCounts {
+    /// The kinds' names, in the order of [`EventCounts::named`].
+    pub const NAMES: [&'static str; 8] =
+        ["arrive", "tx_done", "host_wake", "flow_start", "timer", "rto", "sample", "link"];
+
     /// Names and counts, in a fixed order.
     pub fn named(&self) -> [(&'static str, u64); 8] {
-        [
-            ("arrive", self.arrive),
-            ("tx_done", self.tx_done),
-            ("host_wake", self.host_wake),
-            ("flow_start", self.flow_start),
-            ("timer", self.timer),
-            ("rto", self.rto),
-            ("sample", self.sample),
-            ("link", self.link),
-        ]
+        let n =
+            [self.arrive, self.tx_done, self.host_wake, self.flow_start, self.timer, self.rto, self.sample, self.link];
+        std::array::from_fn(|i| (Self::NAMES[i], n[i]))
     }
 }
 

@@ -1050,11 +1050,7 @@ impl Simulator {
         if self.quantum == 0 {
             ser_time(bytes, rate_bps)
         } else {
-            let exact = if bytes <= u64::MAX / (8 * crate::time::SEC) {
-                bytes * 8 * crate::time::SEC / rate_bps
-            } else {
-                (bytes as u128 * 8 * crate::time::SEC as u128 / rate_bps as u128) as Time
-            };
+            let exact = crate::time::ser_time_floor(bytes, rate_bps);
             exact - exact % self.quantum
         }
     }
