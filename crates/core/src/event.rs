@@ -251,9 +251,15 @@ impl EventQueue {
         let bucket = &mut self.near[(b & (NEAR - 1)) as usize];
         if b == self.cur && self.sorted {
             // descending; e is the latest inserted, so it goes before (pops
-            // after) the events of its own time
-            let at = bucket.partition_point(|x| x.time > e.time);
-            bucket.insert(at, e);
+            // after) the events of its own time. Shifted in from the end (a
+            // few slots: the bucket is short) rather than a call to memmove.
+            bucket.push(e);
+            let mut j = bucket.len() - 1;
+            while j > 0 && bucket[j - 1].time <= e.time {
+                bucket[j] = bucket[j - 1];
+                j -= 1;
+            }
+            bucket[j] = e;
         } else {
             bucket.push(e);
         }

@@ -125,7 +125,7 @@ impl Simulator {
         let p = &mut self.ports[out as usize];
         // routes and path retracing never pick a port whose link is down
         debug_assert!(!p.down, "packet queued at egress {}:{} whose link is down", p.node, p.peer);
-        p.push(class, h, size);
+        p.push(class, h, size, &mut self.pool);
         let s = &mut self.stats[out as usize];
         s.qlen += size;
         if s.qlen > p.max_qlen {
@@ -249,7 +249,7 @@ impl Simulator {
         // PFC frames go out before any other packet, in the order they were
         // decided: a RESUME must never overtake the PAUSE before it (or the
         // upstream would end paused when we think it runs, or the reverse)
-        port.pfc.push_back(h);
+        port.pfc.push(h, &mut self.pool);
         self.stats[p as usize].qlen += size;
         if kind == PktKind::Pause {
             port.pause_sent += 1;
@@ -277,9 +277,11 @@ impl Simulator {
                 st.paused = p.paused;
                 if !p.is_host && c < NC {
                     // every packet queued behind this PAUSE waits (RunResult::hol_pkts)
-                    for i in 0..p.cls[c].q.len() {
-                        let q = p.cls[c].q[i];
-                        self.pool.get_mut(q).paused = true;
+                    let mut q = p.cls[c].q.head;
+                    while q != u32::MAX {
+                        let pkt = self.pool.get_mut(q);
+                        pkt.paused = true;
+                        q = pkt.next;
                     }
                 }
             }
@@ -307,7 +309,7 @@ impl Simulator {
 
     /// Idle switch port: dequeue by strict priority, mark ECN, stamp INT, transmit.
     pub(crate) fn switch_send(&mut self, port: u32) {
-        if let Some(h) = self.ports[port as usize].pfc.pop_front() {
+        if let Some(h) = self.ports[port as usize].pfc.pop(&self.pool) {
             let size = self.pool.get(h).size as u64;
             self.stats[port as usize].qlen -= size;
             let more = !self.ports[port as usize].pfc.is_empty() || self.pick_class(port).is_some();
@@ -316,7 +318,7 @@ impl Simulator {
         }
         let Some(c) = self.pick_class(port) else { return };
         let now = self.now;
-        let h = self.ports[port as usize].pop(c).unwrap();
+        let h = self.ports[port as usize].pop(c, &self.pool).unwrap();
         // the packet after it is likely the next to go: load it while this
         // one is serialized (the queue's buffer line is in cache now)
         if let Some(n) = self.ports[port as usize].head(c) {
@@ -412,7 +414,7 @@ impl Simulator {
         let reserve = self.net.reserve.0;
         for (i, p) in self.ports.iter().enumerate() {
             for (c, q) in p.cls.iter().enumerate() {
-                if p.has(c) == q.q.is_empty() {
+                if p.has(c) == q.q.is_empty() || q.q.is_empty() != (q.q.tail == u32::MAX) {
                     return Err(format!("port {i} class {c}: the non-empty mask disagrees with the queue"));
                 }
             }
@@ -422,7 +424,7 @@ impl Simulator {
             let mut held = vec![[0u64; NC]; b - a];
             for p in &self.ports[a..b] {
                 for (c, q) in p.cls.iter().enumerate() {
-                    for &h in &q.q {
+                    for h in q.q.iter(&self.pool) {
                         let pkt = self.pool.get(h);
                         if c != 0 && pkt.ingress != u32::MAX {
                             let i = pkt.ingress as usize;
@@ -481,7 +483,7 @@ impl Simulator {
                 let sw = &self.switches[self.node_index[at.node as usize] as usize];
                 for f in sw.port_start..sw.port_end {
                     let q = &self.ports[f as usize];
-                    let holds = q.cls[c as usize].q.iter().any(|&h| self.pool.get(h).ingress == ingress);
+                    let holds = q.cls[c as usize].q.iter(&self.pool).any(|h| self.pool.get(h).ingress == ingress);
                     if holds && q.paused & (1 << c) != 0 {
                         next.entry((e as u32, c)).or_default().push((f, c));
                     }

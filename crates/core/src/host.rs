@@ -101,7 +101,7 @@ impl Simulator {
     /// Idle host NIC: a control packet if any, else the next eligible flow.
     pub(crate) fn host_send(&mut self, port: u32) {
         let now = self.now;
-        if let Some(h) = self.ports[port as usize].pop(0) {
+        if let Some(h) = self.ports[port as usize].pop(0, &self.pool) {
             let size = self.pool.get(h).size as u64;
             self.ports[port as usize].cls[0].bytes -= size;
             self.stats[port as usize].qlen -= size;
@@ -355,7 +355,7 @@ impl Simulator {
     fn queue_ctrl(&mut self, port: u32, h: u32) {
         let size = self.pool.get(h).size as u64;
         let p = &mut self.ports[port as usize];
-        p.push(0, h, size);
+        p.push(0, h, size, &mut self.pool);
         self.stats[port as usize].qlen += size;
         self.try_send(port);
     }

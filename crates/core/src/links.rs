@@ -8,7 +8,7 @@
 //! transport recovers the lost packets (NACK on the next gap, or the RTO,
 //! which is on by default when a scenario has link events).
 
-use crate::packet::PktKind;
+use crate::packet::{Fifo, PktKind};
 use crate::port::Port;
 use crate::routing::Routing;
 use crate::sim::{up_ports, Simulator, NC};
@@ -61,10 +61,10 @@ impl Simulator {
         port.paused = 0;
         port.pause_out = 0;
         self.stats[p as usize].paused = 0;
-        let pfc: Vec<u32> = port.pfc.drain(..).collect();
+        let pfc: Vec<u32> = port.pfc.iter(&self.pool).collect();
         let wire: Vec<u32> = self.on_wire(&self.ports[p as usize]).collect();
         let port = &mut self.ports[p as usize];
-        (port.wire_head, port.wire_tail) = (u32::MAX, u32::MAX);
+        (port.pfc, port.wire) = (Fifo::EMPTY, Fifo::EMPTY);
         for h in pfc {
             self.stats[p as usize].qlen -= self.pool.get(h).size as u64;
             self.pool.free(h);
@@ -75,7 +75,7 @@ impl Simulator {
         let is_switch = !self.ports[p as usize].is_host;
         let si = self.node_index[self.ports[p as usize].node as usize] as usize;
         for c in 0..NC {
-            while let Some(h) = self.ports[p as usize].pop(c) {
+            while let Some(h) = self.ports[p as usize].pop(c, &self.pool) {
                 let size = self.pool.get(h).size as u64;
                 self.ports[p as usize].cls[c].bytes -= size;
                 self.stats[p as usize].qlen -= size;
@@ -102,18 +102,14 @@ impl Simulator {
 
     /// The packets on `port`'s wire, first to last.
     pub(crate) fn on_wire<'a>(&'a self, port: &Port) -> impl Iterator<Item = u32> + 'a {
-        let first = port.wire_head;
-        std::iter::successors((first != u32::MAX).then_some(first), move |&h| {
-            let n = self.pool.get(h).wire_next;
-            (n != u32::MAX).then_some(n)
-        })
+        port.wire.iter(&self.pool)
     }
 
     /// Data payload bytes queued at an egress or on a wire now.
     pub(crate) fn data_in_flight(&self) -> u64 {
         let mut b = 0;
         for port in &self.ports {
-            for h in port.queued().chain(self.on_wire(port)) {
+            for h in port.queued(&self.pool).chain(self.on_wire(port)) {
                 let pkt = self.pool.get(h);
                 if pkt.kind == PktKind::Data {
                     b += pkt.payload as u64;

@@ -83,15 +83,15 @@ pub struct Packet {
     pub payload: u32,
     /// Global id of the port the packet entered the current switch by (set by the core).
     pub ingress: u32,
-    /// Set by the core while the packet is on a wire: the packet sent on
-    /// the same wire after it (`u32::MAX`: none yet)...
+    /// Set by the core: the packet behind this one in the FIFO that holds
+    /// it, an egress class queue or a wire (`u32::MAX`: none yet)...
     #[doc(hidden)]
-    pub wire_next: u32,
+    pub next: u32,
     /// Entropy for ECMP (per flow; per packet under spraying).
     pub hash: u64,
     /// Data: offset of the first payload byte. Ack/Nack: next byte expected.
     pub seq: u64,
-    /// ... and when that one reaches the end of the wire.
+    /// ... and, on a wire, when that one reaches the end of the wire.
     #[doc(hidden)]
     pub wire_next_at: Time,
     /// Data: time the sender put it on the wire. Ack: echo of that time.
@@ -130,7 +130,7 @@ impl Packet {
             size,
             payload,
             ingress,
-            wire_next,
+            next,
             hash,
             seq,
             wire_next_at,
@@ -142,8 +142,8 @@ impl Packet {
             (src.kind, src.sub, src.class, src.ce, src.ecn_echo, src.hops, src.n_int, src.paused);
         (*flow, *from, *dst, *size, *payload, *ingress) =
             (src.flow, src.src, src.dst, src.size, src.payload, src.ingress);
-        (*wire_next, *hash, *seq, *wire_next_at, *ts, *aux) =
-            (src.wire_next, src.hash, src.seq, src.wire_next_at, src.ts, src.aux);
+        (*next, *hash, *seq, *wire_next_at, *ts, *aux) =
+            (src.next, src.hash, src.seq, src.wire_next_at, src.ts, src.aux);
         int[..n].copy_from_slice(&src.int[..n]);
     }
 
@@ -169,6 +169,76 @@ impl Packet {
 fn _assert_layout() {
     const _: () = assert!(std::mem::offset_of!(Packet, wire_next_at) + 8 == 64);
     const _: () = assert!(std::mem::align_of::<Packet>() == 64);
+}
+
+/// A FIFO of pool packets linked through [`Packet::next`]: an egress class
+/// queue, a port's PFC frames, a wire. Eight bytes where the packets are
+/// owned; queueing writes the packet and the one before it, dequeueing reads
+/// the packet taken, so a FIFO touches no memory of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub(crate) struct Fifo {
+    /// The first packet and the last (`u32::MAX`: none).
+    pub head: u32,
+    pub tail: u32,
+}
+
+impl Default for Fifo {
+    fn default() -> Self {
+        Fifo::EMPTY
+    }
+}
+
+impl Fifo {
+    pub const EMPTY: Fifo = Fifo { head: u32::MAX, tail: u32::MAX };
+
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.head == u32::MAX
+    }
+
+    /// Appends `h`; returns the packet it now follows (`u32::MAX`: the FIFO was empty).
+    #[inline(always)]
+    pub fn push(&mut self, h: u32, pool: &mut PacketPool) -> u32 {
+        pool.get_mut(h).next = u32::MAX;
+        let before = self.tail;
+        if before == u32::MAX {
+            self.head = h;
+        } else {
+            pool.get_mut(before).next = h;
+        }
+        self.tail = h;
+        before
+    }
+
+    /// Takes the first packet.
+    #[inline(always)]
+    pub fn pop(&mut self, pool: &PacketPool) -> Option<u32> {
+        let h = self.head;
+        if h == u32::MAX {
+            return None;
+        }
+        self.head = pool.get(h).next;
+        if self.head == u32::MAX {
+            self.tail = u32::MAX;
+        }
+        Some(h)
+    }
+
+    /// The first packet, if any.
+    #[inline(always)]
+    pub fn first(&self) -> Option<u32> {
+        (self.head != u32::MAX).then_some(self.head)
+    }
+
+    /// The packets, first to last.
+    pub fn iter<'a>(&self, pool: &'a PacketPool) -> impl Iterator<Item = u32> + 'a {
+        let first = self.head;
+        std::iter::successors((first != u32::MAX).then_some(first), move |&h| {
+            let n = pool.get(h).next;
+            (n != u32::MAX).then_some(n)
+        })
+    }
 }
 
 /// Pool of packets addressed by `u32` handles.
@@ -218,5 +288,36 @@ impl PacketPool {
     }
     pub fn peak(&self) -> u32 {
         self.peak
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two FIFOs sharing a pool keep their own order; a packet popped from
+    /// one and pushed to another is linked there only; `push` names the
+    /// packet the new one follows.
+    #[test]
+    fn fifos_linked_through_packets_keep_order() {
+        let mut pool = PacketPool::default();
+        let hs: Vec<u32> = (0..6).map(|i| pool.alloc(Packet { seq: i, ..Default::default() })).collect();
+        let (mut a, mut b) = (Fifo::EMPTY, Fifo::EMPTY);
+        assert_eq!(a.push(hs[0], &mut pool), u32::MAX);
+        assert_eq!(a.push(hs[1], &mut pool), hs[0]);
+        assert_eq!(b.push(hs[2], &mut pool), u32::MAX);
+        a.push(hs[3], &mut pool);
+        b.push(hs[4], &mut pool);
+        assert_eq!(a.iter(&pool).collect::<Vec<_>>(), [hs[0], hs[1], hs[3]]);
+        assert_eq!(b.iter(&pool).collect::<Vec<_>>(), [hs[2], hs[4]]);
+        let first = a.pop(&pool).unwrap();
+        assert_eq!(first, hs[0]);
+        b.push(first, &mut pool);
+        assert_eq!(a.iter(&pool).collect::<Vec<_>>(), [hs[1], hs[3]]);
+        assert_eq!(b.iter(&pool).collect::<Vec<_>>(), [hs[2], hs[4], hs[0]]);
+        while a.pop(&pool).is_some() {}
+        assert!(a.is_empty() && a == Fifo::EMPTY, "an emptied FIFO forgets its tail");
+        assert_eq!(a.push(hs[5], &mut pool), u32::MAX);
+        assert_eq!(a.first(), Some(hs[5]));
     }
 }

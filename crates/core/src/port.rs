@@ -6,17 +6,21 @@
 //! line of its class, so those are 64-byte lines of their own (`repr(C)`,
 //! hot fields first) and everything a class needs (queue, queued bytes,
 //! ingress accounting, pause start) shares one line.
+//!
+//! Class queues, PFC frames and the wire are [`Fifo`]s linked through their
+//! packets: queueing writes the packet being queued and the one before it,
+//! dequeueing reads the packet being sent, where a ring buffer of handles
+//! touched a line of its own per push and per pop.
 
+use crate::packet::{Fifo, PacketPool};
 use crate::sim::NC;
 use crate::time::Time;
-use std::collections::VecDeque;
 
 /// The state of one (port, class): exactly one cache line.
-#[derive(Default)]
 #[repr(C, align(64))]
 pub(crate) struct ClassQ {
     /// Packets queued at this egress in this class, in order.
-    pub q: VecDeque<u32>,
+    pub q: Fifo,
     /// Bytes of `q`.
     pub bytes: u64,
     /// Ingress (MMU) accounting of packets of this class that arrived
@@ -28,6 +32,12 @@ pub(crate) struct ClassQ {
     pub paused_since: Time,
 }
 
+impl Default for ClassQ {
+    fn default() -> Self {
+        ClassQ { q: Fifo::EMPTY, bytes: 0, ing_bytes: 0, hdrm_bytes: 0, paused_since: 0 }
+    }
+}
+
 #[repr(C)]
 pub(crate) struct Port {
     // line 1: what putting a packet on the wire, taking it off and
@@ -35,19 +45,21 @@ pub(crate) struct Port {
     pub busy_until: Time,
     pub rate: u64,
     pub delay: Time,
-    /// Packets on the wire towards the peer, a FIFO: the first and the last
-    /// (`u32::MAX`: none), linked through `Packet::wire_next`. Only the
-    /// first has an `Arrive` event in the queue.
-    pub wire_head: u32,
-    pub wire_tail: u32,
+    /// Packets on the wire towards the peer, in order. Only the first has
+    /// an `Arrive` event in the queue.
+    pub wire: Fifo,
+    /// PFC PAUSE/RESUME frames waiting to go out, in decision order, ahead of every class.
+    pub pfc: Fifo,
     /// Bumped when the wire is emptied by a link failure; `Arrive` events of
     /// an older generation are stale.
     pub wire_gen: u16,
+    /// Index of this port within its node.
+    pub local: u16,
     /// Global id of the peer's port on the same link.
     pub peer_port: u32,
     pub node: u32,
-    /// Index of this port within its node.
-    pub local: u16,
+    /// The node at the other end.
+    pub peer: u32,
     pub is_host: bool,
     pub peer_is_switch: bool,
     /// The link is down (`network.link_events`): nothing is sent or received.
@@ -58,10 +70,8 @@ pub(crate) struct Port {
     pub paused: u8,
     /// Classes for which we have sent PAUSE to the peer.
     pub pause_out: u8,
-    /// Classes with a packet queued (bit c = `cls[c].q` is not empty).
+    /// Classes with a packet queued (bit c = `cls[c]` is not empty).
     pub nonempty: u8,
-    /// The node at the other end.
-    pub peer: u32,
     // line 2: buffer and marking parameters
     pub headroom: u64,
     /// Dynamic-threshold alpha in 1/1024 units.
@@ -70,9 +80,7 @@ pub(crate) struct Port {
     pub kmax: u64,
     pub max_qlen: u64,
     pub tx_data_bytes: u64,
-    // cold: PFC frames, counters
-    /// PFC PAUSE/RESUME frames waiting to go out, in decision order, ahead of every class.
-    pub pfc: VecDeque<u32>,
+    // cold: counters
     pub pause_sent: u64,
     pub paused_time: Time,
     /// Closed paused intervals (start, end) of any class, in order of ending.
@@ -91,8 +99,8 @@ impl Port {
             busy_until: 0,
             rate: 0,
             delay: 0,
-            wire_head: u32::MAX,
-            wire_tail: u32::MAX,
+            wire: Fifo::EMPTY,
+            pfc: Fifo::EMPTY,
             wire_gen: 0,
             peer_port,
             node,
@@ -110,7 +118,6 @@ impl Port {
             kmax: 0,
             max_qlen: 0,
             tx_data_bytes: 0,
-            pfc: VecDeque::new(),
             peer,
             pause_sent: 0,
             paused_time: 0,
@@ -123,18 +130,18 @@ impl Port {
 
     /// Queues packet `h` of `size` bytes in class `c`.
     #[inline]
-    pub fn push(&mut self, c: usize, h: u32, size: u64) {
+    pub fn push(&mut self, c: usize, h: u32, size: u64, pool: &mut PacketPool) {
         let q = &mut self.cls[c];
-        q.q.push_back(h);
+        q.q.push(h, pool);
         q.bytes += size;
         self.nonempty |= 1 << c;
     }
 
     /// Takes the head of class `c` (the caller subtracts its bytes).
     #[inline]
-    pub fn pop(&mut self, c: usize) -> Option<u32> {
+    pub fn pop(&mut self, c: usize, pool: &PacketPool) -> Option<u32> {
         let q = &mut self.cls[c];
-        let h = q.q.pop_front()?;
+        let h = q.q.pop(pool)?;
         if q.q.is_empty() {
             self.nonempty &= !(1 << c);
         }
@@ -144,7 +151,7 @@ impl Port {
     /// The packet at the head of class `c`, if any.
     #[inline]
     pub fn head(&self, c: usize) -> Option<u32> {
-        self.cls[c].q.front().copied()
+        self.cls[c].q.first()
     }
 
     /// Class `c` has a packet queued.
@@ -161,8 +168,8 @@ impl Port {
     }
 
     /// Every queued packet, class by class.
-    pub fn queued(&self) -> impl Iterator<Item = u32> + '_ {
-        self.cls.iter().flat_map(|c| c.q.iter().copied())
+    pub fn queued<'a>(&'a self, pool: &'a PacketPool) -> impl Iterator<Item = u32> + 'a {
+        self.cls.iter().flat_map(move |c| c.q.iter(pool))
     }
 }
 
@@ -170,4 +177,5 @@ impl Port {
 fn _assert_layout() {
     const _: () = assert!(std::mem::size_of::<ClassQ>() == 64);
     const _: () = assert!(std::mem::offset_of!(Port, headroom) == 64);
+    const _: () = assert!(std::mem::offset_of!(Port, nonempty) < 64);
 }

@@ -944,16 +944,11 @@ impl Simulator {
         if gen != p.wire_gen {
             return false;
         }
-        let h = p.wire_head;
-        debug_assert!(h != u32::MAX, "arrival on an empty wire");
-        let pkt = self.pool.get(h);
-        let next = pkt.wire_next;
-        p.wire_head = next;
-        if next == u32::MAX {
-            p.wire_tail = u32::MAX;
-        } else {
+        let h = p.wire.pop(&self.pool).expect("an Arrive event of the current generation has its packet on the wire");
+        let next = p.wire.head;
+        if next != u32::MAX {
             let to = p.peer_port;
-            self.events.push(pkt.wire_next_at, Ev::Arrive { port, to, gen, pkt: next });
+            self.events.push(self.pool.get(h).wire_next_at, Ev::Arrive { port, to, gen, pkt: next });
         }
         let to = p.peer_port;
         self.arrive(to, h);
@@ -997,7 +992,7 @@ impl Simulator {
         }
         // a packet sent now is linked behind the wire's last one: load that
         // while the packet is chosen
-        prefetch(self.pool.slot_ptr(p.wire_tail));
+        prefetch(self.pool.slot_ptr(p.wire.tail));
         if p.is_host {
             self.host_send(port);
         } else {
@@ -1028,17 +1023,12 @@ impl Simulator {
         }
         self.stats[port as usize].tx_bytes += size;
         self.link_packets += 1;
-        let tail = p.wire_tail;
-        p.wire_tail = h;
-        self.pool.get_mut(h).wire_next = u32::MAX;
-        if tail == u32::MAX {
-            p.wire_head = h;
+        let before = p.wire.push(h, &mut self.pool);
+        if before == u32::MAX {
             let (gen, to) = (p.wire_gen, p.peer_port);
             self.events.push(arrive, Ev::Arrive { port, to, gen, pkt: h });
         } else {
-            let t = self.pool.get_mut(tail);
-            t.wire_next = h;
-            t.wire_next_at = arrive;
+            self.pool.get_mut(before).wire_next_at = arrive;
         }
         end
     }
