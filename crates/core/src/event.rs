@@ -192,8 +192,6 @@ pub(crate) struct EventQueue {
     seq: u64,
     /// See [`EventQueue::next_hint`].
     hint: Touch,
-    /// The wheel has just reached a new bucket ([`EventQueue::take_batch`]).
-    batch: bool,
 }
 
 impl Default for EventQueue {
@@ -218,7 +216,6 @@ impl EventQueue {
             overflow: BinaryHeap::new(),
             seq: 0,
             hint: Touch::NONE,
-            batch: false,
         }
     }
 
@@ -308,7 +305,6 @@ impl EventQueue {
                 if !self.sorted {
                     sort_descending(bucket);
                     self.sorted = true;
-                    self.batch = true;
                 }
                 return true;
             }
@@ -346,17 +342,6 @@ impl EventQueue {
         };
         self.in_near -= 1;
         Some((e.time, e.ev))
-    }
-
-    /// Once per bucket, when the wheel has just reached it: what the events
-    /// of the bucket after it (in this window) touch first, so the caller can
-    /// prefetch them a bucket ahead.
-    #[inline(always)]
-    pub fn take_batch(&mut self) -> Option<impl Iterator<Item = Touch> + '_> {
-        if !std::mem::take(&mut self.batch) || (self.cur + 1) & (NEAR - 1) == 0 {
-            return None;
-        }
-        Some(self.near[((self.cur + 1) & (NEAR - 1)) as usize].iter().map(|e| e.ev.touches()))
     }
 
     /// What the event likely to pop next touches first ([`Ev::touches`]; a

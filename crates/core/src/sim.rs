@@ -708,11 +708,6 @@ impl Simulator {
             debug_assert!(t >= self.now);
             self.now = t;
             self.prefetch(self.events.next_hint());
-            if let Some(batch) = self.events.take_batch() {
-                for t in batch {
-                    prefetch_event(&self.ports, &self.pool, self.int_on || self.int_on_acks, t);
-                }
-            }
             match ev {
                 Ev::Arrive { port, gen, .. } => {
                     if !self.arrival(port, gen) {
