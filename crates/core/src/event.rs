@@ -128,21 +128,53 @@ struct Slot {
     ev: Ev,
 }
 
-/// Sorts a bucket into descending (time, insertion order): an insertion sort
-/// (buckets hold a few events) that keeps equal times in reverse insertion
-/// order, so popping from the end gives the earliest-inserted first.
+/// Sorts bucket `b` (in insertion order) into descending (time, insertion
+/// order), so popping from the end gives the earliest time, earliest
+/// inserted first; `spare` (swapped with `b`) and `keys` are scratch space.
+///
+/// Each event gets a distinct key, (time within the bucket, position),
+/// whose descending rank is where it goes. Up to 16 events (most buckets),
+/// the ranks come from comparing every key with every other: no branch
+/// depends on the data, where an insertion sort of these buckets, whose
+/// times arrive in no particular order, mispredicts and moves each event
+/// several times. Larger buckets sort their keys.
 #[inline]
-fn sort_descending(b: &mut [Slot]) {
-    b.reverse();
-    for i in 1..b.len() {
-        let e = b[i];
-        let mut j = i;
-        // after the reversal equal times are in descending insertion order: keep it
-        while j > 0 && b[j - 1].time < e.time {
-            b[j] = b[j - 1];
-            j -= 1;
-        }
-        b[j] = e;
+fn sort_descending(b: &mut Vec<Slot>, spare: &mut Vec<Slot>, keys: &mut Vec<u64>) {
+    let n = b.len();
+    if n < 2 {
+        return;
+    }
+    spare.clear();
+    if n <= 8 {
+        by_rank::<8>(b, spare);
+    } else if n <= 16 {
+        by_rank::<16>(b, spare);
+    } else {
+        keys.clear();
+        keys.extend(b.iter().enumerate().map(|(i, e)| (e.time & LOW) << 32 | i as u64));
+        keys.sort_unstable_by(|x, y| y.cmp(x));
+        spare.extend(keys.iter().map(|&k| b[(k & u32::MAX as u64) as usize]));
+    }
+    std::mem::swap(b, spare);
+}
+
+/// Bits of a time within its bucket.
+const LOW: u64 = (1 << SHIFT) - 1;
+
+/// [`sort_descending`] of up to `W` (at most 16) events into `spare`.
+#[inline(always)]
+fn by_rank<const W: usize>(b: &[Slot], spare: &mut Vec<Slot>) {
+    // (time within the bucket, position) in SHIFT + 4 bits; padding sorts last
+    const _: () = assert!(SHIFT + 4 < 31);
+    let mut k = [i32::MIN; W];
+    for (i, (k, e)) in k.iter_mut().zip(b.iter()).enumerate() {
+        *k = ((e.time & LOW) as i32) << 4 | i as i32;
+    }
+    // the ranks of the n keys are 0..n (distinct keys, padding below all)
+    spare.extend_from_slice(b);
+    for (i, &ki) in k.iter().enumerate().take(b.len()) {
+        let r: u8 = k.iter().map(|&x| (x > ki) as u8).sum();
+        spare[r as usize] = b[i];
     }
 }
 
@@ -178,6 +210,9 @@ const NEAR: u64 = 1 << NEAR_BITS;
 pub(crate) struct EventQueue {
     /// Near buckets of the current window.
     near: Vec<Vec<Slot>>,
+    /// Scratch for sorting a bucket (exchanged with it) and its keys.
+    spare: Vec<Slot>,
+    keys: Vec<u64>,
     /// Lists of the windows ahead, indexed by absolute window & `far_mask`.
     far: Vec<Vec<Slot>>,
     /// far.len() - 1 (a power of two minus one).
@@ -207,6 +242,8 @@ impl EventQueue {
         let windows = ((horizon >> (SHIFT + NEAR_BITS)) + 2).next_power_of_two().clamp(16, 1 << 16) as usize;
         EventQueue {
             near: (0..NEAR).map(|_| Vec::new()).collect(),
+            spare: Vec::new(),
+            keys: Vec::new(),
             far: (0..windows).map(|_| Vec::new()).collect(),
             far_mask: windows as u64 - 1,
             cur: 0,
@@ -303,7 +340,7 @@ impl EventQueue {
             let bucket = &mut self.near[(self.cur & (NEAR - 1)) as usize];
             if !bucket.is_empty() {
                 if !self.sorted {
-                    sort_descending(bucket);
+                    sort_descending(bucket, &mut self.spare, &mut self.keys);
                     self.sorted = true;
                 }
                 return true;
@@ -424,6 +461,36 @@ mod tests {
             expect.remove(0);
         }
         assert!(expect.is_empty());
+    }
+
+    /// Both ways of sorting a bucket (ranks up to 16 events, keys above)
+    /// give descending (time, insertion order), ties and all.
+    #[test]
+    fn bucket_sort_is_descending_time_then_insertion() {
+        let mut r = crate::rng::Rng::new(5);
+        let (mut spare, mut keys) = (Vec::new(), Vec::new());
+        for n in 0..70u64 {
+            for round in 0..20 {
+                // few distinct times in a bucket: many ties
+                let spread = if round % 2 == 0 { 4 } else { 1 << SHIFT };
+                let base = 77 << SHIFT;
+                let mut b: Vec<Slot> = (0..n)
+                    .map(|i| Slot { time: base + r.below(spread), ev: Ev::HostWake { host: i as u32 } })
+                    .collect();
+                let mut expect: Vec<(Time, u32)> = (0..n as usize).map(|i| (b[i].time, i as u32)).collect();
+                expect.sort();
+                expect.reverse();
+                sort_descending(&mut b, &mut spare, &mut keys);
+                let got: Vec<(Time, u32)> = b
+                    .iter()
+                    .map(|e| match e.ev {
+                        Ev::HostWake { host } => (e.time, host),
+                        _ => unreachable!(),
+                    })
+                    .collect();
+                assert_eq!(got, expect, "{n} events, round {round}");
+            }
+        }
     }
 
     #[test]
