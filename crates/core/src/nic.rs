@@ -48,13 +48,18 @@ pub(crate) struct NicSlot {
     pub key: u32,
     /// Its traffic class (PFC pauses by class).
     pub class: u8,
+    /// The flow completed (it may still sit in its host's `active` list).
+    pub done: bool,
 }
 
 /// One host's sending flows.
 #[derive(Default)]
 pub(crate) struct NicFlows {
-    /// Started, unfinished flows in start order.
+    /// Started flows in start order: the unfinished ones, and finished ones
+    /// not yet dropped (never at the end; at most as many as unfinished).
     pub active: Vec<u32>,
+    /// Finished flows still in `active`.
+    finished_in_active: usize,
     /// Start key of the first flow the round robin considers.
     rr: u32,
     /// Start key of the next flow to start.
@@ -106,7 +111,7 @@ impl Simulator {
     pub(crate) fn nic_start(&mut self, hi: usize, f: u32) {
         let key = self.hosts[hi].nic.start(f);
         let class = self.flows[f as usize].class;
-        self.nic_slots[f as usize] = NicSlot { state: NicState::Waiting, key, class };
+        self.nic_slots[f as usize] = NicSlot { state: NicState::Waiting, key, class, done: false };
         self.nic_place(hi, f);
     }
 
@@ -222,12 +227,26 @@ impl Simulator {
         }
     }
 
-    /// Flow `f` of host `hi` completed: it leaves the NIC.
+    /// Flow `f` of host `hi` completed: it leaves the NIC. It is dropped
+    /// from the `active` list lazily (from its end, or all at once when the
+    /// finished would outnumber the rest), so a completion costs O(1)
+    /// amortized however many flows the host has started.
     pub(crate) fn nic_finish(&mut self, hi: usize, f: u32) {
         self.nic_move(hi, f, NicState::Waiting);
-        let active = &mut self.hosts[hi].nic.active;
-        if let Some(i) = active.iter().position(|&x| x == f) {
-            active.remove(i);
+        self.nic_slots[f as usize].done = true;
+        let slots = &self.nic_slots;
+        let nic = &mut self.hosts[hi].nic;
+        nic.finished_in_active += 1;
+        while let Some(&last) = nic.active.last() {
+            if !slots[last as usize].done {
+                break;
+            }
+            nic.active.pop();
+            nic.finished_in_active -= 1;
+        }
+        if nic.finished_in_active > nic.active.len() / 2 {
+            nic.active.retain(|&x| !slots[x as usize].done);
+            nic.finished_in_active = 0;
         }
     }
 
