@@ -8,8 +8,9 @@
 //! (waiting for an ACK, a timer or its scheme). A flow is re-placed whenever
 //! something about it changes ([`Simulator::nic_place`], called on start,
 //! after each packet it sends and from every kick of its sender), so choosing
-//! costs O(log n) in the paced flows plus a move of the ready ones (8 bytes
-//! each; few are ready at once), where a scan over the host's flows cost O(n).
+//! costs O(log n) in the paced flows plus a move in the ready set (a short
+//! sorted vector when few flows are ready, a B-tree when many are), where a
+//! scan over the host's flows cost O(n).
 //!
 //! The choice is exactly the scan's: the first sendable flow at or after the
 //! round-robin position, in start order, wrapping once past the last started
@@ -64,10 +65,8 @@ pub(crate) struct NicFlows {
     rr: u32,
     /// Start key of the next flow to start.
     next_key: u32,
-    /// Ready flows as `key << 32 | flow`, sorted (so in start order). Few
-    /// flows are ready at once (most wait for ACKs or pacing), so a sorted
-    /// vector beats a tree.
-    ready: Vec<u64>,
+    /// Ready flows as `key << 32 | flow`, in start order.
+    ready: ReadySet,
     /// Paced flows by due time (entries whose flow has moved on are stale).
     paced: BinaryHeap<Reverse<(Time, u32)>>,
     /// Flows held by a PAUSE of their class (entries may be stale).
@@ -82,15 +81,83 @@ impl NicFlows {
         self.next_key - 1
     }
 
-    fn ready_remove(&mut self, id: u64) {
-        let i = self.ready.partition_point(|&x| x < id);
-        debug_assert_eq!(self.ready.get(i), Some(&id), "a ready flow is in the ready set");
-        self.ready.remove(i);
-    }
-
     /// Whether any flow sits in the ready set (it may send now).
     pub fn any_ready(&self) -> bool {
         !self.ready.is_empty()
+    }
+}
+
+/// A host's ready flows (`key << 32 | flow`), ordered. Usually few flows
+/// are ready at once (most wait for ACKs or pacing): then a sorted vector,
+/// whose moves are short, beats a tree. A host with many ready flows (a
+/// thousand line-rate flows started together) would make every insertion
+/// and removal move most of the vector, so past `LARGE` entries the set
+/// becomes a B-tree, O(log n) per operation, and returns to a vector below
+/// `SMALL`.
+#[derive(Debug)]
+enum ReadySet {
+    Small(Vec<u64>),
+    Large(std::collections::BTreeSet<u64>),
+}
+
+impl Default for ReadySet {
+    fn default() -> Self {
+        ReadySet::Small(Vec::new())
+    }
+}
+
+impl ReadySet {
+    const LARGE: usize = 256;
+    const SMALL: usize = 64;
+
+    fn is_empty(&self) -> bool {
+        match self {
+            ReadySet::Small(v) => v.is_empty(),
+            ReadySet::Large(t) => t.is_empty(),
+        }
+    }
+
+    fn insert(&mut self, id: u64) {
+        match self {
+            ReadySet::Small(v) => {
+                let i = v.partition_point(|&x| x < id);
+                v.insert(i, id);
+                if v.len() > Self::LARGE {
+                    *self = ReadySet::Large(v.drain(..).collect());
+                }
+            }
+            ReadySet::Large(t) => {
+                t.insert(id);
+            }
+        }
+    }
+
+    fn remove(&mut self, id: u64) {
+        match self {
+            ReadySet::Small(v) => {
+                let i = v.partition_point(|&x| x < id);
+                debug_assert_eq!(v.get(i), Some(&id), "a ready flow is in the ready set");
+                v.remove(i);
+            }
+            ReadySet::Large(t) => {
+                let was = t.remove(&id);
+                debug_assert!(was, "a ready flow is in the ready set");
+                if t.len() < Self::SMALL {
+                    *self = ReadySet::Small(std::mem::take(t).into_iter().collect());
+                }
+            }
+        }
+    }
+
+    /// The first entry at or after `from`, else the first (wrapping).
+    fn first_from(&self, from: u64) -> Option<u64> {
+        match self {
+            ReadySet::Small(v) => {
+                let i = v.partition_point(|&x| x < from);
+                v.get(i).or_else(|| v.first()).copied()
+            }
+            ReadySet::Large(t) => t.range(from..).next().or_else(|| t.first()).copied(),
+        }
     }
 }
 
@@ -143,12 +210,11 @@ impl Simulator {
         let id = ready_id(slot.key, f);
         let nic = &mut self.hosts[hi].nic;
         if old == NicState::Ready {
-            nic.ready_remove(id);
+            nic.ready.remove(id);
         }
         match state {
             NicState::Ready => {
-                let i = nic.ready.partition_point(|&x| x < id);
-                nic.ready.insert(i, id);
+                nic.ready.insert(id);
             }
             NicState::Paced(t) => nic.paced.push(Reverse((t, f))),
             NicState::Held => nic.held.push(f),
@@ -173,8 +239,7 @@ impl Simulator {
         let chosen = loop {
             let nic = &self.hosts[hi].nic;
             let from = (nic.rr as u64) << 32;
-            let i = nic.ready.partition_point(|&x| x < from);
-            let Some(&id) = nic.ready.get(i).or_else(|| nic.ready.first()) else {
+            let Some(id) = nic.ready.first_from(from) else {
                 break None;
             };
             let f = id as u32;
