@@ -320,7 +320,7 @@ impl Simulator {
         let now = self.now;
         let h = self.ports[port as usize].pop(c, &self.pool).unwrap();
         // the packet after it is likely the next to go: load it while this
-        // one is serialized (the queue's buffer line is in cache now)
+        // one is serialized (its handle came with the packet just taken)
         if let Some(n) = self.ports[port as usize].head(c) {
             prefetch(self.pool.slot_ptr(n));
         }
