@@ -414,8 +414,11 @@ impl Simulator {
         let reserve = self.net.reserve.0;
         for (i, p) in self.ports.iter().enumerate() {
             for (c, q) in p.cls.iter().enumerate() {
-                if p.has(c) == q.q.is_empty() || q.q.is_empty() != (q.q.tail == u32::MAX) {
+                if p.has(c) == q.q.is_empty() {
                     return Err(format!("port {i} class {c}: the non-empty mask disagrees with the queue"));
+                }
+                if q.q.is_empty() != (q.q.tail == u32::MAX) {
+                    return Err(format!("port {i} class {c}: the queue has a head without a tail, or the reverse"));
                 }
             }
         }

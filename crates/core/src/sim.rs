@@ -940,22 +940,37 @@ impl Simulator {
             return false;
         }
         let h = p.wire.pop(&self.pool).expect("an Arrive event of the current generation has its packet on the wire");
-        let next = p.wire.head;
+        let (next, to) = (p.wire.head, p.peer_port);
         if next != u32::MAX {
-            let to = p.peer_port;
             self.events.push(self.pool.get(h).wire_next_at, Ev::Arrive { port, to, gen, pkt: next });
         }
-        let to = p.peer_port;
         self.arrive(to, h);
         true
     }
 
-    /// Asks the CPU to load what event `ev` will touch first (its port and
-    /// packet), so that those loads overlap the current event: the loop's
-    /// cost is memory latency, not instructions.
+    /// Asks the CPU to load what an event will touch first ([`Ev::touches`]):
+    /// its ports' first two lines and its packet's first line (and the lines
+    /// of INT records a switch appends to or a sender reads, with INT on), so
+    /// that those loads overlap the current event: the loop's cost is memory
+    /// latency, not instructions.
     #[inline(always)]
-    fn prefetch(&self, t: Touch) {
-        prefetch_event(&self.ports, &self.pool, self.int_on || self.int_on_acks, t);
+    fn prefetch(&self, Touch { port, to, pkt }: Touch) {
+        for port in [port, to] {
+            if port != u32::MAX {
+                let p = self.ports.as_ptr().wrapping_add(port as usize);
+                prefetch(p);
+                prefetch(p.cast::<u8>().wrapping_add(64));
+            }
+        }
+        if pkt != u32::MAX {
+            let p = self.pool.slot_ptr(pkt).cast::<u8>();
+            prefetch(p);
+            if self.int_on || self.int_on_acks {
+                for line in 1..4 {
+                    prefetch(p.wrapping_add(64 * line));
+                }
+            }
+        }
     }
 
     /// Dispatch of a packet arriving at the node owning `port`.
@@ -1053,29 +1068,6 @@ impl Simulator {
 
     pub(crate) fn ecn_enabled(&self) -> bool {
         self.net.ecn.mode != EcnMode::Off
-    }
-}
-
-/// Prefetches what an event touches first ([`Ev::touches`]): its port's
-/// first two lines and its packet's first line (and the lines of INT
-/// records a switch appends to or a sender reads, with `int`).
-#[inline(always)]
-fn prefetch_event(ports: &[Port], pool: &PacketPool, int: bool, Touch { port, to, pkt }: Touch) {
-    for port in [port, to] {
-        if port != u32::MAX {
-            let p = ports.as_ptr().wrapping_add(port as usize);
-            prefetch(p);
-            prefetch(p.cast::<u8>().wrapping_add(64));
-        }
-    }
-    if pkt != u32::MAX {
-        let p = pool.slot_ptr(pkt).cast::<u8>();
-        prefetch(p);
-        if int {
-            for line in 1..4 {
-                prefetch(p.wrapping_add(64 * line));
-            }
-        }
     }
 }
 
