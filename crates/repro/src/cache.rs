@@ -68,10 +68,19 @@ impl Cache {
     }
 }
 
-/// A version string that identifies a build of the simulator by a hash of
-/// its file (the `ccsim` executable, or the Python extension module), so a
-/// cached run is reused only by the very same build.
+/// A version string that identifies the simulation code a run was made
+/// with: the package version and a hash of the sources of the simulation
+/// crates (core, cc, scenario; see `build.rs`), so a cached run is reused
+/// by every build that would compute it the same way (a CLI, report or
+/// metric change keeps the cache; any change to the simulator, a scheme or
+/// the scenario reader does not). Where those sources were not at hand when
+/// this crate was built, the hash of `file` (the `ccsim` executable, or the
+/// Python extension module) stands in: only the very same build reuses it.
 pub fn version_of(file: &Path) -> String {
+    let sim = env!("CCSIM_SIM_HASH");
+    if !sim.is_empty() {
+        return format!("{}+sim-{sim}", env!("CARGO_PKG_VERSION"));
+    }
     use sha2::{Digest, Sha256};
     match std::fs::read(file) {
         Ok(bytes) => {
