@@ -194,16 +194,14 @@ fn print_summary(plan: &Plan, outcomes: &[Outcome], sums: &[report::PaperSummary
     let mut t = Table::new(&columns);
     for s in sums {
         let mut row = vec![s.paper.clone()];
-        row.extend(s.tally().iter().map(|x| x.to_string()));
+        row.extend(s.cells());
         t.row(row);
     }
     out!("{}", t.render());
     for s in sums {
-        outln!("report: {}", out.join(&s.paper).join("report.md").display());
+        outln!("report: {}", s.dir.join("report.md").display());
     }
-    if sums.len() > 1 {
-        outln!("index: {}", out.join("index.md").display());
-    }
+    outln!("index: {}", out.join("index.md").display());
 }
 
 /// `--list`: papers and their claims, with estimated run times per scale.

@@ -482,7 +482,8 @@ fn cache_has(cache_dir: PathBuf, key: &str) -> bool {
 
 /// A paper's claim counts: (paper, claims, reproduced, direction only, not
 /// reproduced, error, not simulated, report path).
-type PaperCounts = (String, usize, usize, usize, usize, usize, usize, String);
+/// A paper, its counts (in the order of `ccsim.reproduce`'s keys) and its report's path.
+type PaperCounts = (String, Vec<usize>, String);
 
 /// Writes the reports of `ccsim reproduce` from the run cache (`failed`:
 /// run key -> error for the runs that failed); returns each paper's counts.
@@ -522,9 +523,21 @@ fn reproduce_report(
     Ok(sums
         .iter()
         .map(|s| {
-            let [claims, reproduced, direction, not_reproduced, error, not_simulated] = s.tally();
-            let report = out.join(&s.paper).join("report.md").display().to_string();
-            (s.paper.clone(), claims, reproduced, direction, not_reproduced, error, not_simulated, report)
+            let t = &s.tally;
+            let counts = vec![
+                t.headline,
+                t.headline_reproduced,
+                t.results,
+                t.reproduced,
+                t.direction_only,
+                t.not_reproduced,
+                t.inconclusive,
+                t.error,
+                t.not_simulated,
+                t.checks,
+                t.checks_held,
+            ];
+            (s.paper.clone(), counts, s.dir.join("report.md").display().to_string())
         })
         .collect())
 }

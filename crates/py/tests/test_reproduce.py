@@ -23,8 +23,9 @@ def test_reproduce_runs_the_plan_on_dask_then_answers_from_the_cache(tmp_path, c
         client.close()
         cluster.close()
     # the same verdicts as `ccsim reproduce tiny` (crates/cli/tests/cli.rs)
-    counts = [tiny[k] for k in ["claims", "reproduced", "direction_only", "not_reproduced", "error", "not_simulated"]]
-    assert counts == [6, 3, 1, 1, 0, 1], tiny
+    keys = ["results", "reproduced", "direction_only", "not_reproduced", "inconclusive", "error", "not_simulated"]
+    assert [tiny[k] for k in keys] == [5, 3, 1, 1, 0, 0, 1], tiny
+    assert [tiny[k] for k in ["headline", "headline_reproduced", "checks", "checks_held"]] == [2, 1, 1, 1], tiny
     assert Path(tiny["report"]).is_file() and (tmp_path / "out" / "tiny" / "report.html").is_file()
     assert len(list((tmp_path / "cache").glob("*.run"))) == 7
     assert "tiny: 7 runs (0 cached)" in capsys.readouterr().err

@@ -48,6 +48,18 @@ pub enum Status {
     NotAttempted,
 }
 
+/// What a claim is: a result of the paper, or a check of ccsim's set-up.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// A result the paper reports (default).
+    #[default]
+    Result,
+    /// A set-up or sanity check (workload shares, offered load, flows
+    /// finished, no loss): shown apart, never counted as a reproduced result.
+    Check,
+}
+
 /// How measured values are set against the paper's.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -214,6 +226,20 @@ pub struct Claim {
     /// Draw the claim's chart among the paper's figures.
     #[serde(default)]
     pub figure: bool,
+    /// One of the paper's headline claims (abstract, contributions,
+    /// conclusion, main figures): listed first, in the headline table.
+    #[serde(default)]
+    pub headline: bool,
+    /// A result of the paper (default) or a set-up check.
+    #[serde(default)]
+    pub kind: Kind,
+    /// One line: the measured cause of a miss (shown when the claim does not reproduce).
+    pub cause: Option<String>,
+    /// For `relative`: the paper's absolute values behind the changes, `{ scheme = value }`, judged too.
+    #[serde(default)]
+    pub absolute: toml::Table,
+    /// The unit of `absolute` (as `unit`).
+    pub absolute_unit: Option<String>,
 }
 
 /// A figure the paper draws, drawn from seed 1 of the runs.
@@ -297,9 +323,13 @@ impl Claim {
 
     /// The unit the metric's values are converted to: the claim's, except
     /// that a claim about changes in percent ("%" with `relative` or
-    /// `sweep_relative`) compares the metric in its own unit.
+    /// `sweep_relative`) compares the metric in its own unit, or in
+    /// `absolute_unit` when the paper gives the values behind the changes.
     pub fn value_unit(&self) -> &str {
         let unit = self.unit.as_deref().unwrap_or("");
+        if self.compare == Compare::Relative && !self.absolute.is_empty() {
+            return self.absolute_unit.as_deref().unwrap_or("");
+        }
         match self.compare {
             Compare::Relative | Compare::SweepRelative if unit == "%" => "",
             _ => unit,
@@ -364,7 +394,16 @@ impl Manifest {
                 if c.reason.as_deref().is_none_or(str::is_empty) {
                     return Err(at("reason", "a claim that is not run says why"));
                 }
+                if c.headline {
+                    return Err(at("headline", "a headline claim is one that is run"));
+                }
                 continue;
+            }
+            if c.headline && c.kind == Kind::Check {
+                return Err(at("headline", "a check is not a headline result of the paper"));
+            }
+            if c.cause.as_deref().is_some_and(|t| t.trim().is_empty() || t.contains('\n')) {
+                return Err(at("cause", "one line of text"));
             }
             let scenario = c.scenario.as_deref().ok_or_else(|| at("scenario", "missing"))?;
             self.check_file(scenario).map_err(|m| at("scenario", &m))?;
@@ -535,6 +574,23 @@ impl Manifest {
         }
         if let Some(b) = &c.baseline {
             scheme_known(b)?;
+        }
+        if !c.absolute.is_empty() {
+            if c.compare != Compare::Relative {
+                return Err("`absolute` is for compare = \"relative\" (other modes take values in `paper`)".into());
+            }
+            let unit = c.absolute_unit.as_deref().ok_or("`absolute` needs `absolute_unit`")?;
+            if !UNITS.contains(&unit) {
+                return Err(format!("absolute_unit = '{unit}' is not one of {}", UNITS.join(", ")));
+            }
+            metrics::convert(metrics::unit_of(c.metric.as_deref().unwrap_or(""), &c.params), unit, 1.0, &c.params)
+                .map_err(|m| format!("absolute_unit: {m}"))?;
+            for (k, v) in &c.absolute {
+                scheme_known(k).map_err(|e| format!("absolute: {e}"))?;
+                number_or_list(k, v, 1).map_err(|e| format!("absolute: {e}"))?;
+            }
+        } else if c.absolute_unit.is_some() {
+            return Err("`absolute_unit` without `absolute` values".into());
         }
         if let Some(t) = c.tie.as_deref().filter(|t| !matches!(*t, "close" | "any")) {
             return Err(format!("tie = \"{t}\": expected \"close\" or \"any\""));

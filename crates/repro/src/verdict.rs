@@ -12,6 +12,17 @@
 //!   paper 0 needs a measured 0); for changes, the same sign and within a
 //!   factor 2 (changes under 5 points in the paper: within 5 points).
 //! * undefined values ("never") rank above every defined one and fail 2x.
+//! * noise: a comparison of two measured values (scheme against scheme,
+//!   against a bound, a change's sign) that flips between seeds, or whose
+//!   difference is under 1% of the values (the reports' resolution), is a
+//!   tie: the claim is "inconclusive at N seeds", neither passed nor failed.
+//!   Seeds are paired (seed k of every scheme ran the same arrivals).
+//!   Values identical in every seed are equal, not a tie.
+//! * shares (unit "%" outside `relative`: utilization, fractions of flows)
+//!   are within tolerance when within 5 points, or within 2x of the paper's
+//!   distance to whichever of 0% and 100% is nearer.
+//! * a `relative` claim with `absolute` values is judged on both: the
+//!   changes, and each scheme's value within 2x of the paper's.
 
 use std::collections::BTreeMap;
 
@@ -41,6 +52,8 @@ pub struct Measured {
     pub undefined: usize,
     /// Seeds whose run failed or whose metric could not be computed.
     pub errors: Vec<String>,
+    /// The value of each seed, in seed order (None: undefined or failed).
+    pub values: Vec<Option<f64>>,
 }
 
 impl Measured {
@@ -53,6 +66,7 @@ impl Measured {
                 Ok(None) => m.undefined += 1,
                 Err(e) => m.errors.push(e.clone()),
             }
+            m.values.push(x.as_ref().ok().copied().flatten());
         }
         m.n = v.len();
         if !v.is_empty() {
@@ -65,6 +79,12 @@ impl Measured {
         m
     }
 
+    /// A value per seed, of the given per-seed values (for rows computed from others).
+    pub fn from_values(values: &[Option<f64>]) -> Measured {
+        let v: Vec<Result<Option<f64>, String>> = values.iter().map(|x| Ok(*x)).collect();
+        Measured::of(&v)
+    }
+
     /// The mean for ranking: undefined ("never") above everything.
     fn rank_value(&self) -> f64 {
         if self.undefined > 0 && self.n == 0 {
@@ -75,25 +95,31 @@ impl Measured {
     }
 }
 
-/// Yes / no / not applicable.
+/// Yes / no / a tie within the noise / not applicable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Check {
     Yes,
     No,
+    /// The answer flips between seeds or is under the resolution.
+    Tie,
     Na,
 }
 
 impl Check {
+    /// All must hold: any No is No; else any tie is a tie.
     fn all(v: impl IntoIterator<Item = Check>) -> Check {
-        let mut any = false;
+        let (mut yes, mut tie) = (false, false);
         for c in v {
             match c {
                 Check::No => return Check::No,
-                Check::Yes => any = true,
+                Check::Yes => yes = true,
+                Check::Tie => tie = true,
                 Check::Na => {}
             }
         }
-        if any {
+        if tie {
+            Check::Tie
+        } else if yes {
             Check::Yes
         } else {
             Check::Na
@@ -110,6 +136,7 @@ impl Check {
         match self {
             Check::Yes => "yes",
             Check::No => "no",
+            Check::Tie => "tie",
             Check::Na => "-",
         }
     }
@@ -120,6 +147,8 @@ pub enum Verdict {
     Reproduced,
     DirectionOnly,
     NotReproduced,
+    /// The direction is a tie within the noise across seeds.
+    Inconclusive,
     /// The runs or the metric failed.
     Error,
     NotSimulable,
@@ -134,6 +163,7 @@ impl Verdict {
             Verdict::Reproduced => "reproduced",
             Verdict::DirectionOnly => "direction only",
             Verdict::NotReproduced => "not reproduced",
+            Verdict::Inconclusive => "inconclusive",
             Verdict::Error => "error",
             Verdict::NotSimulable => "not simulable",
             Verdict::NotAttempted => "not attempted",
@@ -190,6 +220,8 @@ pub struct ClaimEval {
     pub direction: Check,
     pub within2x: Check,
     pub verdict: Verdict,
+    /// Seeds per run point (the most of any point).
+    pub seeds: usize,
     pub sensitivity: Vec<SensitivityEval>,
     /// Why it could not be judged.
     pub error: Option<String>,
@@ -244,6 +276,14 @@ fn paper_at(c: &Claim, key: &str, i: usize) -> Option<PaperValue> {
     }
 }
 
+/// The paper's absolute value behind a relative claim, for scheme `s` at point `i`.
+fn absolute_at(c: &Claim, s: &str, i: usize) -> Option<PaperValue> {
+    match c.absolute.get(s)? {
+        toml::Value::Array(a) => num(a.get(i)?).map(PaperValue::Number),
+        x => num(x).map(PaperValue::Number),
+    }
+}
+
 /// Computes a claim's metric on every run of a point, per scheme, in the claim's unit.
 pub fn measure_point(
     c: &Claim,
@@ -289,7 +329,7 @@ fn rows_of(c: &Claim, i: usize, per: &PerScheme) -> Vec<Row> {
         .iter()
         .map(|s| Row {
             name: s.clone(),
-            paper: if c.compare == Compare::Relative { None } else { paper_at(c, s, i) },
+            paper: if c.compare == Compare::Relative { absolute_at(c, s, i) } else { paper_at(c, s, i) },
             measured: Measured::of(per.get(s).map(|v| v.as_slice()).unwrap_or(&[])),
         })
         .collect();
@@ -301,6 +341,108 @@ fn rows_of(c: &Claim, i: usize, per: &PerScheme) -> Vec<Row> {
         }
     }
     rows
+}
+
+/// Differences under this fraction of the larger value are under the
+/// reports' resolution (3 significant digits): a tie, not an order.
+const RESOLUTION: f64 = 0.01;
+
+/// Changes (in percent) under this many points are a tie in sign.
+const CHANGE_RESOLUTION: f64 = 1.0;
+
+/// How one measured value compares with another, across seeds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cmp {
+    Less,
+    Greater,
+    /// Identical in every seed.
+    Equal,
+    /// Flips between seeds, or differs by less than the resolution.
+    Tie,
+}
+
+fn seed_cmp(x: f64, y: f64) -> Cmp {
+    if x == y {
+        Cmp::Equal
+    } else if x.is_finite() && y.is_finite() && (x - y).abs() <= RESOLUTION * x.abs().max(y.abs()) {
+        Cmp::Tie
+    } else if x < y {
+        Cmp::Less
+    } else if x > y {
+        Cmp::Greater
+    } else {
+        Cmp::Tie
+    }
+}
+
+/// Compares `a` with `b`: seed by seed when both have the same seeds
+/// (seed k of each ran the same arrivals), else by their means. "Never"
+/// ranks above every value. Decided only when every seed agrees.
+fn compare(a: &Measured, b: &Measured) -> Cmp {
+    let rank = |x: &Option<f64>| x.unwrap_or(f64::INFINITY);
+    if a.values.len() == b.values.len() && a.values.len() > 1 {
+        let per: Vec<Cmp> = a.values.iter().zip(&b.values).map(|(x, y)| seed_cmp(rank(x), rank(y))).collect();
+        return if per.iter().all(|c| *c == per[0]) { per[0] } else { Cmp::Tie };
+    }
+    seed_cmp(a.rank_value(), b.rank_value())
+}
+
+/// A strict comparison the paper states (`less`: a below b) against the measurement.
+fn ordered(a: &Measured, b: &Measured, less: bool) -> Check {
+    match compare(a, b) {
+        Cmp::Less => Check::from(less),
+        Cmp::Greater => Check::from(!less),
+        Cmp::Equal => Check::No,
+        Cmp::Tie => Check::Tie,
+    }
+}
+
+/// Whether a bound or range holds for `m`, seed by seed: a tie when the seeds disagree.
+fn holds_per_seed(m: &Measured, holds: &dyn Fn(f64) -> bool) -> Check {
+    let Some(mean) = m.mean else { return Check::No };
+    let seeds: Vec<bool> = m.values.iter().flatten().map(|&x| holds(x)).collect();
+    if seeds.len() > 1 && seeds.iter().any(|&h| h != seeds[0]) {
+        Check::Tie
+    } else {
+        Check::from(holds(mean))
+    }
+}
+
+/// Within tolerance of a share (a percentage of a whole, 0-100): within 5
+/// points, or within 2x of the paper's distance to the nearer of 0 and 100.
+fn share_close(p: f64, m: Option<f64>) -> bool {
+    let Some(m) = m else { return false };
+    if (m - p).abs() <= 5.0 {
+        return true;
+    }
+    if p <= 50.0 {
+        within2(p, Some(m))
+    } else {
+        within2(100.0 - p, Some(100.0 - m))
+    }
+}
+
+/// A bound `x` relaxed by the tolerance (`upper`: an upper bound).
+fn relax(x: f64, upper: bool, share: bool) -> f64 {
+    if !share {
+        return if upper == (x >= 0.0) { x * 2.0 } else { x / 2.0 };
+    }
+    let factor = if upper {
+        if x < 50.0 {
+            x * 2.0
+        } else {
+            100.0 - (100.0 - x) / 2.0
+        }
+    } else if x > 50.0 {
+        100.0 - (100.0 - x) * 2.0
+    } else {
+        x / 2.0
+    };
+    if upper {
+        factor.max(x + 5.0)
+    } else {
+        factor.min(x - 5.0)
+    }
 }
 
 fn within2(p: f64, m: Option<f64>) -> bool {
@@ -321,21 +463,31 @@ fn change_close(p: f64, m: Option<f64>) -> bool {
     }
 }
 
-fn change_direction(p: f64, m: Option<f64>) -> bool {
-    let Some(m) = m else { return false };
+/// Whether measured changes (per seed, in percent) have the paper's sign
+/// `p`: a tie when the seeds disagree or the change is under a point.
+/// Paper changes under 5 points are compared as differences (within 5).
+fn change_direction(p: f64, m: &Measured) -> Check {
+    let Some(mean) = m.mean else { return Check::No };
     if p.abs() < 5.0 {
-        (m - p).abs() <= 5.0
-    } else {
-        m.signum() == p.signum()
+        return Check::from((mean - p).abs() <= 5.0);
     }
+    let signs: Vec<f64> = m.values.iter().flatten().map(|x| x.signum()).collect();
+    if mean.abs() < CHANGE_RESOLUTION || signs.iter().any(|s| *s != signs[0]) {
+        return Check::Tie;
+    }
+    Check::from(mean.signum() == p.signum())
 }
 
-/// Whether measured `mi`, `mj` are ordered as paper `pi`, `pj`.
-fn same_side(pi: f64, pj: f64, mi: f64, mj: f64) -> bool {
+/// Whether measured `mi`, `mj` are ordered as paper `pi`, `pj` (paper
+/// values within 2% are "equal": measured within 10% then holds).
+fn same_side(pi: f64, pj: f64, mi: &Measured, mj: &Measured) -> Check {
     if (pi - pj).abs() <= 0.02 * pj.abs().max(pi.abs()) {
-        (mi - mj).abs() <= 0.1 * mj.abs().max(mi.abs()) || (mi.is_infinite() && mj.is_infinite())
+        let (a, b) = (mi.rank_value(), mj.rank_value());
+        Check::from((a - b).abs() <= 0.1 * b.abs().max(a.abs()) || (a.is_infinite() && b.is_infinite()))
+    } else if pi.is_nan() || pj.is_nan() {
+        Check::No
     } else {
-        (pi < pj) == (mi < mj) && mi != mj
+        ordered(mi, mj, pi < pj)
     }
 }
 
@@ -350,21 +502,27 @@ fn judge_point(c: &Claim, rows: &[Row]) -> (Check, Check) {
         _ => None,
     };
     let with_paper: Vec<&Row> = rows.iter().filter(|r| r.paper.is_some()).collect();
+    let share = c.unit.as_deref() == Some("%") && !matches!(c.compare, Compare::Relative | Compare::SweepRelative);
+    let close = |p: f64, m: Option<f64>| if share { share_close(p, m) } else { within2(p, m) };
+    let values_x2 = || {
+        Check::all(
+            with_paper
+                .iter()
+                .filter(|r| !r.name.contains('/'))
+                .map(|r| Check::from(num_of(r).is_some_and(|p| close(p, r.measured.mean)))),
+        )
+    };
     match c.compare {
         Compare::Absolute => {
-            let x2 = Check::all(
-                with_paper.iter().map(|r| Check::from(num_of(r).is_some_and(|p| within2(p, r.measured.mean)))),
-            );
+            let x2 = values_x2();
             let dir = match c.baseline.as_deref().and_then(|b| by_name(rows, b)) {
                 Some(b) => match num_of(b) {
-                    Some(pb) => Check::all(with_paper.iter().filter(|r| r.name != b.name).map(|r| {
-                        Check::from(same_side(
-                            num_of(r).unwrap_or(f64::NAN),
-                            pb,
-                            r.measured.rank_value(),
-                            b.measured.rank_value(),
-                        ))
-                    })),
+                    Some(pb) => Check::all(
+                        with_paper
+                            .iter()
+                            .filter(|r| r.name != b.name)
+                            .map(|r| same_side(num_of(r).unwrap_or(f64::NAN), pb, &r.measured, &b.measured)),
+                    ),
                     None => Check::Na,
                 },
                 None => {
@@ -372,12 +530,7 @@ fn judge_point(c: &Claim, rows: &[Row]) -> (Check, Check) {
                     for (i, a) in with_paper.iter().enumerate() {
                         for b in &with_paper[i + 1..] {
                             let (pa, pb) = (num_of(a).unwrap_or(f64::NAN), num_of(b).unwrap_or(f64::NAN));
-                            checks.push(Check::from(same_side(
-                                pa,
-                                pb,
-                                a.measured.rank_value(),
-                                b.measured.rank_value(),
-                            )));
+                            checks.push(same_side(pa, pb, &a.measured, &b.measured));
                         }
                     }
                     Check::all(checks)
@@ -387,68 +540,74 @@ fn judge_point(c: &Claim, rows: &[Row]) -> (Check, Check) {
         }
         Compare::Relative => {
             let changes: Vec<&Row> = rows.iter().filter(|r| r.name.contains('/')).collect();
-            let judge_change = |r: &Row, close: bool| -> bool {
+            let direction = |r: &Row| -> Check {
+                match r.paper {
+                    Some(PaperValue::Number(p)) => change_direction(p, &r.measured),
+                    // a range of changes: the range's sign, or in it when it spans zero
+                    Some(PaperValue::Range(a, b)) => {
+                        let (lo, hi) = (a.min(b), a.max(b));
+                        if lo > 0.0 {
+                            change_direction(1e9, &r.measured)
+                        } else if hi < 0.0 {
+                            change_direction(-1e9, &r.measured)
+                        } else {
+                            holds_per_seed(&r.measured, &|m| m >= lo && m <= hi)
+                        }
+                    }
+                    None => Check::No,
+                }
+            };
+            // 2x: the change within a factor 2 (a range widened by 2 away from 0)
+            let close = |r: &Row| -> bool {
                 let m = r.measured.mean;
                 match r.paper {
-                    Some(PaperValue::Number(p)) if close => change_close(p, m),
-                    Some(PaperValue::Number(p)) => change_direction(p, m),
-                    // a range of changes: direction = the range's sign (or in it,
-                    // when it spans zero); 2x = in the range widened by 2 away from 0
+                    Some(PaperValue::Number(p)) => change_close(p, m),
                     Some(PaperValue::Range(a, b)) => {
                         let (lo, hi) = (a.min(b), a.max(b));
                         let Some(m) = m else { return false };
-                        if close {
-                            let wide = |x: f64, out: bool| if (x < 0.0) == out { x * 2.0 } else { x / 2.0 };
-                            m >= wide(lo, true) && m <= wide(hi, false)
-                        } else if lo > 0.0 {
-                            m > 0.0
-                        } else if hi < 0.0 {
-                            m < 0.0
-                        } else {
-                            m >= lo && m <= hi
-                        }
+                        let wide = |x: f64, out: bool| if (x < 0.0) == out { x * 2.0 } else { x / 2.0 };
+                        m >= wide(lo, true) && m <= wide(hi, false)
                     }
                     None => false,
                 }
             };
-            let dir = Check::all(changes.iter().map(|r| Check::from(judge_change(r, false))));
-            let x2 = Check::all(changes.iter().map(|r| Check::from(judge_change(r, true))));
+            let dir = Check::all(changes.iter().map(|r| direction(r)));
+            // the absolute values behind the changes, when the paper gives them
+            let x2 = Check::all(changes.iter().map(|r| Check::from(close(r))).chain([values_x2()]));
             (dir, x2)
         }
         Compare::Order => {
-            let x2 = Check::all(
-                with_paper.iter().map(|r| Check::from(num_of(r).is_some_and(|p| within2(p, r.measured.mean)))),
-            );
+            let x2 = values_x2();
             let ranks: Vec<Vec<String>> = c.order.iter().map(|r| r.names()).collect();
             let any = c.tie.as_deref() == Some("any");
-            (order_holds(&ranks, any, &|n| by_name(rows, n).map(|r| r.measured.rank_value())), x2)
+            (order_holds(&ranks, any, &|n| by_name(rows, n).map(|r| r.measured.clone())), x2)
         }
         Compare::Band | Compare::AtMost | Compare::AtLeast => {
-            let holds = |r: &Row, slack: f64| -> bool {
-                let Some(m) = r.measured.mean else { return false };
+            // the range or bound as the paper gives it, or relaxed by the tolerance
+            let range = |r: &Row, relaxed: bool| -> Option<(f64, f64)> {
+                let lo = |x: f64| if relaxed { relax(x, false, share) } else { x };
+                let hi = |x: f64| if relaxed { relax(x, true, share) } else { x };
                 match (&r.paper, c.compare) {
-                    (Some(PaperValue::Range(lo, hi)), _) => m >= lo / slack && m <= hi * slack,
-                    (Some(PaperValue::Number(x)), Compare::AtMost) => m <= x * slack,
-                    (Some(PaperValue::Number(x)), Compare::AtLeast) => m >= x / slack,
-                    _ => false,
+                    (Some(PaperValue::Range(a, b)), _) => Some((lo(*a), hi(*b))),
+                    (Some(PaperValue::Number(x)), Compare::AtMost) => Some((f64::NEG_INFINITY, hi(*x))),
+                    (Some(PaperValue::Number(x)), Compare::AtLeast) => Some((lo(*x), f64::INFINITY)),
+                    _ => None,
                 }
             };
-            (
-                Check::all(with_paper.iter().map(|r| Check::from(holds(r, 1.0)))),
-                Check::all(with_paper.iter().map(|r| Check::from(holds(r, 2.0)))),
-            )
+            let dir = Check::all(with_paper.iter().map(|r| match range(r, false) {
+                Some((lo, hi)) => holds_per_seed(&r.measured, &|m| m >= lo && m <= hi),
+                None => Check::No,
+            }));
+            let x2 = Check::all(with_paper.iter().map(|r| {
+                Check::from(range(r, true).zip(r.measured.mean).is_some_and(|((lo, hi), m)| m >= lo && m <= hi))
+            }));
+            (dir, x2)
         }
         Compare::Lowest | Compare::Highest => {
-            let x2 = Check::all(
-                with_paper.iter().map(|r| Check::from(num_of(r).is_some_and(|p| within2(p, r.measured.mean)))),
-            );
+            let x2 = values_x2();
             let Some(subject) = c.subject.as_deref().and_then(|s| by_name(rows, s)) else { return (Check::No, x2) };
-            let v = subject.measured.rank_value();
             let others = rows.iter().filter(|r| r.name != subject.name && c.schemes.contains(&r.name));
-            let dir = Check::all(others.map(|r| {
-                let w = r.measured.rank_value();
-                Check::from(if c.compare == Compare::Lowest { v < w } else { v > w })
-            }));
+            let dir = Check::all(others.map(|r| ordered(&subject.measured, &r.measured, c.compare == Compare::Lowest)));
             (dir, x2)
         }
         // judged across points, or not at all
@@ -457,23 +616,23 @@ fn judge_point(c: &Claim, rows: &[Row]) -> (Check, Check) {
 }
 
 /// Whether measured values (by name) rank as `ranks` (lowest first; names
-/// in one rank tie: within 10% of each other).
-fn order_holds(ranks: &[Vec<String>], any_tie: bool, value: &dyn Fn(&str) -> Option<f64>) -> Check {
+/// in one rank are equal: within 10% of each other, unless `any_tie`).
+/// Between ranks, a difference within the noise is a tie.
+fn order_holds(ranks: &[Vec<String>], any_tie: bool, value: &dyn Fn(&str) -> Option<Measured>) -> Check {
     let mut checks = Vec::new();
-    let mut all_values = Vec::new();
     for (i, ri) in ranks.iter().enumerate() {
         for a in ri {
-            let Some(va) = value(a) else { return Check::No };
-            all_values.push(va);
+            let Some(ma) = value(a) else { return Check::No };
+            let va = ma.rank_value();
             for b in ri.iter().filter(|_| !any_tie) {
-                if let Some(vb) = value(b) {
+                if let Some(vb) = value(b).map(|m| m.rank_value()) {
                     checks.push(Check::from((va - vb).abs() <= 0.1 * va.abs().max(vb.abs()) || va == vb));
                 }
             }
             for rj in &ranks[i + 1..] {
                 for b in rj {
-                    let Some(vb) = value(b) else { return Check::No };
-                    checks.push(Check::from(va < vb));
+                    let Some(mb) = value(b) else { return Check::No };
+                    checks.push(ordered(&ma, &mb, true));
                 }
             }
         }
@@ -497,7 +656,7 @@ pub fn judge(c: &Claim, points: Vec<(Option<toml::Value>, PerScheme)>) -> (Vec<P
                 order_holds(&ranks, c.tie.as_deref() == Some("any"), &|v| {
                     let i =
                         out.iter().position(|p| p.x.as_ref().map(crate::manifest::value_text).as_deref() == Some(v))?;
-                    by_name(&out[i].rows, s).map(|r| r.measured.rank_value())
+                    by_name(&out[i].rows, s).map(|r| r.measured.clone())
                 })
             }));
             (out, dir, Check::Na)
@@ -515,27 +674,36 @@ pub fn judge(c: &Claim, points: Vec<(Option<toml::Value>, PerScheme)>) -> (Vec<P
 fn sweep_relative(c: &Claim, out: &mut [PointEval]) -> (Vec<PointEval>, Check, Check) {
     let mut dirs = Vec::new();
     let mut x2s = Vec::new();
-    let first: BTreeMap<String, Option<f64>> =
-        out.first().map(|p| p.rows.iter().map(|r| (r.name.clone(), r.measured.mean)).collect()).unwrap_or_default();
+    let first: BTreeMap<String, Measured> =
+        out.first().map(|p| p.rows.iter().map(|r| (r.name.clone(), r.measured.clone())).collect()).unwrap_or_default();
     for (i, p) in out.iter_mut().enumerate().skip(1) {
         let mut extra = Vec::new();
         for s in &c.schemes {
             let Some(PaperValue::Number(pv)) = paper_at(c, s, i) else { continue };
-            let m = by_name(&p.rows, s).and_then(|r| r.measured.mean);
-            let base = first.get(s).copied().flatten();
-            let change = match (m, base) {
-                (Some(m), Some(b)) if b != 0.0 => Some((m - b) / b * 100.0),
-                _ => None,
+            let (Some(here), Some(base)) = (by_name(&p.rows, s), first.get(s)) else { continue };
+            // per seed: seed k's change against seed k's first point
+            let change = if here.measured.values.len() == base.values.len() {
+                let per: Vec<Option<f64>> = here
+                    .measured
+                    .values
+                    .iter()
+                    .zip(&base.values)
+                    .map(|(m, b)| match (m, b) {
+                        (Some(m), Some(b)) if *b != 0.0 => Some((m - b) / b * 100.0),
+                        _ => None,
+                    })
+                    .collect();
+                Measured::from_values(&per)
+            } else {
+                let c = match (here.measured.mean, base.mean) {
+                    (Some(m), Some(b)) if b != 0.0 => Some((m - b) / b * 100.0),
+                    _ => None,
+                };
+                Measured::from_values(&[c])
             };
-            let d = Check::from(change_direction(pv, change));
-            let w = Check::from(change_close(pv, change));
-            dirs.push(d);
-            x2s.push(w);
-            extra.push(Row {
-                name: format!("{s} change"),
-                paper: Some(PaperValue::Number(pv)),
-                measured: Measured { mean: change, n: change.is_some() as usize, ..Default::default() },
-            });
+            dirs.push(change_direction(pv, &change));
+            x2s.push(Check::from(change_close(pv, change.mean)));
+            extra.push(Row { name: format!("{s} change"), paper: Some(PaperValue::Number(pv)), measured: change });
         }
         p.rows.extend(extra);
         p.direction = Check::all(dirs.iter().copied());
@@ -554,6 +722,11 @@ fn sweep_relative(c: &Claim, out: &mut [PointEval]) -> (Vec<PointEval>, Check, C
 pub fn verdict(direction: Check, within2x: Check) -> Verdict {
     match (direction, within2x) {
         (Check::No, _) => Verdict::NotReproduced,
+        // a direction within the noise: more seeds may decide it, unless the
+        // size is off whatever the direction
+        (Check::Tie, Check::No) => Verdict::NotReproduced,
+        (Check::Tie, _) => Verdict::Inconclusive,
+        (_, Check::Tie) => Verdict::Inconclusive,
         (Check::Yes, Check::No) => Verdict::DirectionOnly,
         (Check::Na, Check::No) => Verdict::NotReproduced,
         (Check::Na, Check::Na) => Verdict::Error,
@@ -575,6 +748,7 @@ pub fn evaluate(m: &Manifest, claims: &[crate::plan::ClaimPlan], full: bool, val
                     direction: Check::Na,
                     within2x: Check::Na,
                     verdict: Verdict::Error,
+                    seeds: 0,
                     sensitivity: vec![],
                     error: Some(e.clone()),
                 };
@@ -605,7 +779,8 @@ pub fn evaluate(m: &Manifest, claims: &[crate::plan::ClaimPlan], full: bool, val
                 e.dedup();
                 (Verdict::Error, Some(e.join("; ")))
             };
-            ClaimEval { claim: cp.claim, points, direction, within2x, verdict, sensitivity, error }
+            let seeds = cp.points.iter().flat_map(|p| p.runs.values().map(|r| r.len())).max().unwrap_or(0);
+            ClaimEval { claim: cp.claim, points, direction, within2x, verdict, seeds, sensitivity, error }
         })
         .collect()
 }
@@ -708,6 +883,75 @@ mod tests {
     }
 
     #[test]
+    fn a_ranking_that_flips_between_seeds_is_a_tie() {
+        let c = claim("schemes = [\"a\", \"b\"]\ncompare = \"order\"\norder = [\"a\", \"b\"]");
+        // a below b in two seeds, above in the third: not a result either way
+        let flips = per(&[("a", &[2.0, 2.0, 3.0]), ("b", &[2.5, 2.5, 2.5])]);
+        assert_eq!(judged(&c, flips).0, Check::Tie);
+        // every seed agrees: decided, whatever the spread of the values
+        assert_eq!(judged(&c, per(&[("a", &[1.0, 5.0, 9.0]), ("b", &[1.5, 6.0, 9.5])])).0, Check::Yes);
+        assert_eq!(judged(&c, per(&[("a", &[1.5, 6.0, 9.5]), ("b", &[1.0, 5.0, 9.0])])).0, Check::No);
+        // one seed, under the 1% resolution: a tie; identical: equal, so the order fails
+        assert_eq!(judged(&c, per(&[("a", &[117.2]), ("b", &[117.0])])).0, Check::Tie);
+        assert_eq!(judged(&c, per(&[("a", &[117.0]), ("b", &[117.0])])).0, Check::No);
+        let (_, d, w) = judge(&c, vec![(None, per(&[("a", &[2.0, 2.0, 3.0]), ("b", &[2.5, 2.5, 2.5])]))]);
+        assert_eq!(verdict(d, w), Verdict::Inconclusive);
+    }
+
+    #[test]
+    fn a_change_whose_sign_flips_is_a_tie_unless_its_size_is_off() {
+        let c = claim("schemes = [\"a\", \"b\"]\ncompare = \"relative\"\npaper = { \"a/b\" = -40 }");
+        // -40% and +10% per seed: the sign flips
+        let (d, w) = judged(&c, per(&[("a", &[60.0, 110.0]), ("b", &[100.0, 100.0])]));
+        assert_eq!((d, verdict(d, w)), (Check::Tie, Verdict::NotReproduced), "the mean -15% is not within 2x either");
+        let (d, w) = judged(&c, per(&[("a", &[30.0, 105.0]), ("b", &[100.0, 100.0])]));
+        assert_eq!((d, w, verdict(d, w)), (Check::Tie, Check::Yes, Verdict::Inconclusive));
+        // -0.5% in every seed: under a point
+        assert_eq!(judged(&c, per(&[("a", &[99.5, 99.5]), ("b", &[100.0, 100.0])])).0, Check::Tie);
+    }
+
+    #[test]
+    fn lowest_and_baselines_respect_the_noise() {
+        let c = claim("schemes = [\"a\", \"b\"]\ncompare = \"lowest\"\nsubject = \"a\"");
+        assert_eq!(judged(&c, per(&[("a", &[1.0, 3.0]), ("b", &[2.0, 2.0])])).0, Check::Tie);
+        let c = claim("schemes = [\"a\", \"b\"]\npaper = { a = 10, b = 20 }\nbaseline = \"b\"");
+        assert_eq!(judged(&c, per(&[("a", &[10.0, 30.0]), ("b", &[20.0, 20.0])])).0, Check::Tie);
+        assert_eq!(judged(&c, per(&[("a", &[10.0, 15.0]), ("b", &[20.0, 20.0])])).0, Check::Yes);
+    }
+
+    #[test]
+    fn a_bound_the_seeds_straddle_is_a_tie() {
+        let c = claim("schemes = [\"a\"]\ncompare = \"at_most\"\npaper = { a = 25 }");
+        assert_eq!(judged(&c, per(&[("a", &[20.0, 30.0])])).0, Check::Tie);
+        assert_eq!(judged(&c, per(&[("a", &[20.0, 24.0])])).0, Check::Yes);
+    }
+
+    #[test]
+    fn shares_are_judged_in_points_and_distance_to_the_whole() {
+        let c = claim("schemes = [\"a\"]\nunit = \"%\"\npaper = { a = 90 }");
+        assert_eq!(judged(&c, per(&[("a", &[45.0])])).1, Check::No, "2x of 90% is not a tolerance");
+        assert_eq!(judged(&c, per(&[("a", &[86.0])])).1, Check::Yes, "within 5 points");
+        assert_eq!(judged(&c, per(&[("a", &[81.0])])).1, Check::Yes, "19% idle vs 10%: within 2x");
+        assert_eq!(judged(&c, per(&[("a", &[75.0])])).1, Check::No, "25% idle vs 10%");
+        let c = claim("schemes = [\"a\"]\nunit = \"%\"\npaper = { a = 10 }");
+        assert_eq!(judged(&c, per(&[("a", &[19.0])])).1, Check::Yes);
+        assert_eq!(judged(&c, per(&[("a", &[30.0])])).1, Check::No);
+        let c = claim("schemes = [\"a\"]\nunit = \"%\"\ncompare = \"at_least\"\npaper = { a = 90 }");
+        assert_eq!(judged(&c, per(&[("a", &[85.0])])), (Check::No, Check::Yes), "relaxed to 80%");
+        assert_eq!(judged(&c, per(&[("a", &[60.0])])), (Check::No, Check::No), "not to 45%");
+    }
+
+    #[test]
+    fn absolute_values_behind_a_change_are_judged_too() {
+        let c = claim(
+            "schemes = [\"a\", \"b\"]\ncompare = \"relative\"\nunit = \"%\"\npaper = { \"a/b\" = -83 }\nabsolute = { a = 40, b = 235 }\nabsolute_unit = \"us\"",
+        );
+        // the change is right (-45% vs -83%: within 2x), the values 7x off
+        assert_eq!(judged(&c, per(&[("a", &[277.0]), ("b", &[504.0])])), (Check::Yes, Check::No));
+        assert_eq!(judged(&c, per(&[("a", &[45.0]), ("b", &[260.0])])), (Check::Yes, Check::Yes));
+    }
+
+    #[test]
     fn verdicts() {
         assert_eq!(verdict(Check::Yes, Check::Yes), Verdict::Reproduced);
         assert_eq!(verdict(Check::Yes, Check::Na), Verdict::Reproduced);
@@ -715,5 +959,7 @@ mod tests {
         assert_eq!(verdict(Check::Yes, Check::No), Verdict::DirectionOnly);
         assert_eq!(verdict(Check::No, Check::Yes), Verdict::NotReproduced);
         assert_eq!(verdict(Check::Na, Check::No), Verdict::NotReproduced);
+        assert_eq!(verdict(Check::Tie, Check::Na), Verdict::Inconclusive);
+        assert_eq!(verdict(Check::Tie, Check::No), Verdict::NotReproduced);
     }
 }

@@ -7,7 +7,6 @@ use ccsim_repro::cache::Cache;
 use ccsim_repro::exec::{self, Outcome};
 use ccsim_repro::plan::{self, Options};
 use ccsim_repro::report;
-use ccsim_repro::verdict::Verdict;
 use ccsim_scenario::testutil::TempDir;
 use std::path::{Path, PathBuf};
 
@@ -44,18 +43,13 @@ fn tiny_manifest_plans_runs_caches_and_reports() {
     let out = tmp.path().join("report");
     let sums = report::write(&plan, &cache, &again, &out, "test-1").unwrap();
     let s = &sums[0];
-    assert_eq!(s.claims, 6);
+    let t = &s.tally;
     assert_eq!(
-        (
-            s.count(Verdict::Reproduced),
-            s.count(Verdict::DirectionOnly),
-            s.count(Verdict::NotReproduced),
-            s.count(Verdict::NotSimulable)
-        ),
-        (3, 1, 1, 1),
-        "{:?}",
-        s.counts
+        (t.results, t.reproduced, t.direction_only, t.not_reproduced, t.inconclusive, t.not_simulated),
+        (5, 3, 1, 1, 0, 1),
+        "{t:?}"
     );
+    assert_eq!((t.headline, t.headline_reproduced, t.checks, t.checks_held), (2, 1, 1, 1), "{t:?}");
     let md = std::fs::read_to_string(out.join("tiny/report.md")).unwrap();
     for (claim, verdict) in [
         ("lone-slowdown", "reproduced"),
@@ -64,10 +58,24 @@ fn tiny_manifest_plans_runs_caches_and_reports() {
         ("too-small-change", "direction only"),
         ("size-sweep", "reproduced"),
     ] {
-        let row =
-            md.lines().find(|l| l.starts_with(&format!("| [{claim}]"))).unwrap_or_else(|| panic!("no row for {claim}"));
+        // its row among the results (the headline table ends with the cause)
+        let results = &md[md.find("## Results of the paper").unwrap()..];
+        let row = results
+            .lines()
+            .find(|l| l.starts_with(&format!("| [{claim}]")))
+            .unwrap_or_else(|| panic!("no row for {claim}"));
         assert!(row.ends_with(&format!("| {verdict} |")), "{claim}: {row}");
     }
+    // the headline table opens the report, with the cause of the miss
+    let head = &md[md.find("## Headline claims").unwrap()..md.find("## Results of the paper").unwrap()];
+    assert!(head.contains("[lone-slowdown]") && head.contains("Half the window halves"), "{head}");
+    assert!(!head.contains("half-window-slower"), "not a headline claim: {head}");
+    // the check is apart, and claims.json is read back by the index
+    assert!(md[md.find("## Set-up checks").unwrap()..].contains("[all-finished]"));
+    let rec = report::record::read(&out.join("tiny")).unwrap();
+    assert_eq!(rec.claims.iter().filter(|c| c.headline).count(), 2);
+    let index = std::fs::read_to_string(out.join("index.md")).unwrap();
+    assert!(index.contains("| tiny | [wrong-order](tiny/report.md#claim-wrong-order)"), "{index}");
     assert!(md.contains("Sensitivity to `variants.half.window_bdps`"));
     assert!(md.contains("testbed CPU use"));
     let html = std::fs::read_to_string(out.join("tiny/report.html")).unwrap();
@@ -108,4 +116,24 @@ fn bad_manifests_are_refused_with_the_claim_named() {
     let plan =
         write(&format!("{base}metric = \"queue\"\nparams = {{ port = \"3:0\" }}\npaper = {{ none = 1 }}\n")).unwrap();
     assert!(plan.papers[0].claims[0].error.as_deref().unwrap_or("").contains("3:0"));
+}
+
+/// Every shipped paper: its manifest reads and checks, every claim plans at
+/// both scales, and it names 4-8 headline claims, all results that are run.
+#[test]
+fn shipped_manifests_plan_and_name_their_headline_claims() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
+    let papers = ccsim_repro::manifest::papers(&root).unwrap();
+    assert_eq!(papers, ["bolt", "fncc", "oscar", "sqcc", "srcc"]);
+    for p in &papers {
+        let m = ccsim_repro::manifest::read(&root.join(p)).unwrap();
+        m.check().unwrap_or_else(|e| panic!("{e}"));
+        let headline = m.claims.iter().filter(|c| c.headline).count();
+        assert!((4..=8).contains(&headline), "{p}: {headline} headline claims (4-8 wanted)");
+        for full in [false, true] {
+            let plan = plan::plan(&root, std::slice::from_ref(p), &Options { full, ..opts("test") }).unwrap();
+            let errors: Vec<String> = plan.papers[0].claims.iter().filter_map(|c| c.error.clone()).collect();
+            assert!(errors.is_empty(), "{p} (full: {full}): {errors:#?}");
+        }
+    }
 }

@@ -59,8 +59,11 @@ def reproduce(
 
     ``full`` selects the papers' scale, ``seeds`` overrides the seeds of
     claims that average several, ``claims`` runs only those claim ids.
-    Returns one dict per paper: claims, reproduced, direction_only,
-    not_reproduced, error, not_simulated, report.
+    Returns one dict per paper: headline (headline claims run),
+    headline_reproduced, results (the paper's results run; set-up checks
+    apart), reproduced, direction_only, not_reproduced, inconclusive (ties
+    within the noise across seeds), error, not_simulated, checks,
+    checks_held, report (the path of report.md).
     """
     root = _experiments(experiments).resolve()
     papers = _native.reproduce_papers(str(root), paper)
@@ -103,5 +106,17 @@ def reproduce(
     rows = _native.reproduce_report(
         str(root), papers, full, seeds, claims_list, version, str(cache_dir), str(Path(out)), failed
     )
-    names = ["paper", "claims", "reproduced", "direction_only", "not_reproduced", "error", "not_simulated", "report"]
-    return [dict(zip(names, r)) for r in rows]
+    names = [
+        "headline",
+        "headline_reproduced",
+        "results",
+        "reproduced",
+        "direction_only",
+        "not_reproduced",
+        "inconclusive",
+        "error",
+        "not_simulated",
+        "checks",
+        "checks_held",
+    ]
+    return [{"paper": paper, **dict(zip(names, counts)), "report": report} for paper, counts, report in rows]

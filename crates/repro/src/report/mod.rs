@@ -7,10 +7,12 @@
 
 mod charts;
 pub mod doc;
+mod index;
+pub mod record;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use ccsim_core::results::RunResult;
@@ -18,7 +20,7 @@ use ccsim_scenario::Scenario;
 
 use crate::cache::Cache;
 use crate::exec::Outcome;
-use crate::manifest::{value_text, Claim, Compare, Status};
+use crate::manifest::{value_text, Claim, Compare, Kind, Status};
 use crate::metrics;
 use crate::plan::{PaperPlan, Plan};
 use crate::verdict::{self, fmt_num, ClaimEval, Verdict};
@@ -29,32 +31,42 @@ use doc::{Block, Doc};
 pub struct PaperSummary {
     pub paper: String,
     pub title: String,
-    /// Claims per verdict (not simulable / not attempted included).
-    pub counts: Vec<(Verdict, usize)>,
-    pub claims: usize,
+    /// Claims by kind and verdict (checks apart from results).
+    pub tally: record::Tally,
     pub runs: usize,
     pub failed_runs: usize,
+    /// The report's folder.
+    pub dir: PathBuf,
 }
 
-/// Column names of [`PaperSummary::tally`].
-pub const TALLY_COLUMNS: [&str; 6] =
-    ["claims", "reproduced", "direction only", "not reproduced", "error", "not simulated"];
+/// Column names of [`PaperSummary::cells`].
+pub const TALLY_COLUMNS: [&str; 9] = [
+    "headline reproduced",
+    "results",
+    "reproduced",
+    "direction only",
+    "not reproduced",
+    "inconclusive",
+    "error",
+    "not simulated",
+    "checks held",
+];
 
 impl PaperSummary {
-    pub fn count(&self, v: Verdict) -> usize {
-        self.counts.iter().find(|c| c.0 == v).map_or(0, |c| c.1)
-    }
-
-    /// Claims, then claims per verdict as reported (`TALLY_COLUMNS`; not
-    /// simulable and not attempted together as "not simulated").
-    pub fn tally(&self) -> [usize; 6] {
-        [
-            self.claims,
-            self.count(Verdict::Reproduced),
-            self.count(Verdict::DirectionOnly),
-            self.count(Verdict::NotReproduced),
-            self.count(Verdict::Error),
-            self.count(Verdict::NotSimulable) + self.count(Verdict::NotAttempted),
+    /// The cells of `TALLY_COLUMNS`: headline claims reproduced of all, then
+    /// the paper's results (checks apart) per verdict, then checks held of all.
+    pub fn cells(&self) -> Vec<String> {
+        let t = &self.tally;
+        vec![
+            format!("{}/{}", t.headline_reproduced, t.headline),
+            t.results.to_string(),
+            t.reproduced.to_string(),
+            t.direction_only.to_string(),
+            t.not_reproduced.to_string(),
+            t.inconclusive.to_string(),
+            t.error.to_string(),
+            t.not_simulated.to_string(),
+            format!("{}/{}", t.checks_held, t.checks),
         ]
     }
 }
@@ -99,12 +111,9 @@ pub fn write(
     let mut sums = Vec::new();
     for pp in &plan.papers {
         let runs = Runs { plan, cache, memo: RefCell::new(HashMap::new()) };
-        let dir = out.join(&pp.manifest.paper);
-        sums.push(write_paper(&dir, pp, &runs, outcomes, version)?);
+        sums.push(write_paper(out, pp, &runs, outcomes, version)?);
     }
-    if plan.papers.len() > 1 {
-        write_index(out, &sums, plan.full)?;
-    }
+    index::write(out)?;
     Ok(sums)
 }
 
@@ -169,34 +178,74 @@ fn summary_cells(c: &Claim, e: &ClaimEval) -> (String, String) {
     (paper, measured.join("; "))
 }
 
-fn verdict_counts(evals: &[ClaimEval], skipped: &[&Claim]) -> Vec<(Verdict, usize)> {
-    let all = [
-        Verdict::Reproduced,
-        Verdict::DirectionOnly,
-        Verdict::NotReproduced,
-        Verdict::Error,
-        Verdict::NotSimulable,
-        Verdict::NotAttempted,
-        Verdict::Recorded,
-    ];
-    all.iter()
-        .map(|&v| {
-            let n = evals.iter().filter(|e| e.verdict == v).count()
-                + skipped
-                    .iter()
-                    .filter(|c| match c.status {
-                        Status::NotSimulable => v == Verdict::NotSimulable,
-                        Status::NotAttempted => v == Verdict::NotAttempted,
-                        Status::Run => false,
-                    })
-                    .count();
-            (v, n)
+/// The claims of a report as records, in manifest order.
+fn records(m: &crate::manifest::Manifest, evals: &[ClaimEval]) -> Vec<record::ClaimRecord> {
+    m.claims
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| {
+            if c.status != Status::Run {
+                return Some(record::skipped(c));
+            }
+            let e = evals.iter().find(|e| e.claim == i)?;
+            let (paper, measured) = summary_cells(c, e);
+            Some(record::judged(c, e, paper, measured))
         })
         .collect()
 }
 
+/// The headline table: the paper's number, ccsim at both scales (the other
+/// scale from its report's `claims.json`, when there is one), the verdicts
+/// and, for a miss, its measured cause.
+pub(crate) fn headline_table(
+    here: &[record::ClaimRecord],
+    other: Option<&record::PaperRecord>,
+    full: bool,
+    link: &dyn Fn(&record::ClaimRecord) -> String,
+) -> Block {
+    let find = |id: &str| other.and_then(|o| o.claims.iter().find(|c| c.id == id));
+    let rows = here
+        .iter()
+        .filter(|c| c.headline)
+        .map(|c| {
+            let o = find(&c.id);
+            let (reduced, full_) = if full { (o, Some(c)) } else { (Some(c), o) };
+            let cell =
+                |r: Option<&record::ClaimRecord>| r.map_or_else(|| "not run".to_string(), |r| r.measured.clone());
+            let verdict = |r: Option<&record::ClaimRecord>| r.map_or_else(|| "-".to_string(), |r| r.verdict.clone());
+            let missed = [reduced, full_].iter().flatten().any(|r| !r.reproduced());
+            vec![
+                link(c),
+                c.where_.clone(),
+                with_unit(&c.paper, &c.unit),
+                with_unit(&cell(reduced), &c.unit),
+                verdict(reduced),
+                with_unit(&cell(full_), &c.unit),
+                verdict(full_),
+                if missed { c.cause.clone().unwrap_or_else(|| "(no cause written yet)".into()) } else { String::new() },
+            ]
+        })
+        .collect();
+    Block::Table(
+        ["claim", "where", "paper", "ccsim reduced", "verdict", "ccsim full", "verdict", "cause of a miss"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        rows,
+    )
+}
+
+/// A summary cell with its unit, when it has one and a value.
+fn with_unit(cell: &str, unit: &str) -> String {
+    if unit.is_empty() || cell.is_empty() || cell == "-" || cell == "not run" || cell.ends_with("points") {
+        cell.to_string()
+    } else {
+        format!("{cell} ({unit})")
+    }
+}
+
 fn write_paper(
-    dir: &Path,
+    out: &Path,
     pp: &PaperPlan,
     runs: &Runs,
     outcomes: &[Outcome],
@@ -204,9 +253,12 @@ fn write_paper(
 ) -> Result<PaperSummary, String> {
     let m = &pp.manifest;
     let full = runs.plan.full;
+    let dir = record::paper_dir(out, full, &m.paper);
     let evals = verdict::evaluate(m, &pp.claims, full, &|i, metric, p| runs.value(i, metric, p));
     let skipped: Vec<&Claim> = m.claims.iter().filter(|c| c.status != Status::Run).collect();
-    let counts = verdict_counts(&evals, &skipped);
+    let recs = records(m, &evals);
+    let tally = record::Tally::of(&recs);
+    let other = record::read(&record::paper_dir(out, !full, &m.paper));
     let mut used: Vec<usize> = pp
         .claims
         .iter()
@@ -232,7 +284,7 @@ fn write_paper(
     let mut d = Doc { title: format!("{} — ccsim reproduction", m.title), blocks: vec![] };
     d.push(Block::Heading(1, m.title.clone(), "top".into()));
     d.push(Block::Para(format!(
-        "Generated by `ccsim reproduce {}{}` (ccsim {version}): **{}** scale, {} runs ({} failed), {:.0} s of simulation CPU time. Paper text: `{}`. Claims and scenarios: `experiments/{}/`.",
+        "Generated by `ccsim reproduce {}{}` (ccsim {version}): **{}** scale, {} runs ({} failed), {:.0} s of simulation CPU time. Paper text: `{}`. Claims and scenarios: `experiments/{}/`. {}",
         m.paper,
         if full { " --full" } else { "" },
         if full { "full (the paper's)" } else { "reduced" },
@@ -240,36 +292,69 @@ fn write_paper(
         failed.len(),
         cpu,
         m.source.as_deref().unwrap_or("-"),
-        m.paper
+        m.paper,
+        match (&other, full) {
+            (Some(_), true) => format!("The reduced scale's values are from its report (`../../{}/claims.json`).", m.paper),
+            (Some(_), false) => format!("The full scale's values are from its report (`../full/{}/claims.json`).", m.paper),
+            (None, _) => String::new(),
+        }
     )));
-    let count_text: Vec<String> = counts.iter().filter(|c| c.1 > 0).map(|(v, n)| format!("{n} {}", v.text())).collect();
-    d.push(Block::Para(format!("**{} claims**: {}.", m.claims.len(), count_text.join(", "))));
+    let t = &tally;
+    d.push(Block::Para(format!(
+        "**{} headline claims**: {} reproduced, {} in direction only, {} inconclusive, {} missed. **{} results of the paper** run: {} reproduced, {} direction only, {} not reproduced, {} inconclusive, {} errors; {} not simulated. **{} set-up checks** (not paper results): {} held.",
+        t.headline,
+        t.headline_reproduced,
+        t.headline_direction,
+        t.headline_inconclusive,
+        t.headline_missed(),
+        t.results,
+        t.reproduced,
+        t.direction_only,
+        t.not_reproduced,
+        t.inconclusive,
+        t.error,
+        t.not_simulated,
+        t.checks,
+        t.checks_held
+    )));
+    d.push(Block::Heading(2, "Headline claims".into(), "headline".into()));
+    d.push(headline_table(&recs, other.as_ref(), full, &|c| format!("[{}](#{})", c.id, anchor(&c.id))));
     d.push(Block::Para(
-        "How to read: *direction* is right when every scheme sits on the same side of the baseline (or in the same order) as in the paper, or a bound/range holds; *within 2x* when every measured value is within a factor 2 of the paper's (for changes: same sign and within a factor 2; changes under 5 points: within 5 points). A claim is **reproduced** when both hold, **direction only** when only the first does. Measured values are the mean over seeds ± the standard deviation (min–max). \"never\" = the metric's event did not happen in the run.".into(),
+        "How to read: *direction* is right when every scheme sits on the same side of the baseline (or in the same order) as in the paper, or a bound/range holds; *within 2x* when every measured value is within a factor 2 of the paper's (for changes: same sign and within a factor 2; changes under 5 points: within 5 points; shares of a whole, in %: within 5 points or within 2x of the distance to 0% or 100%, whichever is nearer; a relative claim with the paper's absolute values: both). A comparison that flips between seeds, or differs by under 1% (changes: under 1 point), is a **tie**: the claim is **inconclusive** at that many seeds (`--seeds N` asks for more), never passed or failed on it. A claim is **reproduced** when both hold, **direction only** when only the first does. Measured values are the mean over seeds ± the standard deviation (min–max). \"never\" = the metric's event did not happen in the run.".into(),
     ));
-    // summary table
-    let mut rows = Vec::new();
-    for e in &evals {
-        let c = &m.claims[e.claim];
-        let (paper, measured) = summary_cells(c, e);
-        rows.push(vec![
-            format!("[{}](#{})", c.id, anchor(&c.id)),
-            c.where_.clone(),
-            paper,
-            measured,
-            e.direction.mark().into(),
-            e.within2x.mark().into(),
-            e.verdict.text().into(),
-        ]);
+    for (kind, title, anchor_id) in
+        [(Kind::Result, "Results of the paper", "claims"), (Kind::Check, "Set-up checks", "checks")]
+    {
+        let mut rows = Vec::new();
+        for e in evals.iter().filter(|e| m.claims[e.claim].kind == kind) {
+            let c = &m.claims[e.claim];
+            let (paper, measured) = summary_cells(c, e);
+            rows.push(vec![
+                format!("[{}](#{}){}", c.id, anchor(&c.id), if c.headline { " **(headline)**" } else { "" }),
+                c.where_.clone(),
+                with_unit(&paper, &unit_label(c)),
+                with_unit(&measured, &unit_label(c)),
+                e.direction.mark().into(),
+                e.within2x.mark().into(),
+                record::verdict_text(e),
+            ]);
+        }
+        if rows.is_empty() {
+            continue;
+        }
+        d.push(Block::Heading(2, title.into(), anchor_id.into()));
+        if kind == Kind::Check {
+            d.push(Block::Para("What ccsim's set-up must match for the results to mean anything (workload shares, offered load, flows finished, no loss): not results of the paper, and not counted as reproduced ones.".into()));
+        }
+        d.push(Block::Table(
+            ["claim", "where", "paper", "measured", "direction", "within 2x", "verdict"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            rows,
+        ));
     }
-    d.push(Block::Heading(2, "Claims".into(), "claims".into()));
-    d.push(Block::Table(
-        ["claim", "where", "paper", "measured", "direction", "within 2x", "verdict"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
-        rows,
-    ));
+    d.push(Block::Heading(2, "Claim by claim".into(), "details".into()));
     for e in &evals {
         claim_section(&mut d, m, e, full);
     }
@@ -296,20 +381,35 @@ fn write_paper(
         d.push(Block::Heading(2, "Failed runs".into(), "failed".into()));
         d.push(Block::List(failed.iter().map(|(l, e)| format!("`{l}`: {e}")).collect()));
     }
-    write_files(dir, &d)?;
+    write_files(&dir, &d)?;
+    let rec = record::PaperRecord {
+        paper: m.paper.clone(),
+        title: m.title.clone(),
+        scale: record::scale_name(full).into(),
+        runs: used.len(),
+        failed_runs: failed.len(),
+        cpu_secs: cpu,
+        claims: recs,
+    };
+    record::write(&dir, &rec)?;
     Ok(PaperSummary {
         paper: m.paper.clone(),
         title: m.title.clone(),
-        counts,
-        claims: m.claims.len(),
+        tally,
         runs: used.len(),
         failed_runs: failed.len(),
+        dir,
     })
 }
 
 fn claim_section(d: &mut Doc, m: &crate::manifest::Manifest, e: &ClaimEval, full: bool) {
     let c = &m.claims[e.claim];
-    d.push(Block::Heading(3, format!("{} — {}", c.id, c.where_), anchor(&c.id)));
+    let tag = match (c.headline, c.kind) {
+        (true, _) => " (headline)",
+        (_, Kind::Check) => " (set-up check)",
+        _ => "",
+    };
+    d.push(Block::Heading(3, format!("{} — {}{tag}", c.id, c.where_), anchor(&c.id)));
     if !c.says.is_empty() {
         d.push(Block::Quote(c.says.clone()));
     }
@@ -371,8 +471,11 @@ fn claim_section(d: &mut Doc, m: &crate::manifest::Manifest, e: &ClaimEval, full
         "Direction right: **{}**; within 2x: **{}** → **{}**.",
         e.direction.mark(),
         e.within2x.mark(),
-        e.verdict.text()
+        record::verdict_text(e)
     )));
+    if let Some(cause) = c.cause.as_ref().filter(|_| e.verdict != Verdict::Reproduced) {
+        d.push(Block::Para(format!("**Cause of the miss (measured):** {cause}")));
+    }
     if let Some(u) = &c.unstated {
         d.push(Block::Para(format!("*Left unstated by the paper:* {u}")));
     }
@@ -445,37 +548,4 @@ fn figures_section(d: &mut Doc, pp: &PaperPlan, runs: &Runs) {
             Err(e) => d.push(Block::Para(format!("**Error:** {e}"))),
         }
     }
-}
-
-fn write_index(out: &Path, sums: &[PaperSummary], full: bool) -> Result<(), String> {
-    let mut d = Doc { title: "ccsim: reproduction of the seed papers".into(), blocks: vec![] };
-    d.push(Block::Heading(1, "Reproduction of the seed papers".into(), "top".into()));
-    d.push(Block::Para(format!(
-        "Generated by `ccsim reproduce all{}`; one report per paper ({} scale).",
-        if full { " --full" } else { "" },
-        if full { "full" } else { "reduced" }
-    )));
-    let mut rows = Vec::new();
-    let mut tot = [0usize; 7];
-    for s in sums {
-        let t = s.tally();
-        let v = [t[0], t[1], t[2], t[3], t[4], t[5], s.runs];
-        for (t, x) in tot.iter_mut().zip(v) {
-            *t += x;
-        }
-        let mut row = vec![format!("[{}]({}/report.md) ([html]({}/report.html))", s.title, s.paper, s.paper)];
-        row.extend(v.iter().map(|x| x.to_string()));
-        rows.push(row);
-    }
-    let mut total = vec!["**all**".to_string()];
-    total.extend(tot.iter().map(|x| x.to_string()));
-    rows.push(total);
-    d.push(Block::Table(
-        std::iter::once("paper").chain(TALLY_COLUMNS).chain(["runs"]).map(|s| s.to_string()).collect(),
-        rows,
-    ));
-    let fail = |e: std::io::Error| format!("cannot write the index in {}: {e}", out.display());
-    std::fs::create_dir_all(out).map_err(fail)?;
-    std::fs::write(out.join("index.md"), d.markdown()).map_err(fail)?;
-    std::fs::write(out.join("index.html"), d.html().replace("/report.md\"", "/report.html\"")).map_err(fail)
 }
