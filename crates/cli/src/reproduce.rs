@@ -222,11 +222,13 @@ fn list(a: &ReproduceArgs, root: &Path) -> Result<(), Fail> {
     for p in &papers {
         let m = manifest::read(&root.join(p)).map_err(Fail::Input)?;
         let mut cost = Vec::new();
+        let mut per_claim = Vec::new();
         for full in [false, true] {
             let opts = Options { full, version: version.clone(), ..Default::default() };
             let plan = plan::plan(root, std::slice::from_ref(p), &opts).map_err(Fail::Input)?;
             let ev: f64 = plan.runs.iter().map(|r| r.est_events).sum();
             cost.push((plan.runs.len(), ev / EVENTS_PER_SEC));
+            per_claim.push(claim_costs(&plan));
         }
         let run = m.claims.iter().filter(|c| c.status == ClaimStatus::Run).count();
         t.row(vec![
@@ -240,23 +242,58 @@ fn list(a: &ReproduceArgs, root: &Path) -> Result<(), Fail> {
             wall(cost[1].1),
         ]);
         if a.paper.is_some() {
-            details.push(m);
+            details.push((m, per_claim));
         }
     }
     outln!("Estimated CPU time on one core (~{:.0}M events/s); divide by --jobs.", EVENTS_PER_SEC / 1e6);
     out!("{}", t.render());
-    for m in details {
+    for (m, per_claim) in details {
         outln!("\n{} — {}", m.paper, m.title);
-        let mut c = Table::new(&["claim", "where", "metric", "status"]);
-        for cl in &m.claims {
+        outln!("(est.: CPU time of the claim's runs on one core, runs shared with other claims included)");
+        let mut c = Table::new(&["claim", "where", "kind", "metric", "status", "reduced est.", "full est."]);
+        for (i, cl) in m.claims.iter().enumerate() {
             let status = match cl.status {
                 ClaimStatus::Run => "run",
                 ClaimStatus::NotSimulable => "not simulable",
                 ClaimStatus::NotAttempted => "not attempted",
             };
-            c.row(vec![cl.id.clone(), cl.where_.clone(), cl.metric.clone().unwrap_or_default(), status.into()]);
+            let kind = match (cl.headline, cl.kind) {
+                (true, _) => "headline",
+                (_, manifest::Kind::Check) => "check",
+                _ => "result",
+            };
+            let est = |k: usize| per_claim[k].get(&i).map(|s| wall(*s)).unwrap_or_default();
+            c.row(vec![
+                cl.id.clone(),
+                cl.where_.clone(),
+                kind.into(),
+                cl.metric.clone().unwrap_or_default(),
+                status.into(),
+                est(0),
+                est(1),
+            ]);
         }
         out!("{}", crate::commands::render_left(&c));
     }
     Ok(())
+}
+
+/// Estimated CPU seconds of each planned claim's runs (points, seeds and
+/// sensitivity sweeps), by claim index.
+fn claim_costs(plan: &Plan) -> std::collections::BTreeMap<usize, f64> {
+    let Some(pp) = plan.papers.first() else { return Default::default() };
+    pp.claims
+        .iter()
+        .map(|c| {
+            let mut runs: Vec<usize> = c
+                .points
+                .iter()
+                .chain(c.sensitivity.iter().flat_map(|s| s.points.iter().flatten()))
+                .flat_map(|p| p.runs.values().flatten().copied())
+                .collect();
+            runs.sort_unstable();
+            runs.dedup();
+            (c.claim, runs.iter().map(|&r| plan.runs[r].est_events).sum::<f64>() / EVENTS_PER_SEC)
+        })
+        .collect()
 }
