@@ -4,13 +4,15 @@
 //! The table [`SPECS`] declares each metric's parameters and unit; the
 //! families are computed in [`flows`] (per-flow results), [`ports`] (port
 //! counters and traced queue/utilization series), [`traces`] (traced flows:
-//! rates, goodput, fairness, control steps, RTT samples) and [`special`]
-//! (scheme counters and OSCAR's gradient estimate).
+//! rates, goodput, fairness, control steps, RTT samples), [`special`]
+//! (scheme counters and OSCAR's gradient estimate) and [`fair`] (the fluid
+//! max-min-fair bound of the run's flows).
 //!
 //! A value of `None` means "undefined": never reached, no flows in range.
 //! Time-like metrics treat it as "never" (it ranks last); the report shows it
 //! as "never".
 
+mod fair;
 mod flows;
 mod params;
 mod ports;
@@ -56,6 +58,8 @@ pub struct Spec {
 }
 
 const SIZES: [(&str, Kind); 4] = [("stat", Stat), ("min_size", Size), ("max_size", Size), ("workload", Int)];
+const FAIR: [(&str, Kind); 7] =
+    [SIZES[0], SIZES[1], SIZES[2], SIZES[3], ("finished_only", Bool), ("vs_run", Bool), ("fabric", Text)];
 const WINDOW: [(&str, Kind); 3] = [("from", Time), ("to", Time), ("last", Number)];
 
 macro_rules! spec {
@@ -80,6 +84,20 @@ pub const SPECS: &[Spec] = &[
         [SIZES[0], SIZES[1], SIZES[2], SIZES[3]],
         "FCT / (wire bytes / sender line rate), no base RTT",
         flows::line_slowdown
+    ),
+    spec!(
+        "fair_fct",
+        Us,
+        [FAIR[0], FAIR[1], FAIR[2], FAIR[3], FAIR[4], FAIR[5], FAIR[6]],
+        "FCT statistic of the run's flows under fluid max-min-fair sharing of their paths (the bound a fair scheme could reach); vs_run: its change against the run's own fct, as a fraction",
+        fair::fair_fct
+    ),
+    spec!(
+        "fair_slowdown",
+        Ratio,
+        [FAIR[0], FAIR[1], FAIR[2], FAIR[3], FAIR[4], FAIR[5], FAIR[6]],
+        "as fair_fct, the slowdown max(1, fair FCT / ideal FCT); vs_run: its change against the run's own slowdown",
+        fair::fair_slowdown
     ),
     spec!("finished", Fraction, [SIZES[1], SIZES[2], SIZES[3]], "fraction of flows finished", flows::finished),
     spec!("unfinished", Count, [SIZES[1], SIZES[2], SIZES[3]], "flows not finished", flows::unfinished),
@@ -422,6 +440,9 @@ pub fn unit_of(name: &str, p: &toml::Table) -> Unit {
     if name == "flow_size" && p.get("stat").and_then(|v| v.as_str()) == Some("share") {
         return Unit::Fraction;
     }
+    if matches!(name, "fair_fct" | "fair_slowdown") && p.get("vs_run").and_then(|v| v.as_bool()) == Some(true) {
+        return Unit::Ratio;
+    }
     spec(name).map(|s| s.unit).unwrap_or(Unit::Ratio)
 }
 
@@ -529,6 +550,9 @@ pub fn needs(name: &str, p: &toml::Table, scn: &Scenario) -> Result<(), String> 
             "metric '{name}' reads ACK samples: set [trace] acks = true{}",
             if name == "rtt" { " (or [trace] rtt = true for every flow's RTT)" } else { "" }
         ));
+    }
+    if matches!(name, "fair_fct" | "fair_slowdown") {
+        fair::fabric_of(name, &q)?;
     }
     if name == "max_queue" {
         if let Some(port) = q.port("port") {

@@ -1,0 +1,1034 @@
+//! The fluid max-min-fair bound of a run's flows (`fair_fct`,
+//! `fair_slowdown`): the run's own flows (sizes, starts, sources,
+//! destinations) on the run's topology under ideal max-min-fair sharing,
+//! with instant convergence and no queues. Next to a measured FCT gain it
+//! says what the best fair scheme could do on the same flows.
+//!
+//! The model:
+//! * **Fluid, event-driven.** At every arrival and completion the rates of
+//!   all active flows are recomputed by progressive filling (water-filling):
+//!   every unfrozen flow's rate rises together until a link is full, the
+//!   flows crossing it are frozen at that rate, and so on until every flow
+//!   is frozen. A flow's rate is limited by every link of its path.
+//! * **Paths** (`fabric = "routes"`, the default): the run's own, rebuilt
+//!   from the topology and the seed exactly as ccsim-core routes data:
+//!   shortest-path ECMP groups in each switch's port order (the order of its
+//!   links in the topology), one next hop per flow chosen by
+//!   `mix64(flow hash ^ switch salt)` (flow hash `mix64(seed ^ mix64(id +
+//!   0x9E37))`, salts drawn from `Rng::derive(seed, 0xCC51)` switch by
+//!   switch), over the links up at time 0 (a pair unreachable then is routed
+//!   over all links, as its ideal FCT is; link events later in the run are
+//!   not followed). Under `network.routing = "spray"` a flow is split evenly
+//!   over the next hops at every switch (the fluid limit of per-packet
+//!   spraying). The rebuilt paths are checked against the run's per-port
+//!   data counters when the run has them (an error if they disagree: the
+//!   core's routing changed). `fabric = "nonblocking"`: only the two host
+//!   links constrain (an ideal load balancer on a non-blocking fabric; on
+//!   an oversubscribed one a looser bound).
+//! * **Bytes**: the wire bytes of the ideal FCT (payload plus
+//!   `network.header` per packet of at most `network.mtu` payload; no INT).
+//! * **FCT** = fluid transfer time + the flow's base RTT, taken from its
+//!   ideal FCT (ideal - wire bytes / slowest link of the ideal's path), so a
+//!   flow alone on an idle path gets its ideal FCT; slowdown = max(1, FCT /
+//!   ideal FCT) as the run's.
+//!
+//! `vs_run = true` gives the bound's change against the run's own `fct`
+//! (`slowdown`) statistic of the same finished flows, as a fraction: on a
+//! scheme's run, the best a fair scheme could do against that scheme. It is
+//! not a lower bound of every scheme's FCTs: in a packet-level run a short
+//! flow starting at line rate can take more than its max-min share.
+//!
+//! Cost: O(events x active flows x path length x log links), two events per
+//! flow (0.2 s for the 12,306 flows of SRCC's 16-host testbed, 5 ms of web
+//! server arrivals, whose DCQCN run takes 1 s); the last models are kept, so
+//! more statistics of the same flows (and runs of other schemes at the same
+//! seed) cost nothing more. Deterministic (ties broken by link and flow
+//! order).
+
+use std::collections::{BTreeMap, HashMap};
+
+use ccsim_core::config::Routing as RoutingMode;
+use ccsim_core::results::RunResult;
+use ccsim_core::rng::{mix64, Rng};
+use ccsim_core::time::ser_time;
+use ccsim_core::topology::{NodeKind, Topology};
+
+use super::{us, Ctx, Params, Stat};
+
+/// Which links constrain a flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fabric {
+    /// Every link of the run's own path (ECMP hash, or an even split under spraying).
+    Routes,
+    /// The source's and the destination's host links only.
+    Nonblocking,
+}
+
+/// The `fabric` parameter of metric `name`.
+pub(crate) fn fabric_of(name: &str, p: &Params) -> Result<Fabric, String> {
+    match p.text("fabric") {
+        None | Some("routes") => Ok(Fabric::Routes),
+        Some("nonblocking") => Ok(Fabric::Nonblocking),
+        Some(x) => Err(format!(
+            "metric '{name}': fabric = \"{x}\": expected \"routes\" (the run's own paths) or \"nonblocking\" (host links only)"
+        )),
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Of {
+    Fct,
+    Slowdown,
+}
+
+pub fn fair_fct(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
+    statistic("fair_fct", Of::Fct, p, cx)
+}
+
+pub fn fair_slowdown(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
+    statistic("fair_slowdown", Of::Slowdown, p, cx)
+}
+
+/// The statistic of the bound over the flows in range, or with `vs_run` its
+/// change against the run's own statistic of the same (finished) flows, as
+/// a fraction.
+fn statistic(name: &str, of: Of, p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
+    let fabric = fabric_of(name, p)?;
+    let vs_run = p.bool("vs_run").unwrap_or(false);
+    let only_done = vs_run || p.bool("finished_only").unwrap_or(false);
+    let stat = p.stat("stat").unwrap_or(Stat::Mean);
+    let lo = p.size("min_size").unwrap_or(0);
+    let hi = p.size("max_size").unwrap_or(u64::MAX);
+    let w = p.int("workload").map(|w| w as u32);
+    let tags = &cx.scn.flow_workload;
+    let fair = bound(name, cx.r, cx.scn, fabric)?;
+    let (mut bound_v, mut run_v) = (Vec::new(), Vec::new());
+    for (f, &t) in cx.r.flows.iter().zip(&fair) {
+        let inside = f.size >= lo && f.size < hi && w.is_none_or(|w| tags.get(f.id as usize) == Some(&w));
+        if !inside || (only_done && f.fct.is_none()) || !t.is_finite() {
+            continue;
+        }
+        match of {
+            Of::Fct => {
+                bound_v.push(t / 1e6);
+                run_v.extend(f.fct.map(us));
+            }
+            Of::Slowdown if f.ideal_fct > 0 => {
+                bound_v.push((t / f.ideal_fct as f64).max(1.0));
+                run_v.extend(f.slowdown);
+            }
+            Of::Slowdown => {}
+        }
+    }
+    let b = stat.of(&bound_v);
+    if !vs_run {
+        return Ok(b);
+    }
+    Ok(match (b, stat.of(&run_v)) {
+        (Some(b), Some(m)) if m != 0.0 => Some((b - m) / m),
+        _ => None,
+    })
+}
+
+/// Each flow's FCT (ps, f64) under max-min-fair fluid sharing, in the
+/// order of `r.flows`; NaN for a flow the model could not finish.
+pub(crate) fn bound(
+    name: &str,
+    r: &RunResult,
+    scn: &ccsim_scenario::Scenario,
+    fabric: Fabric,
+) -> Result<Vec<f64>, String> {
+    let m = model(name, r, scn, fabric)?;
+    let net = &scn.net;
+    if fabric == Fabric::Routes && net.routing != RoutingMode::Spray && net.link_events.is_empty() {
+        check_paths(name, r, &m)?;
+    }
+    let mtu = net.mtu.0.max(1);
+    Ok(r.flows
+        .iter()
+        .zip(&m.flows)
+        .zip(&m.done)
+        .zip(&m.slowest)
+        .map(|(((f, ff), &end), &slowest)| {
+            // the base RTT as in the ideal FCT: ideal - wire bytes over the slowest link
+            let wire = f.size + f.size.div_ceil(mtu) * net.header.0;
+            let base = f.ideal_fct.saturating_sub(ser_time(wire, slowest)) as f64;
+            end - ff.start + base
+        })
+        .collect())
+}
+
+/// The fluid model of a run's flows: their links, the slowest link of the
+/// ideal FCT's path, when each completes; and the ports as (node, peer).
+struct Model {
+    flows: Vec<FluidFlow>,
+    slowest: Vec<u64>,
+    done: Vec<f64>,
+    ports: Vec<(u32, u32)>,
+}
+
+/// The last models built, by a fingerprint of what decides them (a claim
+/// computes several statistics on the same run, and runs of other schemes
+/// at the same seed have the same flows).
+static MODELS: std::sync::Mutex<Vec<(u64, std::sync::Arc<Model>)>> = std::sync::Mutex::new(Vec::new());
+
+fn fingerprint(r: &RunResult, scn: &ccsim_scenario::Scenario, fabric: Fabric) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (fabric == Fabric::Routes, scn.seed, scn.stop, scn.net.mtu.0, scn.net.header.0).hash(&mut h);
+    format!("{:?} {:?}", scn.net.routing, scn.net.link_events).hash(&mut h);
+    for k in &scn.topo.nodes {
+        (*k == NodeKind::Host).hash(&mut h);
+    }
+    for l in &scn.topo.links {
+        (l.a, l.b, l.rate_bps).hash(&mut h);
+    }
+    for f in &r.flows {
+        (f.id, f.src, f.dst, f.size, f.start).hash(&mut h);
+    }
+    h.finish()
+}
+
+fn model(
+    name: &str,
+    r: &RunResult,
+    scn: &ccsim_scenario::Scenario,
+    fabric: Fabric,
+) -> Result<std::sync::Arc<Model>, String> {
+    let key = fingerprint(r, scn, fabric);
+    let lock = || MODELS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, m)) = lock().iter().find(|(k, _)| *k == key) {
+        return Ok(m.clone());
+    }
+    let m = std::sync::Arc::new(build(name, r, scn, fabric)?);
+    let mut cache = lock();
+    if cache.len() >= 8 {
+        cache.remove(0);
+    }
+    cache.push((key, m.clone()));
+    Ok(m)
+}
+
+fn build(name: &str, r: &RunResult, scn: &ccsim_scenario::Scenario, fabric: Fabric) -> Result<Model, String> {
+    let topo = &scn.topo;
+    let net = &scn.net;
+    let mut g = Graph::new(topo, scn.seed, &net.link_events, scn.stop)
+        .map_err(|e| format!("metric '{name}': the topology's link events: {e}"))?;
+    let spray = net.routing == RoutingMode::Spray;
+    let mtu = net.mtu.0.max(1);
+    let n = topo.nodes.len() as u32;
+    let mut flows = Vec::with_capacity(r.flows.len());
+    let mut slowest = Vec::with_capacity(r.flows.len());
+    for f in &r.flows {
+        let what = || format!("metric '{name}': flow {} ({} -> {})", f.id, f.src, f.dst);
+        if f.src >= n || f.dst >= n || !topo.is_host(f.src) || !topo.is_host(f.dst) || f.src == f.dst {
+            return Err(format!("{}: source and destination must be two hosts of the topology", what()));
+        }
+        let no_path = || format!("{}: no path in the topology", what());
+        // the ideal FCT's path: the first port of every group
+        let first = g.path(f.src, f.dst, None, false).or_else(|| g.path(f.src, f.dst, None, true));
+        let first = first.ok_or_else(no_path)?;
+        slowest.push(first.iter().map(|&p| g.ports[p as usize].2).min().unwrap_or(1).max(1));
+        let links: Vec<(u32, f64)> = match fabric {
+            Fabric::Nonblocking => vec![(g.host_port(f.src), 1.0), (g.port_to_host(f.dst), 1.0)],
+            Fabric::Routes if spray => {
+                g.spray(f.src, f.dst, false).or_else(|| g.spray(f.src, f.dst, true)).ok_or_else(no_path)?
+            }
+            Fabric::Routes => {
+                let h = mix64(scn.seed ^ mix64(f.id as u64 + 0x9E37));
+                let p = g.path(f.src, f.dst, Some(h), false).or_else(|| g.path(f.src, f.dst, Some(h), true));
+                p.ok_or_else(no_path)?.into_iter().map(|p| (p, 1.0)).collect()
+            }
+        };
+        let wire = f.size + f.size.div_ceil(mtu) * net.header.0;
+        flows.push(FluidFlow { start: f.start as f64, bits: wire as f64 * 8.0, links });
+    }
+    let cap: Vec<f64> = g.ports.iter().map(|p| p.2 as f64).collect();
+    let done = fluid(&cap, &flows);
+    Ok(Model { flows, slowest, done, ports: g.ports.iter().map(|p| (p.0, p.1)).collect() })
+}
+
+/// Checks the rebuilt paths against the run's per-port data counters (when
+/// the run has every port's): a port that carried data must be on some
+/// flow's path, and once every flow finished each port carried at least
+/// its flows' payload (exactly, without retransmissions).
+fn check_paths(name: &str, r: &RunResult, m: &Model) -> Result<(), String> {
+    let same =
+        r.ports.len() == m.ports.len() && r.ports.iter().zip(&m.ports).all(|(a, b)| (a.port.node, a.port.peer) == *b);
+    if !same {
+        return Ok(());
+    }
+    let mut want = vec![0u64; m.ports.len()];
+    for (f, ff) in r.flows.iter().zip(&m.flows) {
+        for &(p, _) in &ff.links {
+            want[p as usize] += f.size;
+        }
+    }
+    let finished = r.flows.iter().all(|f| f.fct.is_some());
+    let exact = finished && r.flows.iter().all(|f| f.retransmits == 0);
+    for (pr, &w) in r.ports.iter().zip(&want) {
+        let got = pr.tx_data_bytes;
+        if (got > 0 && w == 0) || (finished && got < w) || (exact && got != w) {
+            return Err(format!(
+                "metric '{name}': the ECMP paths rebuilt from the topology and seed disagree with the run: \
+                 port {}:{} carried {got} B of data, the rebuilt paths put {w} B there (ccsim-core's routing \
+                 changed: update crates/repro/src/metrics/fair.rs, or use fabric = \"nonblocking\")",
+                pr.port.node, pr.port.peer
+            ));
+        }
+    }
+    Ok(())
+}
+
+// ---- the fabric as ccsim-core routes it ----
+
+/// The topology as ports, with ccsim-core's numbering and routing rules.
+struct Graph<'a> {
+    topo: &'a Topology,
+    /// Per node, its ports in the node's local order (the order of its links
+    /// in the topology): (global port id, link index, peer).
+    adj: Vec<Vec<(u32, usize, u32)>>,
+    /// Per global port: (node, peer, rate in bits/s).
+    ports: Vec<(u32, u32, u64)>,
+    /// Per link: up at time 0.
+    up: Vec<bool>,
+    /// Per node: the ECMP salt of a switch.
+    salt: Vec<u64>,
+    /// Switch hops to an edge switch, per (edge switch, over all links).
+    dist: HashMap<(u32, bool), Vec<u32>>,
+}
+
+impl<'a> Graph<'a> {
+    fn new(
+        topo: &'a Topology,
+        seed: u64,
+        events: &[ccsim_core::config::LinkEvent],
+        stop: Option<ccsim_core::time::Time>,
+    ) -> Result<Graph<'a>, String> {
+        let n = topo.nodes.len();
+        // a node's ports are numbered in the order of its links (sim.rs)
+        let mut adj: Vec<Vec<(u32, usize, u32)>> = vec![Vec::new(); n];
+        for (li, l) in topo.links.iter().enumerate() {
+            let (a, b) = (l.a as usize, l.b as usize);
+            if a >= n || b >= n {
+                return Err(format!("link {li} names node {} or {}, beyond the {n} nodes", l.a, l.b));
+            }
+            adj[a].push((0, li, l.b));
+            adj[b].push((0, li, l.a));
+        }
+        let mut ports = Vec::with_capacity(2 * topo.links.len());
+        for (x, list) in adj.iter_mut().enumerate() {
+            for e in list.iter_mut() {
+                e.0 = ports.len() as u32;
+                ports.push((x as u32, e.2, topo.links[e.1].rate_bps));
+            }
+        }
+        let mut up = vec![true; topo.links.len()];
+        if !events.is_empty() {
+            for (t, li, is_up) in topo.check_link_events(events, stop)? {
+                if t == 0 {
+                    up[li] = is_up;
+                }
+            }
+        }
+        let mut rng = Rng::derive(seed, 0xCC51);
+        let salt =
+            topo.nodes.iter().map(|k| if *k == NodeKind::Switch { rng.next_u64() } else { 0 }).collect::<Vec<_>>();
+        Ok(Graph { topo, adj, ports, up, salt, dist: HashMap::new() })
+    }
+
+    fn is_switch(&self, x: u32) -> bool {
+        self.topo.nodes.get(x as usize) == Some(&NodeKind::Switch)
+    }
+
+    /// A host's port (its first; a valid topology gives it exactly one).
+    fn host_port(&self, h: u32) -> u32 {
+        self.adj[h as usize].first().map_or(0, |e| e.0)
+    }
+
+    /// The port of a host's switch towards the host.
+    fn port_to_host(&self, h: u32) -> u32 {
+        let Some(&(_, li, sw)) = self.adj[h as usize].first() else { return 0 };
+        self.adj[sw as usize].iter().find(|e| e.1 == li).map_or(0, |e| e.0)
+    }
+
+    /// The switch host `h` hangs off, over the links up at time 0 (or all).
+    fn edge_of(&self, h: u32, all: bool) -> Option<u32> {
+        let &(_, li, sw) = self.adj[h as usize].first()?;
+        (all || self.up[li]).then_some(sw)
+    }
+
+    /// Switch hops from every node to edge switch `e` (breadth-first over
+    /// switch-to-switch links; u32::MAX: unreachable or a host).
+    fn dist_to(&mut self, e: u32, all: bool) -> &[u32] {
+        if !self.dist.contains_key(&(e, all)) {
+            let mut d = vec![u32::MAX; self.topo.nodes.len()];
+            d[e as usize] = 0;
+            let mut queue = std::collections::VecDeque::from([e]);
+            while let Some(x) = queue.pop_front() {
+                for &(_, li, y) in &self.adj[x as usize] {
+                    if (all || self.up[li]) && self.is_switch(y) && d[y as usize] == u32::MAX {
+                        d[y as usize] = d[x as usize] + 1;
+                        queue.push_back(y);
+                    }
+                }
+            }
+            self.dist.insert((e, all), d);
+        }
+        &self.dist[&(e, all)]
+    }
+
+    /// The ECMP group of switch `s` towards host `dst`: its ports on a
+    /// shortest path, in port order (empty: unreachable).
+    fn group(&mut self, s: u32, dst: u32, all: bool) -> Vec<u32> {
+        let Some(edge) = self.edge_of(dst, all) else { return Vec::new() };
+        if s == edge {
+            return vec![self.port_to_host(dst)];
+        }
+        let ds = self.dist_to(edge, all)[s as usize];
+        if ds == u32::MAX {
+            return Vec::new();
+        }
+        let d = &self.dist[&(edge, all)];
+        self.adj[s as usize]
+            .iter()
+            .filter(|&&(_, li, q)| {
+                (all || self.up[li])
+                    && self.topo.nodes[q as usize] == NodeKind::Switch
+                    && d[q as usize].wrapping_add(1) == ds
+            })
+            .map(|e| e.0)
+            .collect()
+    }
+
+    /// The ports from `src` to `dst`: at every switch the port `hash`
+    /// picks (ccsim-core's ECMP choice), or the first (`None`: the ideal
+    /// FCT's path). None if unreachable.
+    fn path(&mut self, src: u32, dst: u32, hash: Option<u64>, all: bool) -> Option<Vec<u32>> {
+        let &(mut p, li, _) = self.adj[src as usize].first()?;
+        if !(all || self.up[li]) {
+            return None;
+        }
+        let mut out = Vec::with_capacity(8);
+        for _ in 0..=64 {
+            out.push(p);
+            let s = self.ports[p as usize].1;
+            if s == dst {
+                return Some(out);
+            }
+            if !self.is_switch(s) {
+                return None;
+            }
+            let g = self.group(s, dst, all);
+            p = match (g.len(), hash) {
+                (0, _) => return None,
+                (1, _) | (_, None) => g[0],
+                (n, Some(h)) => g[((mix64(h ^ self.salt[s as usize]) as u128 * n as u128) >> 64) as usize],
+            };
+        }
+        None
+    }
+
+    /// Per-packet spraying as a fluid: the flow split evenly over the group
+    /// at every switch; (port, share of the flow) in port order.
+    fn spray(&mut self, src: u32, dst: u32, all: bool) -> Option<Vec<(u32, f64)>> {
+        let &(p0, li, first) = self.adj[src as usize].first()?;
+        if !(all || self.up[li]) {
+            return None;
+        }
+        let mut out: BTreeMap<u32, f64> = BTreeMap::from([(p0, 1.0)]);
+        let mut frontier: BTreeMap<u32, f64> = BTreeMap::new();
+        if first != dst {
+            frontier.insert(first, 1.0);
+        }
+        for _ in 0..=64 {
+            if frontier.is_empty() {
+                return Some(out.into_iter().collect());
+            }
+            let mut next = BTreeMap::new();
+            for (s, w) in frontier {
+                if !self.is_switch(s) {
+                    return None;
+                }
+                let g = self.group(s, dst, all);
+                if g.is_empty() {
+                    return None;
+                }
+                let share = w / g.len() as f64;
+                for p in g {
+                    *out.entry(p).or_default() += share;
+                    let q = self.ports[p as usize].1;
+                    if q != dst {
+                        *next.entry(q).or_default() += share;
+                    }
+                }
+            }
+            frontier = next;
+        }
+        None
+    }
+}
+
+// ---- the fluid model ----
+
+/// A flow of the fluid model.
+pub(crate) struct FluidFlow {
+    /// Start, ps.
+    pub start: f64,
+    /// Wire bits to send.
+    pub bits: f64,
+    /// The links it loads: (port, share of the flow's rate); 1 on a single path.
+    pub links: Vec<(u32, f64)>,
+}
+
+/// A binary min-heap of links keyed by their fill level, indexed so that a
+/// link's key can change in place (ties: the lower link id first).
+#[derive(Default)]
+struct LinkHeap {
+    items: Vec<u32>,
+    /// Per link: its index in `items`, or u32::MAX.
+    pos: Vec<u32>,
+    key: Vec<f64>,
+}
+
+impl LinkHeap {
+    fn new(n: usize) -> LinkHeap {
+        LinkHeap { items: Vec::new(), pos: vec![u32::MAX; n], key: vec![0.0; n] }
+    }
+
+    fn less(&self, a: u32, b: u32) -> bool {
+        self.key[a as usize].total_cmp(&self.key[b as usize]).then(a.cmp(&b)).is_lt()
+    }
+
+    fn swap(&mut self, i: usize, j: usize) {
+        self.items.swap(i, j);
+        self.pos[self.items[i] as usize] = i as u32;
+        self.pos[self.items[j] as usize] = j as u32;
+    }
+
+    fn up(&mut self, mut i: usize) {
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if !self.less(self.items[i], self.items[parent]) {
+                break;
+            }
+            self.swap(i, parent);
+            i = parent;
+        }
+    }
+
+    fn down(&mut self, mut i: usize) {
+        loop {
+            let (a, b) = (2 * i + 1, 2 * i + 2);
+            let mut m = i;
+            if a < self.items.len() && self.less(self.items[a], self.items[m]) {
+                m = a;
+            }
+            if b < self.items.len() && self.less(self.items[b], self.items[m]) {
+                m = b;
+            }
+            if m == i {
+                return;
+            }
+            self.swap(i, m);
+            i = m;
+        }
+    }
+
+    /// Inserts link `l` or moves it to its new key.
+    fn set(&mut self, l: u32, key: f64) {
+        self.key[l as usize] = key;
+        match self.pos[l as usize] {
+            u32::MAX => {
+                self.items.push(l);
+                self.pos[l as usize] = (self.items.len() - 1) as u32;
+                self.up(self.items.len() - 1);
+            }
+            i => {
+                self.up(i as usize);
+                self.down(self.pos[l as usize] as usize);
+            }
+        }
+    }
+
+    fn remove(&mut self, l: u32) {
+        let i = self.pos[l as usize];
+        if i == u32::MAX {
+            return;
+        }
+        let last = self.items.len() - 1;
+        self.swap(i as usize, last);
+        self.items.pop();
+        self.pos[l as usize] = u32::MAX;
+        if (i as usize) < self.items.len() {
+            self.up(i as usize);
+            self.down(self.pos[self.items[i as usize] as usize] as usize);
+        }
+    }
+
+    /// The link with the lowest level and that level.
+    fn min(&self) -> Option<(u32, f64)> {
+        self.items.first().map(|&l| (l, self.key[l as usize]))
+    }
+}
+
+/// Progressive filling's scratch state, per link (port).
+struct Filling {
+    cap: Vec<f64>,
+    left: Vec<f64>,
+    wsum: Vec<f64>,
+    count: Vec<u32>,
+    /// The active flows crossing each touched link: members[head[l]..end[l]].
+    head: Vec<u32>,
+    end: Vec<u32>,
+    members: Vec<u32>,
+    touched: Vec<u32>,
+    /// Links whose level changed in this round.
+    dirty: Vec<u32>,
+    is_dirty: Vec<bool>,
+    frozen: Vec<bool>,
+    heap: LinkHeap,
+}
+
+impl Filling {
+    fn new(cap: &[f64]) -> Filling {
+        let n = cap.len();
+        Filling {
+            cap: cap.to_vec(),
+            left: vec![0.0; n],
+            wsum: vec![0.0; n],
+            count: vec![0; n],
+            head: vec![0; n],
+            end: vec![0; n],
+            members: Vec::new(),
+            touched: Vec::new(),
+            dirty: Vec::new(),
+            is_dirty: vec![false; n],
+            frozen: Vec::new(),
+            heap: LinkHeap::new(n),
+        }
+    }
+
+    /// The rate every unfrozen flow of link `l` would have when it fills.
+    fn level(&self, l: u32) -> f64 {
+        let i = l as usize;
+        if self.wsum[i] > 0.0 {
+            self.left[i].max(0.0) / self.wsum[i]
+        } else {
+            f64::INFINITY
+        }
+    }
+
+    /// Max-min-fair rates (bits/s) of the `active` flows into `rate`:
+    /// the link with the lowest level fills, its flows freeze at that level,
+    /// the levels of their other links are updated once per round.
+    fn rates(&mut self, flows: &[FluidFlow], active: &[usize], rate: &mut [f64]) {
+        self.touched.clear();
+        for &f in active {
+            for &(l, w) in &flows[f].links {
+                let i = l as usize;
+                if self.count[i] == 0 {
+                    self.touched.push(l);
+                    self.left[i] = self.cap[i];
+                    self.wsum[i] = 0.0;
+                }
+                self.count[i] += 1;
+                self.wsum[i] += w;
+            }
+        }
+        let mut at = 0u32;
+        for &l in &self.touched {
+            let i = l as usize;
+            self.head[i] = at;
+            self.end[i] = at;
+            at += self.count[i];
+        }
+        self.members.clear();
+        self.members.resize(at as usize, 0);
+        for (k, &f) in active.iter().enumerate() {
+            for &(l, _) in &flows[f].links {
+                let i = l as usize;
+                self.members[self.end[i] as usize] = k as u32;
+                self.end[i] += 1;
+            }
+        }
+        for j in 0..self.touched.len() {
+            let l = self.touched[j];
+            self.heap.set(l, self.level(l));
+        }
+        self.frozen.clear();
+        self.frozen.resize(active.len(), false);
+        let mut floor = 0.0f64;
+        while let Some((l, level)) = self.heap.min() {
+            // levels only rise; the floor keeps rounding from lowering one
+            let x = level.max(floor);
+            floor = x;
+            let i = l as usize;
+            for m in self.head[i]..self.end[i] {
+                let k = self.members[m as usize] as usize;
+                if self.frozen[k] {
+                    continue;
+                }
+                self.frozen[k] = true;
+                let f = active[k];
+                rate[f] = x;
+                for &(l2, w) in &flows[f].links {
+                    let j = l2 as usize;
+                    self.left[j] -= w * x;
+                    self.wsum[j] -= w;
+                    self.count[j] -= 1;
+                    if !self.is_dirty[j] {
+                        self.is_dirty[j] = true;
+                        self.dirty.push(l2);
+                    }
+                }
+            }
+            self.heap.remove(l);
+            while let Some(l2) = self.dirty.pop() {
+                self.is_dirty[l2 as usize] = false;
+                if self.count[l2 as usize] == 0 {
+                    self.heap.remove(l2);
+                } else {
+                    self.heap.set(l2, self.level(l2));
+                }
+            }
+        }
+        // every flow frozen leaves every count at 0 for the next call
+        debug_assert!(self.frozen.iter().all(|&x| x));
+    }
+}
+
+/// When each flow completes (ps) under max-min-fair fluid sharing of links
+/// of capacities `cap` (bits/s); NaN if it never does.
+pub(crate) fn fluid(cap: &[f64], flows: &[FluidFlow]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..flows.len()).collect();
+    order.sort_by(|&a, &b| flows[a].start.total_cmp(&flows[b].start).then(a.cmp(&b)));
+    let mut done = vec![f64::NAN; flows.len()];
+    let mut left: Vec<f64> = flows.iter().map(|f| f.bits).collect();
+    let mut rate = vec![0.0; flows.len()];
+    let mut fill = Filling::new(cap);
+    let mut active: Vec<usize> = Vec::new();
+    let mut next = 0;
+    let mut now = 0.0f64;
+    loop {
+        // the next completion (ps from now) and the next arrival
+        let (mut soonest, mut first) = (f64::INFINITY, usize::MAX);
+        for &f in &active {
+            if rate[f] > 0.0 && left[f] / rate[f] * 1e12 < soonest {
+                (soonest, first) = (left[f] / rate[f] * 1e12, f);
+            }
+        }
+        let arrival = order.get(next).map_or(f64::INFINITY, |&f| flows[f].start);
+        let t = if active.is_empty() { arrival } else { arrival.min(now + soonest) };
+        if !t.is_finite() {
+            break;
+        }
+        let dt = (t - now).max(0.0);
+        let finishing = now + soonest <= arrival;
+        now = t;
+        for &f in &active {
+            left[f] -= rate[f] * dt * 1e-12;
+        }
+        if finishing {
+            // the soonest completion(s), and what rounding leaves a hair from done
+            active.retain(|&f| {
+                let over = f == first || left[f] <= flows[f].bits * 1e-9;
+                if over {
+                    done[f] = now;
+                }
+                !over
+            });
+        }
+        while let Some(&f) = order.get(next) {
+            if flows[f].start > now {
+                break;
+            }
+            active.push(f);
+            next += 1;
+        }
+        if active.is_empty() && next == order.len() {
+            break;
+        }
+        fill.rates(flows, &active, &mut rate);
+    }
+    done
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::{compute, needs, unit_of};
+    use ccsim_core::results::FlowResult;
+    use ccsim_scenario::Scenario;
+    use std::path::Path;
+
+    fn load(text: &str) -> Scenario {
+        ccsim_scenario::load_text("t.toml", text, Path::new("."), "t", &Default::default()).unwrap()
+    }
+
+    /// A star of 4 hosts (switch 4), 100G, 1 us, with these flows.
+    fn star(flows: &str) -> Scenario {
+        load(&format!(
+            "[topology]\nkind = \"star\"\nhosts = 4\nrate = \"100Gbps\"\ndelay = \"1us\"\n\
+             [[workload]]\nkind = \"flows\"\nflows = [{flows}]\n"
+        ))
+    }
+
+    fn run(scn: &Scenario, scheme: &str) -> RunResult {
+        let r = scn.simulate(scheme, None).unwrap();
+        assert!(r.flows.iter().all(|f| f.fct.is_some()), "every flow finishes");
+        r
+    }
+
+    fn table(s: &str) -> toml::Table {
+        let mut t: toml::Table = toml::from_str(&format!("p = {{ {s} }}")).unwrap();
+        t.remove("p").unwrap().as_table().unwrap().clone()
+    }
+
+    fn value(name: &str, params: &str, r: &RunResult, scn: &Scenario) -> Option<f64> {
+        compute(name, &table(params), &Ctx { r, scn }).unwrap_or_else(|e| panic!("{name} {params}: {e}"))
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+    }
+
+    /// 100 KB = 100 packets of 1000 B payload + 48 B headers; its wire time at 100G, ps.
+    const T: f64 = 104_800.0 * 8.0 / 100e9 * 1e12;
+
+    /// Per-flow fair FCT minus ideal FCT, in units of T.
+    fn extra(r: &RunResult, scn: &Scenario, fabric: Fabric) -> Vec<f64> {
+        let fair = bound("fair_fct", r, scn, fabric).unwrap();
+        fair.iter().zip(&r.flows).map(|(x, f)| (x - f.ideal_fct as f64) / T).collect()
+    }
+
+    #[test]
+    fn a_flow_alone_gets_its_ideal_fct() {
+        let scn = star("{ src = 0, dst = 3, size = 100000 }");
+        let r = run(&scn, "dcqcn");
+        let ideal = r.flows[0].ideal_fct as f64 / 1e6;
+        assert!(close(value("fair_fct", "", &r, &scn).unwrap(), ideal));
+        assert_eq!(value("fair_slowdown", "", &r, &scn), Some(1.0));
+        assert_eq!(value("fair_slowdown", "fabric = \"nonblocking\"", &r, &scn), Some(1.0));
+    }
+
+    #[test]
+    fn two_flows_on_one_bottleneck_get_half_the_rate_each() {
+        let scn = star("{ src = 0, dst = 3, size = 100000 }, { src = 1, dst = 3, size = 100000 }");
+        let r = run(&scn, "dcqcn");
+        // both at 50G: 2T of transfer instead of T
+        for x in extra(&r, &scn, Fabric::Routes) {
+            assert!(close(x, 1.0), "{x}");
+        }
+        let ideal = r.flows[0].ideal_fct as f64;
+        assert!(close(value("fair_fct", "stat = \"max\"", &r, &scn).unwrap(), (ideal + T) / 1e6));
+        assert!(close(value("fair_slowdown", "", &r, &scn).unwrap(), (ideal + T) / ideal));
+    }
+
+    #[test]
+    fn max_min_is_not_an_equal_split() {
+        // flows 0-2 share the link to host 3 (C/3 each); flow 3 shares host 0's
+        // uplink with flow 0 only and gets the rest, 2C/3 (an equal split: C/2)
+        let scn = star(
+            "{ src = 0, dst = 3, size = 100000 }, { src = 1, dst = 3, size = 100000 }, \
+             { src = 2, dst = 3, size = 100000 }, { src = 0, dst = 1, size = 100000 }",
+        );
+        let r = run(&scn, "dcqcn");
+        let x = extra(&r, &scn, Fabric::Routes);
+        // transfer 3T for flows 0-2 (rate C/3 throughout), 1.5T for flow 3
+        for (i, want) in [2.0, 2.0, 2.0, 0.5].into_iter().enumerate() {
+            assert!(close(x[i], want), "flow {i}: {} T more than ideal, want {want}", x[i]);
+        }
+    }
+
+    #[test]
+    fn a_late_arrival_takes_half_and_the_rest_when_the_first_ends() {
+        // flow 1 joins when flow 0 is half done: both then at C/2; flow 0 ends
+        // at 1.5T, flow 1 has half left and ends at 2T: 1.5T of transfer each
+        let scn = star("{ src = 0, dst = 3, size = 100000 }, { src = 1, dst = 3, size = 100000, start = \"4192ns\" }");
+        let r = run(&scn, "dcqcn");
+        assert_eq!(r.flows[1].start as f64, T / 2.0);
+        for x in extra(&r, &scn, Fabric::Routes) {
+            assert!(close(x, 0.5), "{x}");
+        }
+    }
+
+    /// Leaf-spine with one spine: hosts 0, 1 on leaf 4, hosts 2, 3 on leaf 5, spine 6.
+    fn thin(routing: &str) -> Scenario {
+        load(&format!(
+            "[topology]\nkind = \"leaf_spine\"\nleaves = 2\nspines = 1\nhosts_per_leaf = 2\nhost_rate = \"100Gbps\"\n\
+             [network]\nrouting = \"{routing}\"\n\
+             [[workload]]\nkind = \"flows\"\nflows = [{{ src = 0, dst = 2, size = 100000 }}, {{ src = 1, dst = 3, size = 100000 }}]\n"
+        ))
+    }
+
+    #[test]
+    fn fabric_links_constrain_unless_nonblocking() {
+        let scn = thin("ecmp");
+        let r = run(&scn, "dcqcn");
+        // both cross the one leaf-spine link: 50G each
+        assert!(extra(&r, &scn, Fabric::Routes).iter().all(|&x| close(x, 1.0)));
+        // host links only: each alone on its own
+        assert!(extra(&r, &scn, Fabric::Nonblocking).iter().all(|&x| close(x, 0.0)));
+        let nb = value("fair_slowdown", "fabric = \"nonblocking\"", &r, &scn).unwrap();
+        assert_eq!(nb, 1.0);
+    }
+
+    fn fat_tree(routing: &str, seed: u64) -> Scenario {
+        // k = 4: 16 hosts (0-15), 20 switches; 40 flows between random pairs
+        load(&format!(
+            "seed = {seed}\n[topology]\nkind = \"fat_tree\"\nk = 4\nhost_rate = \"100Gbps\"\n\
+             [network]\nrouting = \"{routing}\"\n\
+             [[workload]]\nkind = \"poisson\"\ncdf = \"webserver\"\nload = 0.3\nduration = \"30us\"\n"
+        ))
+    }
+
+    #[test]
+    fn rebuilt_paths_match_the_ones_the_run_took() {
+        for (routing, seed) in [("ecmp", 1), ("symmetric", 7), ("ecmp", 12345)] {
+            let scn = fat_tree(routing, seed);
+            assert!(scn.flows.len() >= 10, "{} flows", scn.flows.len());
+            let r = run(&scn, "dcqcn");
+            let mut g = Graph::new(&scn.topo, scn.seed, &[], None).unwrap();
+            let mut want = vec![0u64; g.ports.len()];
+            let mut fabric_hops = 0;
+            for f in &r.flows {
+                let h = mix64(seed ^ mix64(f.id as u64 + 0x9E37));
+                let path = g.path(f.src, f.dst, Some(h), false).unwrap();
+                fabric_hops += path.len();
+                for p in path {
+                    want[p as usize] += f.size;
+                }
+            }
+            assert!(fabric_hops > 4 * r.flows.len(), "the flows cross the fabric");
+            let got: Vec<u64> = r.ports.iter().map(|p| p.tx_data_bytes).collect();
+            assert!(r.flows.iter().all(|f| f.retransmits == 0), "lossless: nothing resent");
+            assert_eq!(got, want, "{routing} seed {seed}");
+            assert!(bound("fair_fct", &r, &scn, Fabric::Routes).is_ok());
+            // another seed's hashes and salts: the check catches the difference
+            let other = load(&scn.text.replace(&format!("seed = {seed}\n"), &format!("seed = {}\n", seed + 1)));
+            let e = bound("fair_fct", &r, &Scenario { flows: scn.flows.clone(), ..other }, Fabric::Routes).unwrap_err();
+            assert!(e.contains("fair_fct") && e.contains("disagree"), "{e}");
+        }
+    }
+
+    #[test]
+    fn spraying_splits_a_flow_evenly_over_the_next_hops() {
+        let scn = fat_tree("spray", 1);
+        let mut g = Graph::new(&scn.topo, scn.seed, &[], None).unwrap();
+        // host 0 (pod 0) to host 15 (pod 3): 1 + 2 + 4 + 4 + 2 + 1 ports, 1 per level
+        let w = g.spray(0, 15, false).unwrap();
+        assert_eq!(w.len(), 14);
+        assert!(close(w.iter().map(|x| x.1).sum::<f64>(), 6.0));
+        let shares: Vec<f64> = w.iter().map(|x| x.1).collect();
+        assert!(shares.iter().all(|&s| [1.0, 0.5, 0.25].contains(&s)), "{shares:?}");
+        let r = run(&scn, "dcqcn");
+        let v = value("fair_slowdown", "stat = \"max\"", &r, &scn).unwrap();
+        assert!(v >= 1.0);
+    }
+
+    #[test]
+    fn against_the_run_and_by_size() {
+        let scn = fat_tree("ecmp", 3);
+        let r = run(&scn, "dcqcn");
+        for (name, own) in [("fair_fct", "fct"), ("fair_slowdown", "slowdown")] {
+            for stat in ["avg", "p99"] {
+                let s = format!("stat = \"{stat}\"");
+                // not a lower bound of every scheme: a packet-level run can
+                // give short flows more than their max-min share
+                let b = value(name, &s, &r, &scn).unwrap();
+                let m = value(own, &s, &r, &scn).unwrap();
+                let v = value(name, &format!("{s}, vs_run = true"), &r, &scn).unwrap();
+                assert!(close(v, (b - m) / m), "{v}");
+            }
+            assert_eq!(unit_of(name, &table("vs_run = true")), crate::metrics::Unit::Ratio);
+        }
+        // no flow faster than alone on its path
+        let fair = bound("fair_fct", &r, &scn, Fabric::Routes).unwrap();
+        assert!(fair.iter().zip(&r.flows).all(|(&x, f)| x >= f.ideal_fct as f64 * (1.0 - 1e-12)));
+        let small = value("fair_fct", "max_size = \"10KB\"", &r, &scn).unwrap();
+        let all = value("fair_fct", "", &r, &scn).unwrap();
+        assert!(small < all);
+        assert_eq!(value("fair_fct", "min_size = \"1GB\"", &r, &scn), None, "no flow in range");
+        assert_eq!(bound("fair_fct", &r, &scn, Fabric::Routes), bound("fair_fct", &r, &scn, Fabric::Routes));
+    }
+
+    #[test]
+    fn errors_name_the_metric_and_parameter() {
+        let scn = star("{ src = 0, dst = 3, size = 100000 }");
+        let r = run(&scn, "dcqcn");
+        let p = table("fabric = \"clos\"");
+        let e = compute("fair_fct", &p, &Ctx { r: &r, scn: &scn }).unwrap_err();
+        assert!(e.contains("fair_fct") && e.contains("fabric"), "{e}");
+        let e = needs("fair_slowdown", &p, &scn).unwrap_err();
+        assert!(e.contains("fair_slowdown") && e.contains("fabric"), "{e}");
+        // a result whose flows do not fit the topology: an error, no panic
+        let odd = RunResult { flows: vec![FlowResult { src: 4, dst: 9, ..r.flows[0].clone() }], ..r.clone() };
+        let e = compute("fair_fct", &table(""), &Ctx { r: &odd, scn: &scn }).unwrap_err();
+        assert!(e.contains("fair_fct") && e.contains("flow 0"), "{e}");
+        let e = compute("fair_fct", &table("origin = \"1us\", vs_run = true"), &Ctx { r: &r, scn: &scn }).unwrap_err();
+        assert!(e.contains("not a time"), "{e}");
+    }
+
+    #[test]
+    fn the_fluid_model_on_its_own() {
+        // one 100G link; flows of 1 Mbit from 0, 0 and 5 us
+        let cap = [100e9];
+        let f = |start: f64| FluidFlow { start: start * 1e6, bits: 1e6, links: vec![(0, 1.0)] };
+        let done = fluid(&cap, &[f(0.0), f(0.0), f(30.0)]);
+        // 10 us alone; the two share until 20 us; the third is alone from 30 us
+        assert!(close(done[0], 20e6) && close(done[1], 20e6) && close(done[2], 40e6), "{done:?}");
+        // a split flow loads each half-link with half its rate
+        let cap = [100e9, 100e9, 100e9];
+        let split = FluidFlow { start: 0.0, bits: 1e6, links: vec![(0, 1.0), (1, 0.5), (2, 0.5)] };
+        let other = FluidFlow { start: 0.0, bits: 1e6, links: vec![(1, 1.0)] };
+        let done = fluid(&cap, &[split, other]);
+        // link 1: r/2 + s = C and link 0: r <= C; max-min: r = s = 2C/3, until the
+        // first ends at 15 us; the other then alone
+        assert!(close(done[0], 15e6) && close(done[1], 15e6), "{done:?}");
+    }
+
+    /// The bound's cost and value on a real scenario, against the run's own
+    /// FCTs: `FAIR_SCENARIO=experiments/srcc/testbed-webserver.toml
+    /// FAIR_SCHEMES=dcqcn cargo test --release -p ccsim-repro fair_bound_on_a_scenario -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn fair_bound_on_a_scenario() {
+        let Ok(file) = std::env::var("FAIR_SCENARIO") else { return };
+        let scn = ccsim_scenario::load(Path::new(&file), &Default::default()).unwrap();
+        let schemes = std::env::var("FAIR_SCHEMES").unwrap_or_else(|_| scn.schemes.join(","));
+        for scheme in schemes.split(',') {
+            let t = std::time::Instant::now();
+            let r = scn.simulate(scheme, None).unwrap();
+            let sim = t.elapsed().as_secs_f64();
+            let mut cold = Vec::new();
+            for fabric in [Fabric::Routes, Fabric::Nonblocking] {
+                let t = std::time::Instant::now();
+                bound("fair_fct", &r, &scn, fabric).unwrap();
+                cold.push(t.elapsed().as_secs_f64());
+            }
+            let t = std::time::Instant::now();
+            let mut line = format!(
+                "{file} {scheme}: {} flows, {} finished;",
+                r.flows.len(),
+                r.flows.iter().filter(|f| f.fct.is_some()).count()
+            );
+            for fabric in ["routes", "nonblocking"] {
+                for (name, own, stat) in
+                    [("fair_fct", "fct", "avg"), ("fair_fct", "fct", "p99"), ("fair_slowdown", "slowdown", "avg")]
+                {
+                    let s = format!("stat = \"{stat}\", fabric = \"{fabric}\"");
+                    let b = value(name, &s, &r, &scn).unwrap();
+                    let m = value(own, &format!("stat = \"{stat}\""), &r, &scn).unwrap();
+                    let v = value(name, &format!("{s}, vs_run = true"), &r, &scn).unwrap();
+                    line += &format!(" [{fabric}] {name} {stat} {b:.2} vs {own} {m:.2} ({:+.1}%);", v * 100.0);
+                }
+            }
+            let warm = t.elapsed().as_secs_f64() / 18.0;
+            println!(
+                "{line} simulation {sim:.2} s; the bound (routes, nonblocking) {:.3} s, {:.3} s, again {warm:.4} s",
+                cold[0], cold[1]
+            );
+        }
+    }
+}
