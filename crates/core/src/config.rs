@@ -186,7 +186,8 @@ pub struct NetConfig {
     pub routing: Routing,
     /// ACK and NACK travel in the control class above data (default true). False
     /// puts them in their flow's data class at switches, as the HPCC simulator does
-    /// (hosts still send them first).
+    /// (hosts still send them first, but hold the control queue while the class of
+    /// its head packet is paused by PFC, as that simulator's NIC does).
     pub ack_high_priority: bool,
     /// Number of data priority classes at every port (flows' `prio` 0..n-1, 0 highest). Default 1.
     pub data_classes: u8,

@@ -1,9 +1,10 @@
 //! Hosts: the NIC (control packets first, then active flows round-robin, each
 //! paced at its scheme's rate and limited by its window; stops data on PFC
-//! PAUSE) and an RDMA RC-like reliable transport: MTU-sized packets with
-//! headers on the wire, cumulative ACKs (coalescing configurable), NACK on
-//! out-of-order, go-back-N retransmission and an optional retransmission
-//! timeout. Scheme hooks are called here.
+//! PAUSE, and ACKs too when they travel in data classes) and an RDMA RC-like
+//! reliable transport: MTU-sized packets with headers on the wire, cumulative
+//! ACKs (coalescing configurable), NACK on out-of-order, go-back-N
+//! retransmission and an optional retransmission timeout. Scheme hooks are
+//! called here.
 
 use crate::cc::{ReceiverCx, SenderCx, TIMER_SLOTS};
 use crate::config::{Receiver, Routing as RoutingMode};
@@ -98,10 +99,30 @@ impl Simulator {
         }
     }
 
-    /// Idle host NIC: a control packet if any, else the next eligible flow.
+    /// The control queue of host port `port` may send its head now: it has
+    /// one, and (with ACKs in their flow's data class) the peer has not
+    /// paused that packet's class. A held head holds the FIFO behind it, as
+    /// the HPCC simulator's NIC holds its ACK queue; RESUME kicks the NIC.
+    #[inline]
+    fn ctrl_sendable(&self, port: u32) -> bool {
+        let p = &self.ports[port as usize];
+        if !p.has(0) {
+            return false;
+        }
+        // (the port's own line first: a port seldom paused costs no other load)
+        if p.paused == 0 || self.net.ack_high_priority {
+            return true;
+        }
+        let h = p.head(0).expect("class 0 is not empty");
+        p.paused & (1 << self.pool.get(h).class) == 0
+    }
+
+    /// Idle host NIC: a control packet if any (and its class not paused),
+    /// else the next eligible flow.
     pub(crate) fn host_send(&mut self, port: u32) {
         let now = self.now;
-        if let Some(h) = self.ports[port as usize].pop(0, &self.pool) {
+        if self.ctrl_sendable(port) {
+            let h = self.ports[port as usize].pop(0, &self.pool).expect("class 0 is not empty");
             let size = self.pool.get(h).size as u64;
             self.ports[port as usize].cls[0].bytes -= size;
             self.stats[port as usize].qlen -= size;
@@ -128,10 +149,11 @@ impl Simulator {
     /// Makes sure the NIC of host port `port`, free at `at`, looks again when
     /// it may send: a `TxDone` at `at` if a control packet or a flow may go
     /// then, else a `HostWake` when the first paced flow's gap ends. Nothing
-    /// when every flow waits for an ACK (which kicks the NIC itself).
+    /// when every flow waits for an ACK (which kicks the NIC itself) or for a
+    /// RESUME (as does a control queue held by PFC).
     pub(crate) fn host_arm(&mut self, port: u32, at: Time) {
         let hi = self.node_index[self.ports[port as usize].node as usize] as usize;
-        let next = if self.ports[port as usize].has(0) || self.hosts[hi].nic.any_ready() {
+        let next = if self.ctrl_sendable(port) || self.hosts[hi].nic.any_ready() {
             at
         } else if self.draining {
             return;

@@ -1,5 +1,6 @@
 //! The host NIC's flow choice (`nic.rs`): round robin among many flows of
-//! one host, pacing without idle wake-ups, and flows held by PFC. Debug
+//! one host, pacing without idle wake-ups, and flows (and ACKs) held by
+//! PFC. Debug
 //! builds (as tests run) also check every choice against a scan of the
 //! host's flows.
 #![allow(clippy::field_reassign_with_default)]
@@ -9,6 +10,7 @@ use ccsim_core::config::NetConfig;
 use ccsim_core::sim::{run, SimOptions};
 use ccsim_core::time::ser_time;
 use ccsim_core::units::Bytes;
+use ccsim_core::{LinkSpec, NodeKind, PortRef, Topology};
 use common::*;
 
 /// Wire time of one full data packet at 100G.
@@ -122,4 +124,49 @@ fn flows_finishing_out_of_order_leave_the_round_robin_intact() {
     let last = (0..n).map(fct).max().unwrap();
     let busy = total * pkt_time();
     assert!(last >= busy && last < busy + 6 * US, "last FCT {last} ps, link busy for {busy} ps");
+}
+
+#[test]
+fn acks_in_a_paused_class_wait_on_the_nic() {
+    // With ACKs in their flow's data class (ack_high_priority = false), a
+    // host paused by its switch must hold its ACKs too. Host 0 receives two
+    // line-rate flows from hosts 3 and 4 on the other switch and sends, with
+    // host 1, to host 2 behind a 10G link: switch 6 pauses switch 5, whose
+    // egress to 6 (where host 0's data and ACKs wait) then drains slowly, so
+    // switch 5 pauses host 0. ACKs sent into that pause would fill the
+    // ingress headroom and be dropped.
+    let mut nodes = vec![NodeKind::Host; 5];
+    nodes.extend([NodeKind::Switch, NodeKind::Switch]);
+    let link = |a, b, rate_bps| LinkSpec { a, b, rate_bps, delay: US };
+    let links = vec![
+        link(0, 5, G100),
+        link(1, 5, G100),
+        link(2, 6, G100 / 10),
+        link(3, 6, G100),
+        link(4, 6, G100),
+        link(5, 6, G100),
+    ];
+    let topo = Topology { nodes, links, name: "paused receiver".into() };
+    let flows = vec![
+        flow(0, 3, 0, 10_000_000, 0),
+        flow(1, 4, 0, 10_000_000, 0),
+        flow(2, 0, 2, 1_000_000, 0),
+        flow(3, 1, 2, 1_000_000, 0),
+    ];
+    for ack_high_priority in [false, true] {
+        let mut net = NetConfig::default();
+        net.ack_high_priority = ack_high_priority;
+        net.pfc.static_xoff = Some(Bytes(50_000));
+        let opts = SimOptions { check: true, ..Default::default() };
+        let r = run(&topo, &net, &flows, &line_rate(), &opts, None).unwrap();
+        assert_eq!(r.check, Some(Ok(())), "ack_high_priority = {ack_high_priority}");
+        assert_eq!(r.drops, 0);
+        assert!(r.flows.iter().all(|f| f.fct.is_some()));
+        let receiver = r.ports.iter().find(|p| p.port == PortRef { node: 0, peer: 5 }).unwrap();
+        assert!(receiver.paused_time > 0, "switch 5 must pause host 0");
+        // a held control queue does not make the NIC look again and again
+        // (about 10 events per data packet here, ACK and PFC included)
+        let per_packet = r.engine.events as f64 / r.engine.data_packets as f64;
+        assert!(per_packet < 12.0, "{per_packet:.1} events per data packet");
+    }
 }
