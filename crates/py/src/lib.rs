@@ -482,8 +482,8 @@ fn cache_has(cache_dir: PathBuf, key: &str) -> bool {
 
 /// A paper's claim counts: (paper, claims, reproduced, direction only, not
 /// reproduced, error, not simulated, report path).
-/// A paper, its counts (in the order of `ccsim.reproduce`'s keys) and its report's path.
-type PaperCounts = (String, Vec<usize>, String);
+/// A paper, its counts by name (`record::COUNT_NAMES`) and its report's path.
+type PaperCounts = (String, Vec<(String, usize)>, String);
 
 /// Writes the reports of `ccsim reproduce` from the run cache (`failed`:
 /// run key -> error for the runs that failed); returns each paper's counts.
@@ -523,20 +523,8 @@ fn reproduce_report(
     Ok(sums
         .iter()
         .map(|s| {
-            let t = &s.tally;
-            let counts = vec![
-                t.headline,
-                t.headline_reproduced,
-                t.results,
-                t.reproduced,
-                t.direction_only,
-                t.not_reproduced,
-                t.inconclusive,
-                t.error,
-                t.not_simulated,
-                t.checks,
-                t.checks_held,
-            ];
+            let names = ccsim_repro::report::record::COUNT_NAMES.iter().map(|n| n.to_string());
+            let counts: Vec<(String, usize)> = names.zip(s.tally.counts()).collect();
             (s.paper.clone(), counts, s.dir.join("report.md").display().to_string())
         })
         .collect())

@@ -60,10 +60,12 @@ def reproduce(
     ``full`` selects the papers' scale, ``seeds`` overrides the seeds of
     claims that average several, ``claims`` runs only those claim ids.
     Returns one dict per paper: headline (headline claims run),
-    headline_reproduced, results (the paper's results run; set-up checks
-    apart), reproduced, direction_only, not_reproduced, inconclusive (ties
-    within the noise across seeds), error, not_simulated, checks,
-    checks_held, report (the path of report.md).
+    headline_reproduced, headline_direction, headline_inconclusive,
+    results (the paper's results run; set-up checks apart), reproduced,
+    direction_only, not_reproduced, inconclusive (ties within the noise
+    across seeds), error, not_simulated, checks, checks_held, report (the
+    path of report.md). ``full=True`` writes the reports to
+    ``out/full/<paper>``; the index ``out/index.md`` shows both scales.
     """
     root = _experiments(experiments).resolve()
     papers = _native.reproduce_papers(str(root), paper)
@@ -106,17 +108,4 @@ def reproduce(
     rows = _native.reproduce_report(
         str(root), papers, full, seeds, claims_list, version, str(cache_dir), str(Path(out)), failed
     )
-    names = [
-        "headline",
-        "headline_reproduced",
-        "results",
-        "reproduced",
-        "direction_only",
-        "not_reproduced",
-        "inconclusive",
-        "error",
-        "not_simulated",
-        "checks",
-        "checks_held",
-    ]
-    return [{"paper": paper, **dict(zip(names, counts)), "report": report} for paper, counts, report in rows]
+    return [{"paper": paper, **dict(counts), "report": report} for paper, counts, report in rows]

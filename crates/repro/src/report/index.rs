@@ -25,15 +25,8 @@ fn tally_cells(r: Option<&PaperRecord>) -> (Tally, Vec<String>) {
     let Some(r) = r else { return (Tally::default(), vec!["not run".into(); 4]) };
     let t = Tally::of(&r.claims);
     let cells = vec![
-        format!(
-            "{} / {} / {} / {} of {}",
-            t.headline_reproduced,
-            t.headline_direction,
-            t.headline_inconclusive,
-            t.headline_missed(),
-            t.headline
-        ),
-        format!("{} of {} ({} inconclusive)", t.reproduced, t.results, t.inconclusive),
+        t.headline_text(),
+        t.results_text(),
         format!("{}/{}", t.checks_held, t.checks),
         format!("{} runs, {:.0} s CPU", r.runs, r.cpu_secs),
     ];
@@ -114,15 +107,8 @@ pub fn write(out: &Path) -> Result<(), String> {
     d.push(Block::Para("Headline claims as reproduced / direction only / inconclusive / missed; results of the paper reproduced of those run; set-up checks held.".into()));
     let mut total = vec!["**all**".to_string()];
     for t in &totals {
-        total.push(format!(
-            "{} / {} / {} / {} of {}",
-            t.headline_reproduced,
-            t.headline_direction,
-            t.headline_inconclusive,
-            t.headline_missed(),
-            t.headline
-        ));
-        total.push(format!("{} of {} ({} inconclusive)", t.reproduced, t.results, t.inconclusive));
+        total.push(t.headline_text());
+        total.push(t.results_text());
         total.push(format!("{}/{}", t.checks_held, t.checks));
         total.push(String::new());
     }

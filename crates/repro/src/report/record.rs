@@ -212,27 +212,84 @@ impl Tally {
         self.headline - self.headline_reproduced - self.headline_direction - self.headline_inconclusive
     }
 
-    pub fn add(&mut self, o: &Tally) {
-        let pairs = [
-            (&mut self.headline, o.headline),
-            (&mut self.headline_reproduced, o.headline_reproduced),
-            (&mut self.headline_direction, o.headline_direction),
-            (&mut self.headline_inconclusive, o.headline_inconclusive),
-            (&mut self.results, o.results),
-            (&mut self.reproduced, o.reproduced),
-            (&mut self.direction_only, o.direction_only),
-            (&mut self.not_reproduced, o.not_reproduced),
-            (&mut self.inconclusive, o.inconclusive),
-            (&mut self.error, o.error),
-            (&mut self.not_simulated, o.not_simulated),
-            (&mut self.checks, o.checks),
-            (&mut self.checks_held, o.checks_held),
-        ];
-        for (a, b) in pairs {
-            *a += b;
+    /// The counts with their names (`COUNT_NAMES`), as the Python package returns them.
+    pub fn counts(&self) -> [usize; 13] {
+        [
+            self.headline,
+            self.headline_reproduced,
+            self.headline_direction,
+            self.headline_inconclusive,
+            self.results,
+            self.reproduced,
+            self.direction_only,
+            self.not_reproduced,
+            self.inconclusive,
+            self.error,
+            self.not_simulated,
+            self.checks,
+            self.checks_held,
+        ]
+    }
+
+    fn from_counts(c: [usize; 13]) -> Tally {
+        let [headline, headline_reproduced, headline_direction, headline_inconclusive, results, reproduced, direction_only, not_reproduced, inconclusive, error, not_simulated, checks, checks_held] =
+            c;
+        Tally {
+            headline,
+            headline_reproduced,
+            headline_direction,
+            headline_inconclusive,
+            results,
+            reproduced,
+            direction_only,
+            not_reproduced,
+            inconclusive,
+            error,
+            not_simulated,
+            checks,
+            checks_held,
         }
     }
+
+    pub fn add(&mut self, o: &Tally) {
+        let (a, b) = (self.counts(), o.counts());
+        *self = Tally::from_counts(std::array::from_fn(|i| a[i] + b[i]));
+    }
+
+    /// Headline claims as "reproduced / direction only / inconclusive / missed of all".
+    pub fn headline_text(&self) -> String {
+        format!(
+            "{} / {} / {} / {} of {}",
+            self.headline_reproduced,
+            self.headline_direction,
+            self.headline_inconclusive,
+            self.headline_missed(),
+            self.headline
+        )
+    }
+
+    /// Results as "reproduced of run (inconclusive)".
+    pub fn results_text(&self) -> String {
+        format!("{} of {} ({} inconclusive)", self.reproduced, self.results, self.inconclusive)
+    }
 }
+
+/// Names of [`Tally::counts`].
+pub const COUNT_NAMES: [&str; 13] = [
+    "headline",
+    "headline_reproduced",
+    "headline_direction",
+    "headline_inconclusive",
+    "results",
+    "reproduced",
+    "direction_only",
+    "not_reproduced",
+    "inconclusive",
+    "error",
+    "not_simulated",
+    "checks",
+    "checks_held",
+];
 
 #[cfg(test)]
 mod tests {
