@@ -145,6 +145,15 @@ fn unit_label(c: &Claim) -> String {
     }
 }
 
+/// The unit of the summary cells: relative claims show changes, in percent.
+pub(crate) fn summary_unit(c: &Claim) -> String {
+    if c.compare == Compare::Relative {
+        "%".into()
+    } else {
+        unit_label(c)
+    }
+}
+
 /// The one-line paper and measured cells of a claim for the summary table.
 fn summary_cells(c: &Claim, e: &ClaimEval) -> (String, String) {
     if e.points.len() != 1 {
@@ -332,8 +341,8 @@ fn write_paper(
             rows.push(vec![
                 format!("[{}](#{}){}", c.id, anchor(&c.id), if c.headline { " **(headline)**" } else { "" }),
                 c.where_.clone(),
-                with_unit(&paper, &unit_label(c)),
-                with_unit(&measured, &unit_label(c)),
+                with_unit(&paper, &summary_unit(c)),
+                with_unit(&measured, &summary_unit(c)),
                 e.direction.mark().into(),
                 e.within2x.mark().into(),
                 record::verdict_text(e),

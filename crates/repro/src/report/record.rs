@@ -98,7 +98,7 @@ pub fn judged(c: &Claim, e: &ClaimEval, paper: String, measured: String) -> Clai
         within2x: e.within2x.mark().into(),
         paper,
         measured,
-        unit: c.unit.clone().unwrap_or_default(),
+        unit: super::summary_unit(c),
         seeds: e.seeds,
         cause: c.cause.clone(),
     }
