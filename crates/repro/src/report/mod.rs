@@ -156,10 +156,27 @@ pub(crate) fn summary_unit(c: &Claim) -> String {
 
 /// The one-line paper and measured cells of a claim for the summary table.
 fn summary_cells(c: &Claim, e: &ClaimEval) -> (String, String) {
-    if e.points.len() != 1 {
-        return (format!("{} points", e.points.len()), format!("{} points", e.points.len()));
-    }
-    let rows = &e.points[0].rows;
+    let cells: Vec<(String, String)> = e.points.iter().map(|p| point_cells(c, &p.rows)).collect();
+    let [(paper, measured)] = cells.as_slice() else {
+        // a sweep: each point's values when they fit on a line
+        let at = |i: usize, text: &str| match &e.points[i].x {
+            Some(x) => format!("{}: {text}", value_text(x)),
+            None => text.to_string(),
+        };
+        let joined = |f: &dyn Fn(&(String, String)) -> &String| {
+            cells.iter().enumerate().map(|(i, c)| at(i, f(c))).collect::<Vec<_>>().join(" / ")
+        };
+        let (paper, measured) = (joined(&|c| &c.0), joined(&|c| &c.1));
+        if paper.len() + measured.len() > 400 {
+            return (format!("{} points", e.points.len()), format!("{} points", e.points.len()));
+        }
+        return (paper, measured);
+    };
+    (paper.clone(), measured.clone())
+}
+
+/// The paper and measured cells of one point.
+fn point_cells(c: &Claim, rows: &[verdict::Row]) -> (String, String) {
     let shown: Vec<&verdict::Row> = if c.compare == Compare::Relative {
         rows.iter().filter(|r| r.name.contains('/')).collect()
     } else {
@@ -179,10 +196,15 @@ fn summary_cells(c: &Claim, e: &ClaimEval) -> (String, String) {
             )
         })
         .collect();
-    let paper = if paper.is_empty() && !c.order.is_empty() {
-        format!("order: {}", c.order.iter().map(|r| r.names().join(" = ")).collect::<Vec<_>>().join(" < "))
-    } else {
-        paper.join("; ")
+    let subject = c.subject.as_deref().unwrap_or("-");
+    let paper = match c.compare {
+        _ if !paper.is_empty() => paper.join("; "),
+        Compare::Order | Compare::SweepOrder => {
+            format!("order: {}", c.order.iter().map(|r| r.names().join(" = ")).collect::<Vec<_>>().join(" < "))
+        }
+        Compare::Lowest => format!("{subject} lowest"),
+        Compare::Highest => format!("{subject} highest"),
+        _ => String::new(),
     };
     (paper, measured.join("; "))
 }
