@@ -183,7 +183,7 @@ impl PaperValue {
     pub fn text(&self) -> String {
         match self {
             PaperValue::Number(x) => fmt_num(*x),
-            PaperValue::Range(a, b) => format!("{}-{}", fmt_num(*a), fmt_num(*b)),
+            PaperValue::Range(a, b) => format!("[{}, {}]", fmt_num(*a), fmt_num(*b)),
         }
     }
 }
