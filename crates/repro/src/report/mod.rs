@@ -147,7 +147,7 @@ fn unit_label(c: &Claim) -> String {
 
 /// The unit of the summary cells: relative claims show changes, in percent.
 pub(crate) fn summary_unit(c: &Claim) -> String {
-    if c.compare == Compare::Relative {
+    if matches!(c.compare, Compare::Relative | Compare::SweepRelative) {
         "%".into()
     } else {
         unit_label(c)
@@ -164,7 +164,9 @@ fn summary_cells(c: &Claim, e: &ClaimEval) -> (String, String) {
             None => text.to_string(),
         };
         let joined = |f: &dyn Fn(&(String, String)) -> &String| {
-            cells.iter().enumerate().map(|(i, c)| at(i, f(c))).collect::<Vec<_>>().join(" / ")
+            // a sweep_relative claim's first point has no change to show
+            let shown = cells.iter().enumerate().filter(|(_, c)| !(c.0.is_empty() && c.1.is_empty()));
+            shown.map(|(i, c)| at(i, f(c))).collect::<Vec<_>>().join(" / ")
         };
         let (paper, measured) = (joined(&|c| &c.0), joined(&|c| &c.1));
         if paper.len() + measured.len() > 400 {
@@ -177,13 +179,20 @@ fn summary_cells(c: &Claim, e: &ClaimEval) -> (String, String) {
 
 /// The paper and measured cells of one point.
 fn point_cells(c: &Claim, rows: &[verdict::Row]) -> (String, String) {
-    let shown: Vec<&verdict::Row> = if c.compare == Compare::Relative {
-        rows.iter().filter(|r| r.name.contains('/')).collect()
-    } else {
-        rows.iter().collect()
+    // relative claims show their changes; sweep_relative claims the changes
+    // along the sweep (the schemes' own values are in another unit)
+    let shown: Vec<&verdict::Row> = match c.compare {
+        Compare::Relative => rows.iter().filter(|r| r.name.contains('/')).collect(),
+        Compare::SweepRelative => rows.iter().filter(|r| r.name.ends_with(" change")).collect(),
+        _ => rows.iter().collect(),
+    };
+    let bound = match c.compare {
+        Compare::AtMost => "≤ ",
+        Compare::AtLeast => "≥ ",
+        _ => "",
     };
     let paper: Vec<String> =
-        shown.iter().filter_map(|r| r.paper.as_ref().map(|p| format!("{} {}", r.name, p.text()))).collect();
+        shown.iter().filter_map(|r| r.paper.as_ref().map(|p| format!("{} {bound}{}", r.name, p.text()))).collect();
     let measured: Vec<String> = shown
         .iter()
         .map(|r| {
