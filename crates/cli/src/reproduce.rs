@@ -285,12 +285,7 @@ fn claim_costs(plan: &Plan) -> std::collections::BTreeMap<usize, f64> {
     pp.claims
         .iter()
         .map(|c| {
-            let mut runs: Vec<usize> = c
-                .points
-                .iter()
-                .chain(c.sensitivity.iter().flat_map(|s| s.points.iter().flatten()))
-                .flat_map(|p| p.runs.values().flatten().copied())
-                .collect();
+            let mut runs: Vec<usize> = c.run_indices().collect();
             runs.sort_unstable();
             runs.dedup();
             (c.claim, runs.iter().map(|&r| plan.runs[r].est_events).sum::<f64>() / EVENTS_PER_SEC)

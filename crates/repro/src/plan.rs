@@ -89,6 +89,17 @@ pub struct ClaimPlan {
     pub error: Option<String>,
 }
 
+impl ClaimPlan {
+    /// The plan's run indices this claim uses (points, seeds, sensitivity
+    /// sweeps), with repeats.
+    pub fn run_indices(&self) -> impl Iterator<Item = usize> + '_ {
+        self.points
+            .iter()
+            .chain(self.sensitivity.iter().flat_map(|s| s.points.iter().flatten()))
+            .flat_map(|p| p.runs.values().flatten().copied())
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct FigurePlan {
     pub figure: usize,

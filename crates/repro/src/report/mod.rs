@@ -299,16 +299,7 @@ fn write_paper(
     let recs = records(m, &evals);
     let tally = record::Tally::of(&recs);
     let other = record::read(&record::paper_dir(out, !full, &m.paper));
-    let mut used: Vec<usize> = pp
-        .claims
-        .iter()
-        .flat_map(|c| {
-            c.points
-                .iter()
-                .chain(c.sensitivity.iter().flat_map(|s| s.points.iter().flatten()))
-                .flat_map(|p| p.runs.values().flatten().copied())
-        })
-        .collect();
+    let mut used: Vec<usize> = pp.claims.iter().flat_map(|c| c.run_indices()).collect();
     used.extend(pp.figures.iter().flat_map(|f| f.runs.values().copied()));
     used.sort_unstable();
     used.dedup();
@@ -365,20 +356,22 @@ fn write_paper(
     for (kind, title, anchor_id) in
         [(Kind::Result, "Results of the paper", "claims"), (Kind::Check, "Set-up checks", "checks")]
     {
-        let mut rows = Vec::new();
-        for e in evals.iter().filter(|e| m.claims[e.claim].kind == kind) {
-            let c = &m.claims[e.claim];
-            let (paper, measured) = summary_cells(c, e);
-            rows.push(vec![
-                format!("[{}](#{}){}", c.id, anchor(&c.id), if c.headline { " **(headline)**" } else { "" }),
-                c.where_.clone(),
-                with_unit(&paper, &summary_unit(c)),
-                with_unit(&measured, &summary_unit(c)),
-                e.direction.mark().into(),
-                e.within2x.mark().into(),
-                record::verdict_text(e),
-            ]);
-        }
+        let is_check = kind == Kind::Check;
+        let rows: Vec<Vec<String>> = recs
+            .iter()
+            .filter(|r| r.is_check() == is_check && !r.skipped())
+            .map(|r| {
+                vec![
+                    format!("[{}](#{}){}", r.id, anchor(&r.id), if r.headline { " **(headline)**" } else { "" }),
+                    r.where_.clone(),
+                    with_unit(&r.paper, &r.unit),
+                    with_unit(&r.measured, &r.unit),
+                    r.direction.clone(),
+                    r.within2x.clone(),
+                    r.verdict.clone(),
+                ]
+            })
+            .collect();
         if rows.is_empty() {
             continue;
         }
