@@ -661,10 +661,12 @@ impl SenderCc for BoltSender {
 
     fn on_send(&mut self, cx: &mut SenderCx, pkt: &mut Packet) {
         self.inner_call(cx, |s, cx| s.on_send(cx, pkt));
-        let flow = cx.flow;
         let mut f = flag::DATA;
-        let first = (pkt.seq as f64) < self.cwnd;
-        let last = flow.size > flow.bdp && ((flow.size - pkt.seq) as f64) <= self.cwnd;
+        // FIRST: the bytes sent since the connection left idle (a flow: since
+        // its start) are within cwnd; LAST: a busy period larger than one BDP
+        // has at most cwnd left to send (§3.3, §4.2's pending-bytes counter)
+        let first = (pkt.seq.saturating_sub(cx.burst_start) as f64) < self.cwnd;
+        let last = cx.avail - cx.burst_start > cx.flow.bdp && (cx.avail.saturating_sub(pkt.seq) as f64) <= self.cwnd;
         if first {
             f |= flag::FIRST;
         }
@@ -1027,7 +1029,7 @@ mod tests {
         let scheme = BoltConfig::default().into_scheme();
         let mut r = scheme.receiver(&flow());
         let f = flow();
-        let cx = ReceiverCx { now: 0, flow: &f, host_active_flows: 1, send_cnp: false };
+        let cx = ReceiverCx::new(0, &f, 1);
         let d = data(flag::INC | flag::LAST);
         let mut a = Packet { kind: PktKind::Ack, size: 60, aux: d.aux, ..Default::default() };
         r.fill_ack(&cx, &d, &mut a);

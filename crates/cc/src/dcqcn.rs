@@ -748,8 +748,7 @@ mod tests {
         assert_eq!(h.rate, 50e9);
         // A core that ignores what on_send sets: call it on a scratch context.
         let f = flow();
-        let mut scratch =
-            SenderCx { now: h.now, flow: &f, snd_nxt: 0, snd_una: 0, rate: 50e9, window: u64::MAX, timers: [None; 4] };
+        let mut scratch = SenderCx::new(h.now, &f, 0, 0, 50e9, u64::MAX);
         let mut pkt = Packet { size: 10_000, ..Default::default() };
         s.on_send(&mut scratch, &mut pkt);
         assert_eq!(s.current_rate(), 75e9, "BC = 1: fast recovery");
@@ -894,7 +893,7 @@ mod tests {
             (200, &clean),
         ];
         for (t_us, p) in events {
-            let mut cx = ReceiverCx { now: t_us * US, flow: &f, host_active_flows: 1, send_cnp: false };
+            let mut cx = ReceiverCx::new(t_us * US, &f, 1);
             np.on_data(&mut cx, p);
             if cx.send_cnp {
                 sent.push(t_us);
@@ -904,7 +903,7 @@ mod tests {
         // Interval 0 (hpcc preset): the NP never sends CNPs.
         let mut np = DcqcnReceiver::new(&DcqcnConfig::hpcc());
         for t_us in 0..100 {
-            let mut cx = ReceiverCx { now: t_us * US, flow: &f, host_active_flows: 1, send_cnp: false };
+            let mut cx = ReceiverCx::new(t_us * US, &f, 1);
             np.on_data(&mut cx, &ce);
             assert!(!cx.send_cnp);
         }

@@ -231,9 +231,10 @@ pub struct FnccReceiver;
 impl ReceiverCc for FnccReceiver {
     fn fill_ack(&mut self, cx: &ReceiverCx, _data: &Packet, ack: &mut Packet) {
         // The core counts a flow out as its last byte arrives, before that ACK
-        // is filled: once the ACK acknowledges the whole flow, count it back in
+        // is filled: once the ACK acknowledges all the data released (the whole
+        // flow), count it back in
         // (every ACK reports the flows concurrent with its own, itself included).
-        let own_done = ack.seq >= cx.flow.size;
+        let own_done = ack.seq >= cx.avail;
         let n = cx.host_active_flows as u64 + own_done as u64;
         ack.aux[N_AUX] = n.clamp(1, u16::MAX as u64);
     }
@@ -424,7 +425,7 @@ mod tests {
             (2, f.size, 3),
             (0, f.size, 1),
         ] {
-            let cx = ReceiverCx { now: 0, flow: &f, host_active_flows: active, send_cnp: false };
+            let cx = ReceiverCx::new(0, &f, active);
             let mut ack = pkt(PktKind::Ack);
             ack.seq = seq;
             r.fill_ack(&cx, &data, &mut ack);

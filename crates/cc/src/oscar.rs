@@ -1040,11 +1040,11 @@ mod tests {
         let mut rx = scheme.receiver(&f);
         let data = Packet::default();
         let mut a = ack(0);
-        rx.fill_ack(&ReceiverCx { now: 77 * US, flow: &f, host_active_flows: 1, send_cnp: false }, &data, &mut a);
+        rx.fill_ack(&ReceiverCx::new(77 * US, &f, 1), &data, &mut a);
         assert_eq!(a.aux[AUX_RECV_TS], 77 * US);
         let mut rx = OscarConfig::default().into_scheme().receiver(&f);
         let mut a = ack(0);
-        rx.fill_ack(&ReceiverCx { now: 77 * US, flow: &f, host_active_flows: 1, send_cnp: false }, &data, &mut a);
+        rx.fill_ack(&ReceiverCx::new(77 * US, &f, 1), &data, &mut a);
         assert_eq!(a.aux[AUX_RECV_TS], 0, "RTT mode leaves aux alone");
 
         // Sender: forward delay rises 0.5 ns/ns; the reverse path (5 us base)

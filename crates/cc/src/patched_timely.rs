@@ -245,10 +245,10 @@ impl PatchedCore {
 
     /// The RTT sample of `ack` (ps) if it is a completion event, else None.
     pub fn sample(&mut self, cx: &SenderCx, ack: &Packet) -> Option<Time> {
-        if !self.gate.is_event(ack.seq, cx.flow.size) {
+        if !self.gate.is_event(ack.seq, cx.avail) {
             return None;
         }
-        Some(rtt_sample(cx.now, ack, cx.flow, self.subtract_serialization))
+        Some(rtt_sample(cx, ack, self.subtract_serialization))
     }
 
     /// Feeds RTT sample `rtt` to the gradient and applies [`patched_step`] with

@@ -499,7 +499,7 @@ mod tests {
         let mut last = [0; 4];
         for i in 0..n {
             let now = t + i * span / n;
-            let mut cx = ReceiverCx { now, flow: &f, host_active_flows: 1, send_cnp: false };
+            let mut cx = ReceiverCx::new(now, &f, 1);
             let mut d = data(1);
             d.ce = i < m;
             rx.on_data(&mut cx, &d);
@@ -560,7 +560,7 @@ mod tests {
         let mut rx = PcnReceiver::new(&PcnConfig::default());
         feed(&mut rx, 0, 50 * US, 5, 0);
         // A packet closes the interval but the core sends no ACK for it.
-        let mut cx = ReceiverCx { now: 51 * US, flow: &f, host_active_flows: 1, send_cnp: false };
+        let mut cx = ReceiverCx::new(51 * US, &f, 1);
         rx.on_data(&mut cx, &data(1));
         assert!(rx.pending().is_some_and(|n| !n.congested));
         cx.now = 52 * US;

@@ -575,7 +575,7 @@ mod tests {
         let f = flow10();
         let mut r = SqccReceiver;
         for n in [1u32, 7, 500] {
-            let cx = ReceiverCx { now: 0, flow: &f, host_active_flows: n, send_cnp: false };
+            let cx = ReceiverCx::new(0, &f, n);
             let mut a = ack(1000);
             r.fill_ack(&cx, &Packet::default(), &mut a);
             assert_eq!(a.aux[AUX_N], n as u64);

@@ -646,7 +646,7 @@ mod tests {
         // The receiver reports the time from the data's arrival to the ACK.
         let mut r = SwiftReceiver::default();
         let f = flow();
-        let mut rcx = ReceiverCx { now: 7 * US, flow: &f, host_active_flows: 1, send_cnp: false };
+        let mut rcx = ReceiverCx::new(7 * US, &f, 1);
         r.on_data(&mut rcx, &Packet::default());
         let rcx = ReceiverCx { now: 9 * US, ..rcx };
         let mut a = ack(1000);

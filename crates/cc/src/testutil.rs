@@ -64,15 +64,7 @@ impl Harness {
 
     /// Calls one hook with a fresh context and applies what it set.
     pub fn call<R>(&mut self, f: impl FnOnce(&mut SenderCx) -> R) -> R {
-        let mut cx = SenderCx {
-            now: self.now,
-            flow: &self.flow,
-            snd_nxt: self.snd_nxt,
-            snd_una: self.snd_una,
-            rate: self.rate,
-            window: self.window,
-            timers: [None; TIMER_SLOTS],
-        };
+        let mut cx = SenderCx::new(self.now, &self.flow, self.snd_nxt, self.snd_una, self.rate, self.window);
         let r = f(&mut cx);
         self.rate = cx.rate;
         self.window = cx.window;

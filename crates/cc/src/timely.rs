@@ -322,27 +322,34 @@ impl RttGradient {
 
 /// Decides which ACKs are completion events (rate updates): every ACK when
 /// `segment` is 0, else the first ACK reaching each multiple of `segment` bytes
-/// and the ACK that completes the flow.
+/// and the ACK that acknowledges all the data released so far (the flow's
+/// end; on a connection, the end of its current messages, once per end).
 #[derive(Clone, Debug, PartialEq)]
 pub struct UpdateGate {
     segment: u64,
     /// Cumulative acked bytes at which the next event happens.
     next: u64,
+    /// The data end whose completion was last an event (`u64::MAX`: none).
+    ended: u64,
 }
 
 impl UpdateGate {
     pub fn new(segment: u64) -> Self {
-        UpdateGate { segment, next: segment }
+        UpdateGate { segment, next: segment, ended: u64::MAX }
     }
 
-    /// Whether an ACK with cumulative sequence `acked` of a flow of `size` bytes
-    /// is a completion event.
-    pub fn is_event(&mut self, acked: u64, size: u64) -> bool {
+    /// Whether an ACK with cumulative sequence `acked` is a completion
+    /// event, `avail` being the end of the data released so far (a flow's size).
+    pub fn is_event(&mut self, acked: u64, avail: u64) -> bool {
         if self.segment == 0 {
             return true;
         }
-        if acked >= self.next || (acked >= size && self.next != u64::MAX) {
-            self.next = if acked >= size { u64::MAX } else { (acked / self.segment + 1) * self.segment };
+        let end = acked >= avail && self.ended != avail;
+        if acked >= self.next || end {
+            if acked >= avail {
+                self.ended = avail;
+            }
+            self.next = (acked / self.segment + 1) * self.segment;
             return true;
         }
         false
@@ -351,17 +358,19 @@ impl UpdateGate {
 
 /// The RTT sample an ACK gives (ps): `now - ack.ts`, minus the acknowledged data
 /// packet's serialization at the sender NIC when `subtract_serialization`. The
-/// data packet is taken to be full-sized unless the ACK completes the flow, when
-/// it is the flow's last (possibly shorter) packet. Never below 1 ps.
-pub fn rtt_sample(now: Time, ack: &Packet, flow: &FlowView, subtract_serialization: bool) -> Time {
-    let raw = now.saturating_sub(ack.ts);
+/// data packet is taken to be full-sized unless the ACK acknowledges all the
+/// data released (the flow's end), when it is the last message's last
+/// (possibly shorter) packet. Never below 1 ps.
+pub fn rtt_sample(cx: &SenderCx, ack: &Packet, subtract_serialization: bool) -> Time {
+    let raw = cx.now.saturating_sub(ack.ts);
     if !subtract_serialization {
         return raw.max(1);
     }
+    let flow = cx.flow;
     let mtu = flow.mtu.max(1) as u64;
     let header = (flow.packet_size as u64).saturating_sub(mtu);
-    let wire = if ack.seq >= flow.size && flow.size > 0 {
-        (flow.size - 1) % mtu + 1 + header
+    let wire = if ack.seq >= cx.avail && cx.avail > cx.msg_start {
+        (cx.avail - cx.msg_start - 1) % mtu + 1 + header
     } else {
         flow.packet_size as u64
     };
@@ -476,10 +485,10 @@ impl SenderCc for TimelySender {
     }
 
     fn on_ack(&mut self, cx: &mut SenderCx, ack: &Packet) {
-        if !self.gate.is_event(ack.seq, cx.flow.size) {
+        if !self.gate.is_event(ack.seq, cx.avail) {
             return;
         }
-        let rtt = rtt_sample(cx.now, ack, cx.flow, self.cfg.subtract_serialization);
+        let rtt = rtt_sample(cx, ack, self.cfg.subtract_serialization);
         cx.rate = self.update(rtt);
     }
 
@@ -627,6 +636,10 @@ mod tests {
         assert!(!g.is_event(39000, size));
         assert!(g.is_event(40_000, size), "flow end is a completion");
         assert!(!g.is_event(40_000, size), "only once");
+        // a connection: more data released later, and its end is an event again
+        assert!(!g.is_event(41_000, 45_000));
+        assert!(g.is_event(45_000, 45_000), "the new end is a completion");
+        assert!(!g.is_event(45_000, 45_000));
         // A jump over several boundaries is one event; the next is the boundary after.
         let mut g = UpdateGate::new(10_000);
         assert!(g.is_event(35_000, 1_000_000));
@@ -657,17 +670,24 @@ mod tests {
         let mut p = ack(5000);
         p.ts = 3 * US;
         let now = 13 * US;
-        assert_eq!(rtt_sample(now, &p, &f, false), 10 * US);
+        let cx = SenderCx::new(now, &f, 0, 0, 1e9, u64::MAX);
+        assert_eq!(rtt_sample(&cx, &p, false), 10 * US);
         // 1048 B at 100 Gbps = 83.84 ns
-        assert_eq!(rtt_sample(now, &p, &f, true), 10 * US - 83_840);
+        assert_eq!(rtt_sample(&cx, &p, true), 10 * US - 83_840);
         // The last packet of a 10_000_500 B flow carries 500 B: 548 B = 43.84 ns.
         let mut f2 = f.clone();
         f2.size = 10_000_500;
         p.seq = f2.size;
-        assert_eq!(rtt_sample(now, &p, &f2, true), 10 * US - 43_840);
+        let cx2 = SenderCx::new(now, &f2, 0, 0, 1e9, u64::MAX);
+        assert_eq!(rtt_sample(&cx2, &p, true), 10 * US - 43_840);
+        // On a connection, the last message's last packet: a 2500 B message at 10_000 carries 500 B last.
+        let mut cx3 = SenderCx::new(now, &f, 0, 0, 1e9, u64::MAX);
+        (cx3.avail, cx3.msg_start) = (12_500, 10_000);
+        p.seq = 12_500;
+        assert_eq!(rtt_sample(&cx3, &p, true), 10 * US - 43_840);
         // Never zero or negative.
         p.ts = now;
-        assert_eq!(rtt_sample(now, &p, &f2, true), 1);
+        assert_eq!(rtt_sample(&cx2, &p, true), 1);
     }
 
     #[test]

@@ -282,6 +282,8 @@ mod tests {
                     ideal_fct: 5 * US,
                     slowdown: if s.is_nan() { None } else { Some(s) },
                     retransmits: 0,
+                    conn: None,
+                    tag: None,
                 })
                 .collect(),
             ports: vec![PortResult { port: PortRef { node: 2, peer: 3 }, max_qlen: 150_000, ..Default::default() }],

@@ -58,6 +58,19 @@ pub struct SenderCx<'a> {
     pub snd_nxt: u64,
     /// Lowest unacknowledged byte.
     pub snd_una: u64,
+    /// End of the data the application has handed to the transport so far:
+    /// the flow's size, or on a connection the end of its last released
+    /// message (it grows as messages arrive). `avail - snd_nxt` is the data
+    /// waiting to be sent (Bolt's "pending bytes counter", §4.2).
+    pub avail: u64,
+    /// Start of the last released message (0 for a flow): the last packet
+    /// before `avail` carries `(avail - msg_start - 1) % mtu + 1` bytes.
+    pub msg_start: u64,
+    /// Where the connection's current busy period began: the stream offset
+    /// of the first message released while it had nothing unacknowledged
+    /// (0 for a flow). Bolt's prototype resets its bytes-sent counter there
+    /// (§4.2), so `seq - burst_start` is that counter.
+    pub burst_start: u64,
     /// Pacing rate in bits/s (clamped by the core to 1 Kbps..line rate).
     pub rate: f64,
     /// Limit on bytes in flight (snd_nxt - snd_una); `u64::MAX` for none.
@@ -68,9 +81,22 @@ pub struct SenderCx<'a> {
 }
 
 impl<'a> SenderCx<'a> {
-    /// A context with no timer requests.
+    /// A context with no timer requests, for a flow (all of `flow.size`
+    /// available from the start; a connection's core sets `avail`,
+    /// `msg_start` and `burst_start` afterwards).
     pub fn new(now: Time, flow: &'a FlowView, snd_nxt: u64, snd_una: u64, rate: f64, window: u64) -> Self {
-        SenderCx { now, flow, snd_nxt, snd_una, rate, window, timers: [None; TIMER_SLOTS] }
+        SenderCx {
+            now,
+            flow,
+            snd_nxt,
+            snd_una,
+            avail: flow.size,
+            msg_start: 0,
+            burst_start: 0,
+            rate,
+            window,
+            timers: [None; TIMER_SLOTS],
+        }
     }
 
     /// Arm timer `slot` to fire `delay` from now, replacing any pending one.
@@ -114,10 +140,20 @@ pub struct ReceiverCx<'a> {
     pub now: Time,
     pub flow: &'a FlowView,
     /// Flows currently being received by this host (started, not complete),
-    /// this one included.
+    /// this one included; a connection counts while it has released data
+    /// not yet received.
     pub host_active_flows: u32,
+    /// End of the data released to the sender so far (see [`SenderCx::avail`]).
+    pub avail: u64,
     /// Set to true to send a CNP to the sender now.
     pub send_cnp: bool,
+}
+
+impl<'a> ReceiverCx<'a> {
+    /// A context for a flow (all of `flow.size` released), asking for nothing.
+    pub fn new(now: Time, flow: &'a FlowView, host_active_flows: u32) -> Self {
+        ReceiverCx { now, flow, host_active_flows, avail: flow.size, send_cnp: false }
+    }
 }
 
 /// Receiver half of a scheme, one instance per flow.

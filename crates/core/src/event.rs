@@ -33,6 +33,10 @@ pub(crate) enum Ev {
     FlowStart {
         flow: u32,
     },
+    /// A message joins its connection (see `msg.rs`).
+    MsgRelease {
+        msg: u32,
+    },
     /// A scheme timer; stale if `gen` differs from the flow's slot generation.
     Timer {
         flow: u32,
@@ -59,7 +63,7 @@ impl crate::results::EventCounts {
             Ev::Arrive { .. } => &mut self.arrive,
             Ev::TxDone { .. } => &mut self.tx_done,
             Ev::HostWake { .. } => &mut self.host_wake,
-            Ev::FlowStart { .. } => &mut self.flow_start,
+            Ev::FlowStart { .. } | Ev::MsgRelease { .. } => &mut self.flow_start,
             Ev::Timer { .. } => &mut self.timer,
             Ev::Rto { .. } => &mut self.rto,
             Ev::Sample => &mut self.sample,

@@ -40,6 +40,7 @@ impl Simulator {
         let now = self.now;
         let fl = &mut self.flows[f as usize];
         let mut cx = SenderCx::new(now, &fl.view, fl.snd_nxt, fl.snd_una, fl.rate as f64, fl.window);
+        Self::conn_cx(fl, &mut cx);
         match op {
             CcOp::Start => fl.cc.on_start(&mut cx),
             CcOp::Ack(h) => fl.cc.on_ack(&mut cx, self.pool.get(h)),
@@ -186,8 +187,14 @@ impl Simulator {
         let header = self.net.header.0 + if self.int_on { self.int_fixed as u64 } else { 0 };
         let spray = self.net.routing == RoutingMode::Spray;
         let hash = if spray { self.rng.next_u64() } else { self.flows[f as usize].hash };
+        // a connection packetizes each message on its own
+        let end = if self.flows[f as usize].conn.is_some() {
+            self.msg_end(f, self.flows[f as usize].snd_nxt)
+        } else {
+            self.flows[f as usize].view.size
+        };
         let fl = &mut self.flows[f as usize];
-        let payload = mtu.min(fl.view.size - fl.snd_nxt);
+        let payload = mtu.min(end - fl.snd_nxt);
         let mut pkt = Packet {
             kind: PktKind::Data,
             class: fl.class,
@@ -205,6 +212,7 @@ impl Simulator {
             fl.retransmits += 1;
         }
         let mut cx = SenderCx::new(now, &fl.view, fl.snd_nxt, fl.snd_una, fl.rate as f64, fl.window);
+        Self::conn_cx(fl, &mut cx);
         fl.cc.on_send(&mut cx, &mut pkt);
         let (rate, window, timers) = (cx.rate, cx.window, cx.timers);
         self.apply_sender(f, rate, window, timers);
@@ -257,7 +265,8 @@ impl Simulator {
         let f = pkt.flow as usize;
         let hi = self.node_index[self.ports[port as usize].node as usize] as usize;
         let fl = &mut self.flows[f];
-        if !fl.rx_started {
+        // a connection is received while it has released data not yet received
+        if !fl.rx_started && (fl.conn.is_none() || fl.rcv_nxt < fl.avail) {
             fl.rx_started = true;
             self.hosts[hi].rx_active += 1;
         }
@@ -265,7 +274,13 @@ impl Simulator {
         fl.path_len = pkt.hops;
         self.data_bytes_delivered += pkt.payload as u64;
         self.last_progress = now;
-        let mut rcx = ReceiverCx { now, flow: &fl.view, host_active_flows: self.hosts[hi].rx_active, send_cnp: false };
+        let mut rcx = ReceiverCx {
+            now,
+            flow: &fl.view,
+            host_active_flows: self.hosts[hi].rx_active,
+            avail: fl.avail,
+            send_cnp: false,
+        };
         fl.rx.on_data(&mut rcx, pkt);
         let cnp = rcx.send_cnp;
         let seq = pkt.seq;
@@ -291,11 +306,23 @@ impl Simulator {
                 fl.rcv_nxt = fl.rcv_nxt.max(fl.ooo.remove(0).1);
             }
             fl.ack_count += 1;
-            let last = fl.rcv_nxt >= fl.view.size;
-            if last && !fl.rx_done {
-                fl.rx_done = true;
-                self.hosts[hi].rx_active -= 1;
-            }
+            let last = if fl.conn.is_none() {
+                let last = fl.rcv_nxt >= fl.view.size;
+                if last && !fl.rx_done {
+                    fl.rx_done = true;
+                    self.hosts[hi].rx_active -= 1;
+                }
+                last
+            } else {
+                let rcv_nxt = fl.rcv_nxt;
+                if rcv_nxt >= fl.avail && fl.rx_started {
+                    fl.rx_started = false;
+                    self.hosts[hi].rx_active -= 1;
+                }
+                // a message's last byte is acknowledged at once
+                self.deliver(f as u32, rcv_nxt)
+            };
+            let fl = &mut self.flows[f];
             if fl.ack_count.is_multiple_of(self.net.ack_every) || last || ce {
                 reply = Some(PktKind::Ack);
             }
@@ -345,8 +372,13 @@ impl Simulator {
                 ack.ce = false;
                 ack.hops = 0;
                 ack.hash = fl.hash.wrapping_add(1);
-                let rcx =
-                    ReceiverCx { now, flow: &fl.view, host_active_flows: self.hosts[hi].rx_active, send_cnp: false };
+                let rcx = ReceiverCx {
+                    now,
+                    flow: &fl.view,
+                    host_active_flows: self.hosts[hi].rx_active,
+                    avail: fl.avail,
+                    send_cnp: false,
+                };
                 fl.rx.fill_ack(&rcx, &data, ack);
                 self.queue_ctrl(port, h);
             }
@@ -411,8 +443,13 @@ impl Simulator {
         } else if fl.snd_nxt < fl.snd_una {
             fl.snd_nxt = fl.snd_una;
         }
-        let complete = fl.snd_una >= fl.view.size;
+        let conn = fl.conn.is_some();
+        let complete = !conn && fl.snd_una >= fl.view.size;
+        let snd_una = fl.snd_una;
         self.cc_call(f, if nack { CcOp::Nack(h) } else { CcOp::Ack(h) });
+        if conn {
+            self.complete_msgs(f, snd_una);
+        }
         complete
     }
 

@@ -24,13 +24,14 @@ mod event;
 mod fabric;
 mod host;
 mod links;
+mod msg;
 mod nic;
 mod port;
 mod routing;
 
 pub use cc::{FlowView, ReceiverCc, ReceiverCx, Requirements, Scheme, SenderCc, SenderCx, SwitchCc, SwitchCx};
 pub use config::NetConfig;
-pub use flow::FlowSpec;
+pub use flow::{ConnSpec, FlowSpec, MessageEvent, MessageInfo, MessageSource, MessageSpec, Traffic};
 pub use results::{PortRef, RunResult, Summary};
 pub use sim::{run, Progress, SimOptions, Simulator, TraceConfig};
 pub use time::Time;

@@ -170,7 +170,7 @@ fn ready_id(key: u32, f: u32) -> u64 {
 /// Whether `fl` has something its window lets it send (pacing and PFC aside).
 #[inline]
 pub(crate) fn has_window(fl: &Flow) -> bool {
-    !fl.done && fl.snd_nxt < fl.view.size && fl.snd_nxt - fl.snd_una < fl.window
+    !fl.done && fl.snd_nxt < fl.avail && fl.snd_nxt - fl.snd_una < fl.window
 }
 
 impl Simulator {

@@ -25,6 +25,33 @@ pub struct FlowResult {
     pub ideal_fct: Time,
     /// max(1, fct / ideal_fct); None if unfinished.
     pub slowdown: Option<f64>,
+    /// Data packets retransmitted by go-back-N (a message: 0; its
+    /// connection's count is in [`ConnResult`]).
+    pub retransmits: u64,
+    /// A message: the connection it travelled on (index into the traffic's
+    /// connections); None for a flow. A message row's `start` is its release
+    /// time, its `fct` the time from release to the acknowledgement of its
+    /// last byte, its ideal that of the same bytes on an idle connection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conn: Option<u32>,
+    /// A message: its `MessageSpec::tag` (ccsim's scenarios: the workload entry).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<u32>,
+}
+
+/// One connection's totals.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConnResult {
+    /// Index into the traffic's connections.
+    pub id: u32,
+    pub src: u32,
+    pub dst: u32,
+    /// Messages released on it, and completed.
+    pub messages: u32,
+    pub completed: u32,
+    /// Payload bytes released to it, and acknowledged.
+    pub bytes: u64,
+    pub acked: u64,
     /// Data packets retransmitted by go-back-N.
     pub retransmits: u64,
 }
@@ -85,6 +112,10 @@ pub struct FlowTrace {
     pub acks: Vec<(Time, Time)>,
 }
 
+fn is_zero(x: &u64) -> bool {
+    *x == 0
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct EngineStats {
     pub events: u64,
@@ -126,6 +157,7 @@ pub struct EventCounts {
     pub tx_done: u64,
     /// A host NIC's first paced flow may send.
     pub host_wake: u64,
+    /// Flows started and messages released.
     pub flow_start: u64,
     /// Scheme timers (stale ones included).
     pub timer: u64,
@@ -206,7 +238,15 @@ impl RunStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunResult {
     pub scheme: String,
+    /// The flows (ids 0.. in the order given), then the messages that were
+    /// released (id = number of flows + message id).
     pub flows: Vec<FlowResult>,
+    /// The connections, by id.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conns: Vec<ConnResult>,
+    /// Messages never released (waiting for a time, a dependency or a delay when the run ended).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub messages_waiting: u64,
     pub ports: Vec<PortResult>,
     /// Queue length (bytes) of the traced ports.
     pub queues: Vec<Series>,
@@ -504,6 +544,8 @@ mod tests {
             ideal_fct: 1,
             slowdown: Some(1.0),
             retransmits: 0,
+            conn: None,
+            tag: None,
         };
         let tr =
             |flow: u32, acked: Vec<f64>| FlowTrace { flow, t: vec![0, 10, 20, 30, 40], acked, ..Default::default() };

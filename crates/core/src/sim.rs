@@ -13,7 +13,8 @@
 use crate::cc::{FlowView, ReceiverCc, Scheme, SenderCc, SwitchCc, TIMER_SLOTS};
 use crate::config::{EcnMode, IntEncoding, NetConfig, Routing as RoutingMode};
 use crate::event::{Ev, EventQueue, Touch};
-use crate::flow::FlowSpec;
+use crate::flow::{FlowSpec, MessageSource, Traffic};
+use crate::msg::{ConnState, Msg};
 use crate::nic::{NicFlows, NicSlot};
 use crate::packet::{Packet, PacketPool};
 pub(crate) use crate::port::Port;
@@ -141,6 +142,11 @@ pub(crate) struct Host {
 
 pub(crate) struct Flow {
     pub view: FlowView,
+    /// End of the data released to the sender: the size of a flow; a
+    /// connection's grows as its messages are released.
+    pub avail: u64,
+    /// A connection's message state (None for a flow).
+    pub conn: Option<Box<ConnState>>,
     pub class: u8,
     pub hash: u64,
     pub ideal_fct: Time,
@@ -179,6 +185,52 @@ pub(crate) struct Flow {
     pub log_slot: Option<u32>,
 }
 
+impl Flow {
+    fn new(
+        scheme: &dyn Scheme,
+        view: FlowView,
+        class: u8,
+        hash: u64,
+        ideal_fct: Time,
+        conn: Option<Box<ConnState>>,
+    ) -> Flow {
+        Flow {
+            cc: scheme.sender(&view),
+            rx: scheme.receiver(&view),
+            rate: view.line_rate,
+            avail: view.size,
+            view,
+            conn,
+            class,
+            hash,
+            ideal_fct,
+            snd_nxt: 0,
+            snd_una: 0,
+            max_sent: 0,
+            window: u64::MAX,
+            next_send: 0,
+            last_send: 0,
+            last_size: 0,
+            timer_gen: [0; TIMER_SLOTS],
+            last_progress: 0,
+            done: false,
+            fct: None,
+            retransmits: 0,
+            hol_pkts: 0,
+            rcv_nxt: 0,
+            rx_started: false,
+            rx_done: false,
+            ack_count: 0,
+            last_nack_seq: 0,
+            last_nack_time: None,
+            ooo: Vec::new(),
+            path: [0; 8],
+            path_len: 0,
+            log_slot: None,
+        }
+    }
+}
+
 /// A built network with its flows, ready to run.
 pub struct Simulator {
     pub(crate) net: NetConfig,
@@ -191,7 +243,18 @@ pub struct Simulator {
     pub(crate) node_index: Vec<u32>,
     pub(crate) switches: Vec<Switch>,
     pub(crate) hosts: Vec<Host>,
+    /// The flows, then the connections (from index `n_plain` on).
     pub(crate) flows: Vec<Flow>,
+    /// Number of flows before the connections.
+    pub(crate) n_plain: u32,
+    /// Messages on the connections, by id.
+    pub(crate) msgs: Vec<Msg>,
+    /// Per message: the messages waiting for it.
+    pub(crate) dependents: Vec<Vec<u32>>,
+    /// Messages made during the run.
+    pub(crate) source: Option<Box<dyn MessageSource>>,
+    /// Flows plus messages: the run completes when `finished` reaches it.
+    pub(crate) total: usize,
     /// Each flow's place at its sender's NIC (see `nic.rs`).
     pub(crate) nic_slots: Vec<NicSlot>,
     pub(crate) routing: Routing,
@@ -234,7 +297,7 @@ pub struct Simulator {
     /// Playing out the packets in flight after a checked run: hosts send no new data.
     pub(crate) draining: bool,
     check: bool,
-    /// Flows started so far.
+    /// Flows started and messages released so far.
     pub(crate) started: usize,
     /// Last time data was delivered or a flow started (stall detection).
     pub(crate) last_progress: Time,
@@ -266,6 +329,22 @@ impl Simulator {
         scheme: &dyn Scheme,
         opts: &SimOptions,
     ) -> Result<Simulator, String> {
+        Self::with_traffic(topo, net, Traffic::flows(flows.to_vec()), scheme, opts)
+    }
+
+    /// [`Simulator::new`] for any traffic: flows, connections with their
+    /// messages, and a source of messages made during the run. Flow ids are
+    /// 0.. in the order given, connections follow them (connection `c` is
+    /// flow `flows.len() + c` for traces and PFC statistics).
+    pub fn with_traffic(
+        topo: &Topology,
+        net: &NetConfig,
+        traffic: Traffic,
+        scheme: &dyn Scheme,
+        opts: &SimOptions,
+    ) -> Result<Simulator, String> {
+        let Traffic { flows, conns, messages, source } = traffic;
+        let flows = &flows[..];
         topo.validate()?;
         Routing::check_size(topo)?;
         net.validate()?;
@@ -538,38 +617,45 @@ impl Simulator {
                 mtu: net.mtu.0 as u32,
                 packet_size: pkt_size as u32,
             };
-            fl.push(Flow {
-                cc: scheme.sender(&view),
-                rx: scheme.receiver(&view),
-                view,
-                class: 1 + f.prio,
-                hash: mix64(opts.seed ^ mix64(i as u64 + 0x9E37)),
-                ideal_fct: ideal,
-                snd_nxt: 0,
-                snd_una: 0,
-                max_sent: 0,
-                rate: line_rate,
-                window: u64::MAX,
-                next_send: 0,
-                last_send: 0,
-                last_size: 0,
-                timer_gen: [0; TIMER_SLOTS],
-                last_progress: 0,
-                done: false,
-                fct: None,
-                retransmits: 0,
-                hol_pkts: 0,
-                rcv_nxt: 0,
-                rx_started: false,
-                rx_done: false,
-                ack_count: 0,
-                last_nack_seq: 0,
-                last_nack_time: None,
-                ooo: Vec::new(),
-                path: [0; 8],
-                path_len: 0,
-                log_slot: None,
-            });
+            fl.push(Flow::new(scheme, view, 1 + f.prio, mix64(opts.seed ^ mix64(i as u64 + 0x9E37)), ideal, None));
+        }
+        for (c, spec) in conns.iter().enumerate() {
+            let i = flows.len() + c;
+            let name = format!("connection {c} ({} -> {})", spec.src, spec.dst);
+            if !topo.is_host(spec.src) || !topo.is_host(spec.dst) {
+                return Err(format!("{name}: source and destination must be hosts"));
+            }
+            if spec.src == spec.dst {
+                return Err(format!("{name}: source and destination are the same host"));
+            }
+            if spec.prio as usize >= data_classes {
+                return Err(format!(
+                    "{name}: prio {} needs network.data_classes > {} (it is {})",
+                    spec.prio, spec.prio, data_classes
+                ));
+            }
+            let (prop, ser, minr, sws) = path_props(spec.src, spec.dst);
+            let sws = u8::try_from(sws)
+                .map_err(|_| format!("{name}: its path crosses {sws} switches; at most 255 are supported"))?;
+            let line_rate = ports[node_ports[spec.src as usize][0].0 as usize].rate;
+            let base_rtt = 2 * prop + ser;
+            let view = FlowView {
+                id: i as u32,
+                src: spec.src,
+                dst: spec.dst,
+                size: 0,
+                start: 0,
+                line_rate,
+                bottleneck_rate: minr,
+                base_rtt,
+                bdp: (line_rate as u128 * base_rtt as u128 / 8 / 1_000_000_000_000) as u64,
+                max_base_rtt,
+                path_switches: sws,
+                mtu: net.mtu.0 as u32,
+                packet_size: pkt_size as u32,
+            };
+            let conn = Box::new(ConnState { id: c as u32, ..Default::default() });
+            fl.push(Flow::new(scheme, view, 1 + spec.prio, mix64(opts.seed ^ mix64(i as u64 + 0x9E37)), 0, Some(conn)));
         }
         // the wheel covers the longest packet time + propagation of any link, with margin
         let horizon =
@@ -589,11 +675,11 @@ impl Simulator {
             };
             let (queue_ports, util_ports) = (named(&t.queue_ports)?, named(&t.util_ports)?);
             for &f in &t.flows {
-                if f as usize >= flows.len() {
+                if f as usize >= fl.len() {
                     return Err(format!(
-                        "trace flow {f}: there are only {} flows (ids 0..{})",
-                        flows.len(),
-                        flows.len()
+                        "trace flow {f}: there are only {} flows and connections (ids 0..{})",
+                        fl.len(),
+                        fl.len()
                     ));
                 }
             }
@@ -625,7 +711,8 @@ impl Simulator {
             // or with failing links (a flow's tail can be lost on a dead link)
             None => Some(1000 * US),
         };
-        Ok(Simulator {
+        let n_plain = flows.len() as u32;
+        let mut sim = Simulator {
             net: net.clone(),
             now: 0,
             events,
@@ -637,6 +724,11 @@ impl Simulator {
             hosts,
             nic_slots: vec![NicSlot::default(); fl.len()],
             flows: fl,
+            n_plain,
+            msgs: Vec::with_capacity(messages.len()),
+            dependents: Vec::with_capacity(messages.len()),
+            source,
+            total: flows.len(),
             routing,
             rng,
             int_on,
@@ -672,7 +764,9 @@ impl Simulator {
             scheme_name: scheme.name().to_string(),
             events_run: 0,
             events_by_kind: EventCounts::default(),
-        })
+        };
+        sim.add_messages(messages)?;
+        Ok(sim)
     }
 
     /// Runs until every flow has finished (or the stop time), then returns the results.
@@ -680,11 +774,10 @@ impl Simulator {
         let wall = std::time::Instant::now();
         let cpu0 = thread_cpu_secs();
         let mut status = RunStatus::Completed;
-        let total = self.flows.len();
         let mut next_report: u64 = 1 << 20;
         let mut events: u64 = 0;
         let mut by_kind = EventCounts::default();
-        while self.finished < total {
+        while self.finished < self.total {
             let Some((t, ev)) = self.events.pop() else {
                 // nothing left to happen, yet flows remain
                 status = self.stuck(self.now);
@@ -729,6 +822,7 @@ impl Simulator {
                     }
                 }
                 Ev::FlowStart { flow } => self.flow_start(flow),
+                Ev::MsgRelease { msg } => self.msg_release(msg),
                 Ev::Timer { flow, slot, gen } => {
                     if self.flows[flow as usize].timer_gen[slot as usize] == gen && !self.flows[flow as usize].done {
                         self.cc_call(flow, CcOp::Timer(slot as usize));
@@ -755,7 +849,7 @@ impl Simulator {
                         now: self.now,
                         events,
                         flows_done: self.finished,
-                        flows_total: total,
+                        flows_total: self.total,
                         wall_secs: wall.elapsed().as_secs_f64(),
                     });
                 }
@@ -824,8 +918,7 @@ impl Simulator {
                 *counters.entry(name.to_string()).or_default() += v;
             }
         }
-        let flows = self
-            .flows
+        let mut flows: Vec<FlowResult> = self.flows[..self.n_plain as usize]
             .iter()
             .map(|f| FlowResult {
                 id: f.view.id,
@@ -837,8 +930,12 @@ impl Simulator {
                 ideal_fct: f.ideal_fct,
                 slowdown: f.fct.map(|x| (x as f64 / f.ideal_fct as f64).max(1.0)),
                 retransmits: f.retransmits,
+                conn: None,
+                tag: None,
             })
             .collect();
+        let (messages, conns, waiting) = self.message_results();
+        flows.extend(messages);
         let ports = self
             .ports
             .iter()
@@ -867,6 +964,8 @@ impl Simulator {
         RunResult {
             scheme: self.scheme_name.clone(),
             flows,
+            conns,
+            messages_waiting: waiting,
             ports,
             queues,
             utilization,
@@ -926,7 +1025,7 @@ impl Simulator {
             .collect();
         t.sample(now, &qlen, &util, &flows);
         let next = now + t.interval;
-        if self.finished < self.flows.len() {
+        if self.finished < self.total {
             self.events.push(next, Ev::Sample);
         }
     }

@@ -392,6 +392,8 @@ mod tests {
                     ideal_fct: 5_000_000,
                     slowdown: Some(1.1),
                     retransmits: 0,
+                    conn: None,
+                    tag: None,
                 },
                 FlowResult {
                     id: 1,
@@ -403,6 +405,8 @@ mod tests {
                     ideal_fct: 6_000_000,
                     slowdown: None,
                     retransmits: 4,
+                    conn: None,
+                    tag: None,
                 },
             ],
             ..Default::default()

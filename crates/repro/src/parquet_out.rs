@@ -263,6 +263,8 @@ mod tests {
                 ideal_fct: 5_000_001,
                 slowdown: None,
                 retransmits: 3,
+                conn: None,
+                tag: None,
             }],
             ..Default::default()
         };

@@ -17,6 +17,8 @@ pub fn sample_result(slow: f64) -> RunResult {
             ideal_fct: 5 * US,
             slowdown: Some(1.0 + slow * (i % 10) as f64),
             retransmits: 0,
+            conn: None,
+            tag: None,
         })
         .collect();
     RunResult {

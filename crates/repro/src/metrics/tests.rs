@@ -39,6 +39,8 @@ fn flow(id: u32, size: u64, start: u64, fct: Option<u64>, ideal: u64) -> FlowRes
         ideal_fct: ideal,
         slowdown: fct.map(|f| (f as f64 / ideal as f64).max(1.0)),
         retransmits: 0,
+        conn: None,
+        tag: None,
     }
 }
 

@@ -1,0 +1,326 @@
+//! Connections and the messages they carry: release (at a time, or after the
+//! messages a message depends on plus a delay), the byte stream a connection
+//! sends (messages end to end, each packetized on its own), delivery at the
+//! receiver, completion at the sender, and the messages a [`MessageSource`]
+//! makes as the run goes.
+//!
+//! A connection is a [`Flow`](crate::sim::Flow) whose data arrives over time:
+//! `Flow::avail` is the end of the data released so far, and the NIC, the
+//! transport and the scheme see the same flow state across messages. A flow is
+//! the special case of one message released at its start, and runs on the
+//! flow code paths untouched.
+
+use std::collections::VecDeque;
+
+use crate::cc::SenderCx;
+use crate::event::Ev;
+use crate::flow::{MessageEvent, MessageInfo, MessageSpec};
+use crate::results::{ConnResult, FlowResult};
+use crate::sim::{CcOp, Simulator};
+use crate::time::{ser_time, Time};
+
+/// The message part of a connection's state.
+#[derive(Default, Debug)]
+pub(crate) struct ConnState {
+    /// Index among the traffic's connections.
+    pub id: u32,
+    /// Released messages not yet completed at the sender: (stream end, id),
+    /// in stream order.
+    pub tx: VecDeque<(u64, u32)>,
+    /// Released messages not yet delivered to the receiver: (stream end, id).
+    pub rx: VecDeque<(u64, u32)>,
+    /// Stream offset of the last released message.
+    pub msg_start: u64,
+    /// Stream offset where the current busy period began.
+    pub burst_start: u64,
+    /// The connection has started at its NIC (its first message was released).
+    pub started: bool,
+    /// Messages released and completed on it.
+    pub released: u32,
+    pub completed: u32,
+}
+
+/// One message and where it stands.
+#[derive(Clone, Debug)]
+pub(crate) struct Msg {
+    /// The connection's flow index.
+    pub flow: u32,
+    pub size: u64,
+    pub at: Time,
+    pub delay: Time,
+    pub tag: u32,
+    /// Dependencies not yet done.
+    pub deps_left: u32,
+    /// Latest time a dependency was done.
+    pub deps_done_at: Time,
+    /// It waits for other messages (else it is released at `at`).
+    pub waits: bool,
+    /// Stream offset (valid once released).
+    pub offset: u64,
+    pub released: Option<Time>,
+    pub delivered: Option<Time>,
+    pub done: Option<Time>,
+}
+
+impl Simulator {
+    /// Checks and registers messages `specs` (ids from `self.msgs.len()` on)
+    /// and schedules the release of those that wait for nothing. Errors name
+    /// the message and the field.
+    pub(crate) fn add_messages(&mut self, specs: Vec<MessageSpec>) -> Result<(), String> {
+        let n_conns = self.flows.len() as u32 - self.n_plain;
+        for spec in specs {
+            let id = self.msgs.len() as u32;
+            let name = format!("message {id}");
+            if spec.conn >= n_conns {
+                return Err(format!("{name}: conn = {}: there are {n_conns} connections", spec.conn));
+            }
+            if spec.size == 0 {
+                return Err(format!("{name}: size must be positive"));
+            }
+            let mut deps_left = 0;
+            let mut deps_done_at = 0;
+            for &d in &spec.after {
+                if d >= id {
+                    return Err(format!("{name}: after = {d}: a message may only wait for earlier messages"));
+                }
+                // a dependency already done (a source's message) counts as done
+                match self.dep_time(d, self.n_plain + spec.conn) {
+                    Some(t) => deps_done_at = deps_done_at.max(t),
+                    None => {
+                        deps_left += 1;
+                        self.dependents[d as usize].push(id);
+                    }
+                }
+            }
+            let m = Msg {
+                flow: self.n_plain + spec.conn,
+                size: spec.size,
+                at: spec.at,
+                delay: spec.delay,
+                tag: spec.tag,
+                deps_left,
+                deps_done_at,
+                waits: !spec.after.is_empty(),
+                offset: 0,
+                released: None,
+                delivered: None,
+                done: None,
+            };
+            self.msgs.push(m);
+            self.dependents.push(Vec::new());
+            self.total += 1;
+            if deps_left == 0 {
+                self.schedule_release(id);
+            }
+        }
+        Ok(())
+    }
+
+    /// When dependency `d` counts as done for a message sent on flow `on`:
+    /// its delivery if that message leaves from `d`'s receiver, else its completion.
+    fn dep_time(&self, d: u32, on: u32) -> Option<Time> {
+        let dm = &self.msgs[d as usize];
+        if self.flows[on as usize].view.src == self.flows[dm.flow as usize].view.dst {
+            dm.delivered
+        } else {
+            dm.done
+        }
+    }
+
+    /// Schedules message `m`'s release (all its dependencies are done).
+    fn schedule_release(&mut self, m: u32) {
+        let msg = &self.msgs[m as usize];
+        let t = if msg.waits { msg.at.max(msg.deps_done_at + msg.delay) } else { msg.at };
+        self.events.push(t.max(self.now), Ev::MsgRelease { msg: m });
+    }
+
+    /// Message `m` is released: it joins its connection's stream.
+    pub(crate) fn msg_release(&mut self, m: u32) {
+        let now = self.now;
+        let msg = &mut self.msgs[m as usize];
+        msg.released = Some(now);
+        let (f, size) = (msg.flow, msg.size);
+        let fl = &mut self.flows[f as usize];
+        let offset = fl.avail;
+        self.msgs[m as usize].offset = offset;
+        let idle = fl.snd_una >= fl.avail;
+        fl.avail += size;
+        let c = fl.conn.as_mut().expect("a message's flow is a connection");
+        c.msg_start = offset;
+        if idle {
+            c.burst_start = offset;
+            // an idle connection has made no progress it could be blamed for
+            fl.last_progress = now;
+        }
+        c.tx.push_back((offset + size, m));
+        c.rx.push_back((offset + size, m));
+        c.released += 1;
+        let first = !c.started;
+        c.started = true;
+        self.started += 1;
+        self.last_progress = now;
+        if first {
+            let hi = self.node_index[self.flows[f as usize].view.src as usize] as usize;
+            self.cc_call(f, CcOp::Start);
+            self.nic_start(hi, f);
+            if let Some(rto) = self.rto {
+                self.events.push(now + rto, Ev::Rto { flow: f });
+            }
+            let p = self.hosts[hi].port;
+            self.try_send(p);
+        } else {
+            self.kick_sender(f);
+        }
+    }
+
+    /// End of the message of connection flow `f` that holds stream byte `seq`.
+    pub(crate) fn msg_end(&self, f: u32, seq: u64) -> u64 {
+        let fl = &self.flows[f as usize];
+        match &fl.conn {
+            None => fl.view.size,
+            Some(c) => {
+                let i = c.tx.partition_point(|&(end, _)| end <= seq);
+                c.tx.get(i).map_or(fl.avail, |&(end, _)| end)
+            }
+        }
+    }
+
+    /// Fills in a connection's message fields of a sender context.
+    pub(crate) fn conn_cx(fl: &crate::sim::Flow, cx: &mut SenderCx) {
+        if let Some(c) = &fl.conn {
+            cx.avail = fl.avail;
+            cx.msg_start = c.msg_start;
+            cx.burst_start = c.burst_start;
+        }
+    }
+
+    /// Connection flow `f`'s receiver has everything up to `rcv_nxt`: the
+    /// messages that ends are delivered. Returns whether any was.
+    pub(crate) fn deliver(&mut self, f: u32, rcv_nxt: u64) -> bool {
+        let mut any = false;
+        loop {
+            let c = self.flows[f as usize].conn.as_mut().expect("a connection");
+            match c.rx.front() {
+                Some(&(end, m)) if end <= rcv_nxt => {
+                    c.rx.pop_front();
+                    any = true;
+                    self.msgs[m as usize].delivered = Some(self.now);
+                    self.msg_event(m, MessageEvent::Delivered);
+                }
+                _ => return any,
+            }
+        }
+    }
+
+    /// Connection flow `f`'s sender has everything up to `snd_una`
+    /// acknowledged: the messages that ends are complete.
+    pub(crate) fn complete_msgs(&mut self, f: u32, snd_una: u64) {
+        loop {
+            let c = self.flows[f as usize].conn.as_mut().expect("a connection");
+            match c.tx.front() {
+                Some(&(end, m)) if end <= snd_una => {
+                    c.tx.pop_front();
+                    c.completed += 1;
+                    self.msgs[m as usize].done = Some(self.now);
+                    self.finished += 1;
+                    self.msg_event(m, MessageEvent::Completed);
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// Tells message `m`'s dependents and the source what happened to it.
+    fn msg_event(&mut self, m: u32, what: MessageEvent) {
+        let now = self.now;
+        let from_dst = self.flows[self.msgs[m as usize].flow as usize].view.dst;
+        let deps = std::mem::take(&mut self.dependents[m as usize]);
+        let mut keep = Vec::new();
+        for d in deps {
+            let on_delivery = self.flows[self.msgs[d as usize].flow as usize].view.src == from_dst;
+            if on_delivery != (what == MessageEvent::Delivered) {
+                keep.push(d);
+                continue;
+            }
+            let dm = &mut self.msgs[d as usize];
+            dm.deps_left -= 1;
+            dm.deps_done_at = dm.deps_done_at.max(now);
+            if dm.deps_left == 0 {
+                self.schedule_release(d);
+            }
+        }
+        self.dependents[m as usize] = keep;
+        if let Some(mut src) = self.source.take() {
+            let msg = &self.msgs[m as usize];
+            let info = MessageInfo {
+                id: m,
+                conn: msg.flow - self.n_plain,
+                size: msg.size,
+                tag: msg.tag,
+                released: msg.released.unwrap_or(now),
+            };
+            let mut out = Vec::new();
+            src.on_message(now, what, &info, &mut out);
+            self.source = Some(src);
+            if !out.is_empty() {
+                if let Err(e) = self.add_messages(out) {
+                    panic!("the message source made an invalid message: {e}");
+                }
+            }
+        }
+    }
+
+    /// Ideal completion time of `size` bytes on flow `f`'s path (HPCC
+    /// convention, as a flow's): base RTT + wire bytes at the slowest link.
+    fn ideal_time(&self, f: u32, size: u64) -> Time {
+        let v = &self.flows[f as usize].view;
+        let npkts = size.div_ceil(self.net.mtu.0);
+        v.base_rtt + ser_time(size + npkts * self.net.header.0, v.bottleneck_rate)
+    }
+
+    /// The released messages' rows (ids after the flows'), the connections'
+    /// totals, and the number of messages never released.
+    pub(crate) fn message_results(&self) -> (Vec<FlowResult>, Vec<ConnResult>, u64) {
+        let mut rows = Vec::new();
+        let mut waiting = 0;
+        for (m, msg) in self.msgs.iter().enumerate() {
+            let Some(start) = msg.released else {
+                waiting += 1;
+                continue;
+            };
+            let v = &self.flows[msg.flow as usize].view;
+            let ideal = self.ideal_time(msg.flow, msg.size);
+            let fct = msg.done.map(|t| t - start);
+            rows.push(FlowResult {
+                id: self.n_plain + m as u32,
+                src: v.src,
+                dst: v.dst,
+                size: msg.size,
+                start,
+                fct,
+                ideal_fct: ideal,
+                slowdown: fct.map(|x| (x as f64 / ideal as f64).max(1.0)),
+                retransmits: 0,
+                conn: Some(msg.flow - self.n_plain),
+                tag: Some(msg.tag),
+            });
+        }
+        let conns = self.flows[self.n_plain as usize..]
+            .iter()
+            .map(|fl| {
+                let c = fl.conn.as_ref().expect("a connection");
+                ConnResult {
+                    id: c.id,
+                    src: fl.view.src,
+                    dst: fl.view.dst,
+                    messages: c.released,
+                    completed: c.completed,
+                    bytes: fl.avail,
+                    acked: fl.snd_una,
+                    retransmits: fl.retransmits,
+                }
+            })
+            .collect();
+        (rows, conns, waiting)
+    }
+}
