@@ -3,7 +3,9 @@
 //! Algorithm 2) states it: TIMELY with a unique, fair fixed point.
 //!
 //! RTT sampling, update granularity and the gradient EWMA are TIMELY's (see
-//! [`crate::timely`], which this module reuses). Per completion event with RTT
+//! [`crate::timely`], which this module reuses), the time-based update gate
+//! `update_interval = "tau"` with this paper's `seg` (the SQCC paper's flow
+//! model, eq. 3) instead of `segment`. Per completion event with RTT
 //! sample `rtt` and normalized gradient `g`:
 //!
 //! * rtt < T_low: R += delta;
@@ -36,7 +38,9 @@
 //! `probe()` returns the last RTT sample in microseconds.
 
 use crate::registry::SchemeConfig;
-use crate::timely::{high_decrease, region, rows, rtt_sample, timely_common, Common, Region, RttGradient, UpdateGate};
+use crate::timely::{
+    high_decrease, region, rows, rtt_sample, timely_common, Common, Region, RttGradient, UpdateGate, UpdateInterval,
+};
 use ccsim_core::cc::{FlowView, Scheme, SenderCc, SenderCx};
 use ccsim_core::packet::Packet;
 use ccsim_core::time::{Time, US};
@@ -75,6 +79,20 @@ pub struct PatchedTimelyConfig {
     /// queue swinging 0-160 KB; 64 KiB reacts so slowly that a line-rate start
     /// sits at the PFC threshold for ~20 ms.
     pub segment: Bytes,
+    /// When the rate is updated (see [`crate::timely::UpdateInterval`]):
+    /// "segment" = one update per `segment` bytes acknowledged, as above;
+    /// "tau" = one per tau* = max{seg/R_i, D_minRTT} with seg = `seg` and
+    /// D_minRTT = `min_rtt` (SQCC paper eq. 3, its flow model of patched TIMELY:
+    /// "tau* Rate Update Interval", Table I); "rtt" = one per round trip (the
+    /// first ACK of a packet sent after the last update; §II-B: "the RTT
+    /// measured in each round"). Default "segment" (TIMELY §6's completion
+    /// events, as `segment`).
+    pub update_interval: UpdateInterval,
+    /// seg of tau* = max{seg/R_i, D_minRTT} (SQCC paper eq. 3, Table I "seg
+    /// Segment Size"), used only by `update_interval = "tau"`. Default 16KiB
+    /// (= `segment`, TIMELY §6; the SQCC paper gives no value, its T_low =
+    /// seg/C = 50 us at 10 Gbps implies 62.5 KB [derived]).
+    pub seg: Bytes,
     /// Lowest rate. Default 1Mbps [unverified: ccsim's choice, as TIMELY here].
     pub min_rate: Rate,
     /// Starting rate as a fraction of line rate, in (0, 1]. Default 1.0
@@ -96,6 +114,8 @@ impl Default for PatchedTimelyConfig {
             delta: Rate(10_000_000),
             rtt_ref: Dur(50 * US),
             segment: Bytes(16 * 1024),
+            update_interval: UpdateInterval::Segment,
+            seg: Bytes(16 * 1024),
             min_rate: Rate(1_000_000),
             init_rate_fraction: 1.0,
             subtract_serialization: true,
@@ -103,7 +123,7 @@ impl Default for PatchedTimelyConfig {
     }
 }
 
-timely_common!(PatchedTimelyConfig);
+timely_common!(PatchedTimelyConfig, seg);
 
 impl PatchedTimelyConfig {
     /// The rule's parameters as [`patched_step`] takes them.
@@ -132,6 +152,8 @@ impl SchemeConfig for PatchedTimelyConfig {
         ("delta", "additive increment"),
         ("rtt_ref", "target RTT: error = (rtt - rtt_ref) / rtt_ref"),
         rows::SEGMENT,
+        rows::UPDATE_INTERVAL_SEG,
+        ("seg", "seg of update_interval = \"tau\": max(seg/rate, min_rtt)"),
         rows::MIN_RATE,
         rows::INIT_RATE_FRACTION,
         rows::SUBTRACT_SERIALIZATION,
@@ -226,9 +248,10 @@ pub struct PatchedCore {
 }
 
 impl PatchedCore {
-    /// From `c`: `alpha`, `min_rtt` (the gradient EWMA), `segment` (update
-    /// granularity, 0 = per ACK), `min_rate` (capped at line rate),
-    /// `init_rate_fraction` and `subtract_serialization`.
+    /// From `c`: `alpha`, `min_rtt` (the gradient EWMA), `segment`,
+    /// `update_interval` and `tau_seg` (the update gate, [`UpdateGate::of`]),
+    /// `min_rate` (capped at line rate), `init_rate_fraction` and
+    /// `subtract_serialization`.
     pub fn new(flow: &FlowView, c: &Common) -> Self {
         let line = flow.line_rate as f64;
         PatchedCore {
@@ -237,15 +260,20 @@ impl PatchedCore {
             rate: line * c.init_rate_fraction,
             subtract_serialization: c.subtract_serialization,
             grad: RttGradient::new(c.alpha, c.min_rtt.0),
-            gate: UpdateGate::new(c.segment.0),
+            gate: UpdateGate::of(c),
             last_rtt: 0,
             last_region: None,
         }
     }
 
-    /// The RTT sample of `ack` (ps) if it is a completion event, else None.
+    /// The flow starts at `now` (the time-based update gates count from here).
+    pub fn start(&mut self, now: Time) {
+        self.gate.start(now);
+    }
+
+    /// The RTT sample of `ack` (ps) if it is an update event, else None.
     pub fn sample(&mut self, cx: &SenderCx, ack: &Packet) -> Option<Time> {
-        if !self.gate.is_event(ack.seq, cx.avail) {
+        if !self.gate.is_update(cx.now, ack, cx.avail, self.rate) {
             return None;
         }
         Some(rtt_sample(cx, ack, self.subtract_serialization))
@@ -314,6 +342,7 @@ impl PatchedTimelySender {
 
 impl SenderCc for PatchedTimelySender {
     fn on_start(&mut self, cx: &mut SenderCx) {
+        self.core.start(cx.now);
         cx.rate = self.core.rate();
         cx.window = u64::MAX;
     }
@@ -464,6 +493,64 @@ mod tests {
         // g = 0 (first sample), w = 1/2, error 7 with beta 1: 1 - 3.5 < 0 -> min_rate.
         ack_rtt(&mut h, &mut s, 17_000, 11, 400);
         assert_eq!(h.rate, 1e6);
+    }
+
+    #[test]
+    fn tau_gate_uses_seg_and_min_rtt_not_segment() {
+        // 10 Gbps start, seg 62.5 KB: tau* = max(50 us, 20 us) = 50 us; the
+        // byte gate's `segment` (0 = per ACK) is not used.
+        let c = PatchedTimelyConfig {
+            update_interval: UpdateInterval::Tau,
+            seg: Bytes(62_500),
+            segment: Bytes(0),
+            init_rate_fraction: 0.1,
+            ..Default::default()
+        };
+        let f = flow();
+        let mut s = PatchedTimelySender::new(&c, &f);
+        let mut h = Harness::new(f);
+        h.now = 10_000 * US;
+        h.start(&mut s);
+        for i in 1..50 {
+            ack_rtt(&mut h, &mut s, 1000 * i, i, 75);
+            assert_eq!(h.rate, 10e9, "no update {i} us after the start");
+        }
+        ack_rtt(&mut h, &mut s, 50_000, 50, 75);
+        let r = 0.5 * 10e6 + 10e9 * (1.0 - 0.008 * 0.5 * 0.5);
+        assert!(close(h.rate, r), "{} vs {r}", h.rate);
+        // Next: seg / R = 62.5 KB / 9.985 Gbps = 50.08 us later.
+        ack_rtt(&mut h, &mut s, 51_000, 100, 75);
+        assert!(close(h.rate, r));
+        ack_rtt(&mut h, &mut s, 52_000, 101, 75);
+        assert!(h.rate < r);
+        // The default seg is TIMELY's 16 KiB: tau* = max(13.1 us, D_minRTT 20 us).
+        let d =
+            PatchedTimelyConfig { update_interval: UpdateInterval::Tau, init_rate_fraction: 0.1, ..Default::default() };
+        assert_eq!(UpdateGate::of(&d.common()).tau(10e9), 20 * US);
+    }
+
+    #[test]
+    fn rtt_gate_waits_for_a_packet_sent_after_the_last_update() {
+        let c = PatchedTimelyConfig { update_interval: UpdateInterval::Rtt, ..Default::default() };
+        let f = flow();
+        let mut s = PatchedTimelySender::new(&c, &f);
+        let mut h = Harness::new(f);
+        h.now = 10_000 * US;
+        h.start(&mut s);
+        // ack_rtt(.., now_us, rtt_us): the packet left at 10_000 + now_us - rtt_us us.
+        // Sent 25 us after the start, acked at 100 us: the first update.
+        ack_rtt(&mut h, &mut s, 1000, 100, 75);
+        let r = h.rate;
+        assert!(r < L);
+        // Sent before that update (at 26-100 us less the NIC serialization
+        // ack_rtt takes off): ignored.
+        for now in [101, 150, 175] {
+            ack_rtt(&mut h, &mut s, 1000 + now, now, 75);
+            assert_eq!(h.rate, r, "ACK at {now} us");
+        }
+        // Sent at 101 us: the next update, one round trip later.
+        ack_rtt(&mut h, &mut s, 2000, 176, 75);
+        assert!(h.rate < r);
     }
 
     #[test]

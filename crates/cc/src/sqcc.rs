@@ -7,6 +7,13 @@
 //! [`PatchedCore`] / [`patched_step`]; SQCC only supplies, per update, the
 //! thresholds, delta and the band's error function.
 //!
+//! Update timing (`update_interval`): per `segment` bytes acked ("segment",
+//! the default; `segment = 0` is the per-ACK update of §III), or by time:
+//! "tau", one update per tau* = max{seg/R_i, D_minRTT} (eq. 3, Table I "tau*
+//! Rate Update Interval") with the paper's one seg (`seg`, also eq. 23's) and
+//! D_minRTT = `min_rtt`, or "rtt", one update per round trip
+//! ([`crate::timely::UpdateInterval`]).
+//!
 //! * Receiver: every ACK carries N, the number of flows the receiving host is
 //!   currently receiving (started, not complete; `ReceiverCx::host_active_flows`),
 //!   in `aux[AUX_N]` = `aux[1]` (patched TIMELY uses no aux field; `aux[0]` is
@@ -70,7 +77,7 @@
 
 use crate::patched_timely::{self, PatchedCore, StepParams};
 use crate::registry::SchemeConfig;
-use crate::timely::{rows, timely_common};
+use crate::timely::{rows, timely_common, UpdateInterval};
 use ccsim_core::cc::{FlowView, ReceiverCc, ReceiverCx, Scheme, SenderCc, SenderCx};
 use ccsim_core::packet::Packet;
 use ccsim_core::time::{Time, US};
@@ -113,7 +120,8 @@ pub struct SqccConfig {
     pub adaptive_delta: bool,
     /// T_low = k seg / C with k = floor(log10 N) (eq. 23/25). Default true.
     pub adaptive_t_low: bool,
-    /// Segment of eq. 23 (T_low = k seg / C). Default 62500B: 50 us at 10 Gbps,
+    /// Segment of eq. 23 (T_low = k seg / C), and of eq. 3's update interval
+    /// when `update_interval = "tau"`. Default 62500B: 50 us at 10 Gbps,
     /// the unit Table II implies (T_low = 100 us at N = 500, k = 2; initial
     /// 50 us) [derived, the paper names no segment size].
     pub seg: Bytes,
@@ -139,11 +147,22 @@ pub struct SqccConfig {
     /// Update granularity: one update per `segment` bytes acked; 0 = per ACK.
     /// Default 16KiB (as patched TIMELY here, so the two compare at the same
     /// granularity; TIMELY §6; the paper's eq. 3 has one update per segment,
-    /// at least D_minRTT apart). spec/ALGORITHMS.md A2 writes "per ACK": that
+    /// at least D_minRTT apart: `update_interval = "tau"`). Used only by
+    /// `update_interval = "segment"`. spec/ALGORITHMS.md A2 writes "per ACK": that
     /// is `segment = 0`; the paper's claims are measured per ACK with 16 KiB
     /// (and 64 KiB) as the sensitivity sweep `scheme.sqcc.segment`
     /// (experiments/sqcc/manifest.toml, docs/reproduction/sqcc/report.md).
     pub segment: Bytes,
+    /// When the rate is updated (see [`crate::timely::UpdateInterval`]):
+    /// "segment" = one update per `segment` bytes acked, as above; "tau" = one
+    /// per tau* = max{seg/R_i, D_minRTT} (eq. 3: "tau* Rate Update Interval",
+    /// Table I) with seg = `seg`, the paper's one "Segment Size" (Table I; eq.
+    /// 21 writes tau = max(seg/(C/N), minRTT) beside low = seg/C), and D_minRTT
+    /// = `min_rtt` (Algorithm 3's gradient normalizer, the same symbol); "rtt" =
+    /// one per round trip (the first ACK of a packet sent after the last update;
+    /// §II-B: "the RTT measured in each round"). Default "segment" (as patched
+    /// TIMELY here; the paper's §III reads per ACK, which is `segment = 0`).
+    pub update_interval: UpdateInterval,
     /// Lowest rate. Default 100Kbps [ccsim's choice: below the 0.04-10 Mbps
     /// fair shares of the paper's 500-1000:1 incasts at 10 Gbps].
     pub min_rate: Rate,
@@ -175,6 +194,7 @@ impl Default for SqccConfig {
             base_rtt: Dur(0),
             max_decrease: 0.5,
             segment: Bytes(16 * 1024),
+            update_interval: UpdateInterval::Segment,
             min_rate: Rate(100_000),
             init_rate_fraction: 1.0,
             subtract_serialization: true,
@@ -231,7 +251,7 @@ pub struct Adapted {
     pub k: u32,
 }
 
-timely_common!(SqccConfig);
+timely_common!(SqccConfig, seg);
 
 impl SqccConfig {
     /// T_low and delta for N = `n` flows at capacity `c` bits/s, with the
@@ -284,13 +304,14 @@ impl SchemeConfig for SqccConfig {
         ("new_error", "eq. 16 error T_high(d-T_low)/(T_low(T_high-d)) in the band"),
         ("adaptive_delta", "delta = min(delta, (C/N)(k/N))"),
         ("adaptive_t_low", "T_low = floor(log10 N) seg / C"),
-        ("seg", "segment of T_low = k seg / C"),
+        ("seg", "segment of T_low = k seg / C (and of update_interval = \"tau\")"),
         ("k_min", "smallest k = floor(log10 N)"),
         ("k_float", "k = floor(ln N / ln 10) in floating point (2 at N = 1000)"),
         ("queueing_thresholds", "thresholds are queueing delay above base_rtt (else raw RTT)"),
         ("base_rtt", "D for queueing_thresholds; 0 = the path's base RTT"),
         ("max_decrease", "largest cut of one band update (error cap = this / beta)"),
         rows::SEGMENT,
+        rows::UPDATE_INTERVAL_SEG,
         rows::MIN_RATE,
         rows::INIT_RATE_FRACTION,
         rows::SUBTRACT_SERIALIZATION,
@@ -426,6 +447,7 @@ impl SqccSender {
 
 impl SenderCc for SqccSender {
     fn on_start(&mut self, cx: &mut SenderCx) {
+        self.core.start(cx.now);
         cx.rate = self.core.rate();
         cx.window = u64::MAX;
     }
@@ -710,6 +732,55 @@ mod tests {
         let r = 0.5 * 10e6 + 10e9 * (1.0 - 0.008 * 1.25 * 0.5);
         assert!(close(h.rate, r), "{} vs {r}", h.rate);
         let _ = SER;
+    }
+
+    #[test]
+    fn tau_gate_is_eq3_with_the_papers_seg() {
+        // 10 Gbps, starting at C/2 = 5 Gbps: tau* = max{seg/R, D_minRTT} =
+        // 62.5 KB / 5 Gbps = 100 us (eq. 3), whatever `segment` says.
+        let f = flow10();
+        let cfg = SqccConfig {
+            update_interval: UpdateInterval::Tau,
+            segment: Bytes(0),
+            init_rate_fraction: 0.5,
+            ..Default::default()
+        };
+        let mut s = SqccSender::new(&cfg, &f);
+        let mut h = Harness::new(f.clone());
+        h.now = 10_000 * US;
+        h.start(&mut s);
+        // ack_n puts the ACK at 10_000 + now_us us: 1..99 us after the start.
+        for i in 1..100 {
+            ack_n(&mut h, &mut s, 1000 * i, i, 110, 2);
+            assert_eq!(h.rate, 5e9, "no update {i} us after the start");
+        }
+        assert_eq!(s.n(), 2, "N is read from every ACK, update or not");
+        ack_n(&mut h, &mut s, 100_000, 100, 110, 2);
+        // d = 100 us in the band, g = 0, w = 1/2, error 1.25, delta 10 Mbps.
+        let r = 0.5 * 10e6 + 5e9 * (1.0 - 0.008 * 1.25 * 0.5);
+        assert!(close(h.rate, r), "{} vs {r}", h.rate);
+        assert_eq!(s.core().last_region(), Some(Region::Band));
+        // seg = 125 KB (T_low 100 us as well) doubles tau*: 200 us.
+        let cfg2 = SqccConfig { seg: Bytes(125_000), ..cfg.clone() };
+        let mut s2 = SqccSender::new(&cfg2, &f);
+        let mut h2 = Harness::new(f);
+        h2.now = 10_000 * US;
+        h2.start(&mut s2);
+        ack_n(&mut h2, &mut s2, 1000, 199, 110, 2);
+        assert_eq!(h2.rate, 5e9);
+        ack_n(&mut h2, &mut s2, 2000, 200, 110, 2);
+        assert_ne!(h2.rate, 5e9);
+    }
+
+    #[test]
+    fn update_interval_is_read_from_the_scenario_table() {
+        let parse = |src: &str| crate::registry::config::<SqccConfig>(Some(&toml::from_str(src).unwrap()));
+        assert_eq!(SqccConfig::default().update_interval, UpdateInterval::Segment);
+        assert_eq!(parse("update_interval = \"tau\"").unwrap().update_interval, UpdateInterval::Tau);
+        assert_eq!(parse("update_interval = \"rtt\"").unwrap().update_interval, UpdateInterval::Rtt);
+        assert_eq!(parse("update_interval = \"segment\"").unwrap().update_interval, UpdateInterval::Segment);
+        let e = parse("update_interval = \"ack\"").unwrap_err();
+        assert!(e.contains("update_interval"), "{e}");
     }
 
     #[test]

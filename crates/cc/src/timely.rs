@@ -18,6 +18,17 @@
 //!   `segment = 0` makes every ACK an event (one update per ACK). ACKs between
 //!   events are ignored, the gradient EWMA included. The core paces packets
 //!   individually at the rate, not segments in line-rate bursts.
+//! * Time-based update gates (`update_interval`, default `"segment"`: the byte
+//!   gate above). `"tau"`: one update per tau* = max{seg/R, D_minRTT} (SQCC
+//!   paper eq. 3, its flow model of patched TIMELY "based on paper [23]", Zhu
+//!   et al. CoNEXT'16; Table I: "tau* Rate Update Interval"), with seg = `segment`
+//!   here, R the current rate and D_minRTT = `min_rtt` (the same symbol as the
+//!   gradient's normalizer): the first ACK at least tau* after the last update
+//!   (or the flow's start) is the next event. `"rtt"`: one update per round
+//!   trip, the first ACK of a packet sent at or after the last update (or the
+//!   start), so that every update sees an RTT sample taken after the previous
+//!   rate change. Neither time gate has a flow-end event: it counts time, not
+//!   data. See [`UpdateGate`].
 //! * Per event (TIMELY Algorithm 1; also SQCC paper Algorithm 1):
 //!   new_rtt_diff = rtt - prev_rtt; prev_rtt = rtt;
 //!   rtt_diff = (1 - alpha) rtt_diff + alpha new_rtt_diff  (alpha weighs the NEW
@@ -51,7 +62,8 @@
 //!
 //! Shared with `patched_timely` and `sqcc`: [`Common`] (the parameters all three
 //! have under the same keys, their range checks and `PARAMS` rows), [`RttGradient`]
-//! (the gradient EWMA), [`UpdateGate`] (update granularity), [`rtt_sample`] and
+//! (the gradient EWMA), [`UpdateGate`] (update granularity and timing,
+//! [`UpdateInterval`]), [`rtt_sample`] and
 //! [`high_decrease`]. `probe()` returns the last RTT sample in microseconds.
 
 use crate::registry::SchemeConfig;
@@ -97,6 +109,14 @@ pub struct TimelyConfig {
     /// completion event); 0 = one update per ACK. Default 16KiB (TIMELY §6:
     /// "segment size of 16 KB"; KB there is 1024 B, cf. its 64 KB = 51 us at 10G).
     pub segment: Bytes,
+    /// When the rate is updated (see [`UpdateInterval`]): "segment" = one
+    /// update per `segment` bytes acknowledged, as above; "tau" = one per
+    /// tau* = max{segment/R, D_minRTT} (SQCC paper eq. 3, its flow model after
+    /// Zhu et al. CoNEXT'16: "tau* Rate Update Interval", Table I), D_minRTT =
+    /// `min_rtt`; "rtt" = one per round trip (the first ACK of a packet sent
+    /// after the last update; SQCC paper §II-B: "the RTT measured in each
+    /// round"). Default "segment" (TIMELY §6: one update per completion event).
+    pub update_interval: UpdateInterval,
     /// Lowest rate. Default 1Mbps [unverified: the papers give none; ccsim's
     /// choice, below the 10 Mbps fair share of a 1000:1 incast at 10 Gbps].
     pub min_rate: Rate,
@@ -125,6 +145,7 @@ impl Default for TimelyConfig {
             hai_thresh: 5,
             hai_factor: 5,
             segment: Bytes(16 * 1024),
+            update_interval: UpdateInterval::Segment,
             min_rate: Rate(1_000_000),
             decrease_floor: 0.5,
             init_rate_fraction: 1.0,
@@ -147,6 +168,7 @@ impl SchemeConfig for TimelyConfig {
         ("hai_thresh", "consecutive falling-RTT events before hyperactive increase"),
         ("hai_factor", "N: increase by N x delta in HAI mode"),
         rows::SEGMENT,
+        rows::UPDATE_INTERVAL_SEGMENT,
         rows::MIN_RATE,
         ("decrease_floor", "one update keeps at least this fraction of the rate (0 = no floor)"),
         rows::INIT_RATE_FRACTION,
@@ -180,6 +202,11 @@ pub struct Common {
     pub t_high: Dur,
     pub min_rtt: Dur,
     pub segment: Bytes,
+    pub update_interval: UpdateInterval,
+    /// seg of tau* = max{seg/R, D_minRTT} (`update_interval = "tau"`): TIMELY's
+    /// `segment`; patched TIMELY's and SQCC's `seg` (the SQCC paper's one
+    /// "Segment Size", Table I).
+    pub tau_seg: Bytes,
     pub min_rate: Rate,
     pub init_rate_fraction: f64,
     pub subtract_serialization: bool,
@@ -211,9 +238,10 @@ impl Common {
 }
 
 /// Implements `common()` (the [`Common`] parameters) for a TIMELY-family
-/// configuration type, whose fields carry the same names as [`Common`]'s.
+/// configuration type, whose fields carry the same names as [`Common`]'s;
+/// `$tau_seg` names the field that is tau*'s seg.
 macro_rules! timely_common {
-    ($cfg:ty) => {
+    ($cfg:ty, $tau_seg:ident) => {
         impl $cfg {
             /// The parameters shared by the TIMELY family.
             pub fn common(&self) -> $crate::timely::Common {
@@ -224,6 +252,8 @@ macro_rules! timely_common {
                     t_high: self.t_high,
                     min_rtt: self.min_rtt,
                     segment: self.segment,
+                    update_interval: self.update_interval,
+                    tau_seg: self.$tau_seg,
                     min_rate: self.min_rate,
                     init_rate_fraction: self.init_rate_fraction,
                     subtract_serialization: self.subtract_serialization,
@@ -234,7 +264,7 @@ macro_rules! timely_common {
 }
 pub(crate) use timely_common;
 
-timely_common!(TimelyConfig);
+timely_common!(TimelyConfig, segment);
 
 /// `PARAMS` rows that read the same for every TIMELY-family scheme.
 pub(crate) mod rows {
@@ -242,6 +272,16 @@ pub(crate) mod rows {
     pub const ALPHA: Row = ("alpha", "EWMA weight of the newest RTT difference");
     pub const MIN_RTT: Row = ("min_rtt", "D_minRTT: gradient = rtt_diff / min_rtt");
     pub const SEGMENT: Row = ("segment", "one update per this many bytes acked (completion event); 0 = per ACK");
+    /// TIMELY: tau*'s seg is `segment`.
+    pub const UPDATE_INTERVAL_SEGMENT: Row = (
+        "update_interval",
+        "\"segment\" (per segment bytes acked), \"tau\" (one per max(segment/rate, min_rtt), SQCC eq. 3) or \"rtt\" (one per round trip)",
+    );
+    /// Patched TIMELY and SQCC: tau*'s seg is `seg`.
+    pub const UPDATE_INTERVAL_SEG: Row = (
+        "update_interval",
+        "\"segment\" (per segment bytes acked), \"tau\" (one per max(seg/rate, min_rtt), SQCC eq. 3) or \"rtt\" (one per round trip)",
+    );
     pub const MIN_RATE: Row = ("min_rate", "lowest rate");
     pub const INIT_RATE_FRACTION: Row = ("init_rate_fraction", "starting rate as a fraction of line rate");
     pub const SUBTRACT_SERIALIZATION: Row =
@@ -320,26 +360,96 @@ impl RttGradient {
     }
 }
 
-/// Decides which ACKs are completion events (rate updates): every ACK when
-/// `segment` is 0, else the first ACK reaching each multiple of `segment` bytes
-/// and the ACK that acknowledges all the data released so far (the flow's
-/// end; on a connection, the end of its current messages, once per end).
+/// When a TIMELY-family sender updates its rate (key `update_interval`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UpdateInterval {
+    /// One update per `segment` bytes acknowledged (TIMELY's completion
+    /// events, §6), and when all the data released so far is acknowledged;
+    /// every ACK when `segment` is 0.
+    #[default]
+    Segment,
+    /// One update per tau* = max{seg/R, D_minRTT} (SQCC paper eq. 3; Table I:
+    /// "tau* Rate Update Interval", "seg Segment Size"), R the current rate,
+    /// D_minRTT = `min_rtt`: the first ACK at least tau* after the last update.
+    Tau,
+    /// One update per round trip: the first ACK of a packet sent at or after the
+    /// last update (SQCC paper §II-B: "the RTT measured in each round").
+    Rtt,
+}
+
+/// Decides which ACKs are update events. `"segment"` ([`UpdateGate::new`]):
+/// every ACK when `segment` is 0, else the first ACK reaching each multiple of
+/// `segment` bytes and the ACK that acknowledges all the data released so far
+/// (the flow's end; on a connection, the end of its current messages, once
+/// per end). `"tau"` and `"rtt"` ([`UpdateGate::of`]): by time, see
+/// [`UpdateInterval`]; both count from the last update, or from the start
+/// ([`UpdateGate::start`]) before the first.
 #[derive(Clone, Debug, PartialEq)]
 pub struct UpdateGate {
+    interval: UpdateInterval,
     segment: u64,
     /// Cumulative acked bytes at which the next event happens.
     next: u64,
     /// The data end whose completion was last an event (`u64::MAX`: none).
     ended: u64,
+    /// seg of tau* (bytes).
+    tau_seg: u64,
+    /// D_minRTT of tau* (ps).
+    min_rtt: Time,
+    /// Time of the last update, or of the start (ps).
+    last: Time,
 }
 
 impl UpdateGate {
+    /// The byte gate (`"segment"`): one event per `segment` bytes; 0 = every ACK.
     pub fn new(segment: u64) -> Self {
-        UpdateGate { segment, next: segment, ended: u64::MAX }
+        UpdateGate {
+            interval: UpdateInterval::Segment,
+            segment,
+            next: segment,
+            ended: u64::MAX,
+            tau_seg: 0,
+            min_rtt: 0,
+            last: 0,
+        }
     }
 
-    /// Whether an ACK with cumulative sequence `acked` is a completion
-    /// event, `avail` being the end of the data released so far (a flow's size).
+    /// The gate `c.update_interval` selects, with `c.segment`, `c.tau_seg` and
+    /// `c.min_rtt`.
+    pub fn of(c: &Common) -> Self {
+        UpdateGate { interval: c.update_interval, tau_seg: c.tau_seg.0, min_rtt: c.min_rtt.0, ..Self::new(c.segment.0) }
+    }
+
+    /// The flow starts at `now`: the time gates count from here.
+    pub fn start(&mut self, now: Time) {
+        self.last = now;
+    }
+
+    /// tau* = max{seg/R, D_minRTT} (ps) at rate `rate` (bits/s).
+    pub fn tau(&self, rate: f64) -> Time {
+        let seg = if self.tau_seg == 0 { 0 } else { ser_time(self.tau_seg, rate.max(1.0) as u64) };
+        seg.max(self.min_rtt)
+    }
+
+    /// Whether `ack`, arriving at `now` with `avail` the end of the data
+    /// released so far, is an update event for a sender at rate `rate`
+    /// (bits/s, the rate since the last update).
+    pub fn is_update(&mut self, now: Time, ack: &Packet, avail: u64, rate: f64) -> bool {
+        let due = match self.interval {
+            UpdateInterval::Segment => return self.is_event(ack.seq, avail),
+            UpdateInterval::Tau => now >= self.last.saturating_add(self.tau(rate)),
+            UpdateInterval::Rtt => ack.ts >= self.last,
+        };
+        if due {
+            self.last = now;
+        }
+        due
+    }
+
+    /// The byte gate: whether an ACK with cumulative sequence `acked` is a
+    /// completion event, `avail` being the end of the data released so far (a
+    /// flow's size).
     pub fn is_event(&mut self, acked: u64, avail: u64) -> bool {
         if self.segment == 0 {
             return true;
@@ -446,7 +556,7 @@ impl TimelySender {
             min_rate: (cfg.min_rate.0 as f64).min(line),
             rate: line * cfg.init_rate_fraction,
             grad: RttGradient::new(cfg.alpha, cfg.min_rtt.0),
-            gate: UpdateGate::new(cfg.segment.0),
+            gate: UpdateGate::of(&cfg.common()),
             falling: 0,
             last_rtt: 0,
         }
@@ -480,12 +590,13 @@ impl TimelySender {
 
 impl SenderCc for TimelySender {
     fn on_start(&mut self, cx: &mut SenderCx) {
+        self.gate.start(cx.now);
         cx.rate = self.rate;
         cx.window = u64::MAX;
     }
 
     fn on_ack(&mut self, cx: &mut SenderCx, ack: &Packet) {
-        if !self.gate.is_event(ack.seq, cx.avail) {
+        if !self.gate.is_update(cx.now, ack, cx.avail, self.rate) {
             return;
         }
         let rtt = rtt_sample(cx, ack, self.cfg.subtract_serialization);
@@ -647,6 +758,106 @@ mod tests {
         assert!(g.is_event(40_000, 1_000_000));
         let mut every = UpdateGate::new(0);
         assert!(every.is_event(1, 10) && every.is_event(1, 10));
+    }
+
+    /// The gate of a family configuration with `update_interval` = `ui`,
+    /// tau*'s seg = `tau_seg` bytes and D_minRTT = 20 us.
+    fn gate(ui: UpdateInterval, tau_seg: u64) -> UpdateGate {
+        let c = TimelyConfig { update_interval: ui, segment: Bytes(tau_seg), ..Default::default() };
+        UpdateGate::of(&c.common())
+    }
+
+    /// An ACK of `seq` for a packet sent at `ts_us`.
+    fn ack_sent(seq: u64, ts_us: u64) -> Packet {
+        Packet { ts: ts_us * US, ..ack(seq) }
+    }
+
+    #[test]
+    fn default_gate_is_the_byte_gate() {
+        // The default configuration builds the byte gate it always had (tau*'s
+        // seg and D_minRTT are carried, unused).
+        let byte_gate = UpdateGate { tau_seg: 16 * 1024, min_rtt: 20 * US, ..UpdateGate::new(16 * 1024) };
+        assert_eq!(UpdateGate::of(&TimelyConfig::default().common()), byte_gate);
+        assert_eq!(TimelyConfig::default().update_interval, UpdateInterval::Segment);
+        // ... and "segment" ignores time and send times.
+        let mut g = gate(UpdateInterval::Segment, 16_384);
+        g.start(1000 * US);
+        assert!(!g.is_update(9000 * US, &ack_sent(1000, 8000), 40_000, 1e9));
+        assert!(g.is_update(1001 * US, &ack_sent(17_000, 0), 40_000, 1e9), "crossed 16384");
+        assert!(g.is_update(1001 * US, &ack_sent(40_000, 0), 40_000, 1e9), "data end");
+    }
+
+    #[test]
+    fn tau_is_the_larger_of_seg_over_rate_and_min_rtt() {
+        let g = gate(UpdateInterval::Tau, 62_500);
+        // 62500 B at 10 Gbps = 50 us; at 1 Gbps 500 us; at 100 Gbps 5 us < 20 us.
+        assert_eq!(g.tau(10e9), 50 * US);
+        assert_eq!(g.tau(1e9), 500 * US);
+        assert_eq!(g.tau(100e9), 20 * US);
+        // No seg: D_minRTT alone.
+        assert_eq!(gate(UpdateInterval::Tau, 0).tau(1e6), 20 * US);
+        let c = TimelyConfig { update_interval: UpdateInterval::Tau, min_rtt: Dur(7 * US), ..Default::default() };
+        assert_eq!(UpdateGate::of(&c.common()).tau(100e9), 7 * US, "D_minRTT is min_rtt");
+    }
+
+    #[test]
+    fn tau_gate_updates_once_per_tau_from_the_start_and_the_last_update() {
+        let mut g = gate(UpdateInterval::Tau, 62_500);
+        g.start(100 * US);
+        let a = ack_sent(1000, 0);
+        // At 10 Gbps tau* = 50 us: nothing before 150 us, then one event.
+        assert!(!g.is_update(149 * US, &a, 1 << 40, 10e9));
+        assert!(g.is_update(150 * US, &a, 1 << 40, 10e9));
+        assert!(!g.is_update(150 * US, &a, 1 << 40, 10e9), "once");
+        // The next counts from the update, with the rate held since (1 Gbps: 500 us).
+        assert!(!g.is_update(649 * US, &a, 1 << 40, 1e9));
+        assert!(g.is_update(651 * US, &a, 1 << 40, 1e9));
+        // A late ACK is one event, and the next is tau* after it.
+        assert!(g.is_update(5000 * US, &a, 1 << 40, 10e9));
+        assert!(!g.is_update(5049 * US, &a, 1 << 40, 10e9));
+        // Bytes do not matter: no segment boundary and no data-end event.
+        assert!(!g.is_update(5010 * US, &ack_sent(40_000, 0), 40_000, 10e9));
+        assert!(g.is_update(5050 * US, &ack_sent(40_000, 0), 40_000, 10e9));
+    }
+
+    #[test]
+    fn rtt_gate_updates_on_the_first_ack_of_a_packet_sent_after_the_last_update() {
+        let mut g = gate(UpdateInterval::Rtt, 16_384);
+        g.start(100 * US);
+        // A packet sent at the start: the first ACK is an event.
+        assert!(g.is_update(110 * US, &ack_sent(1000, 100), 1 << 40, 1e9));
+        // Packets sent before that update (at 100-109 us) are not.
+        assert!(!g.is_update(112 * US, &ack_sent(2000, 105), 1 << 40, 1e9));
+        assert!(!g.is_update(119 * US, &ack_sent(3000, 109), 1 << 40, 1e9));
+        // The first sent at or after it (110 us) is, whatever the rate or bytes.
+        assert!(g.is_update(121 * US, &ack_sent(4000, 110), 1 << 40, 1e3));
+        assert!(!g.is_update(125 * US, &ack_sent(40_000, 115), 40_000, 1e9), "no data-end event");
+        assert!(g.is_update(140 * US, &ack_sent(41_000, 121), 1 << 40, 1e9));
+    }
+
+    #[test]
+    fn timely_sender_with_the_tau_gate() {
+        // 100 Gbps, segment 16 KiB: tau* = max(1.3 us, 20 us) = 20 us.
+        let c = TimelyConfig { update_interval: UpdateInterval::Tau, ..Default::default() };
+        let f = flow();
+        let mut s = TimelySender::new(&c, &f);
+        let mut h = Harness::new(f);
+        h.now = 10_000 * US;
+        h.start(&mut s);
+        // ack_rtt puts ACK i at (10_000 + i) us: ACKs 1..19 us after the start
+        // are ignored, whatever their bytes (17_000 crosses a segment).
+        for i in 1..20 {
+            ack_rtt(&mut h, &mut s, 1000 * i + 16_000, i, 1000);
+            assert_eq!(h.rate, L, "no update {i} us after the start");
+        }
+        assert_eq!(s.gradient().prev_rtt(), None);
+        ack_rtt(&mut h, &mut s, 40_000, 20, 1000);
+        assert!(close(h.rate, L * 0.6), "above T_high at 20 us");
+        // The next update: 20 us later (seg / 60 Gbps = 2.2 us < D_minRTT).
+        ack_rtt(&mut h, &mut s, 41_000, 39, 1000);
+        assert!(close(h.rate, L * 0.6));
+        ack_rtt(&mut h, &mut s, 42_000, 40, 1000);
+        assert!(close(h.rate, L * 0.36));
     }
 
     #[test]

@@ -10,9 +10,11 @@
 mod timely_family;
 
 use ccsim_cc::patched_timely::PatchedTimelyConfig;
+use ccsim_cc::timely::UpdateInterval;
 use ccsim_cc::SchemeConfig;
 use ccsim_core::results::jain;
 use ccsim_core::time::{Time, MS, US};
+use ccsim_core::units::Bytes;
 use timely_family::support::assert_near_fair;
 use timely_family::*;
 
@@ -28,7 +30,13 @@ fn expected_queue(n: u32) -> f64 {
 /// and shares settled (every later 1 ms window within 10%) before w0; no drops;
 /// every flow finishes, after w1.
 fn converges(n: u32, stagger: Time, size: u64, w0: Time, w1: Time) {
-    let scheme = PatchedTimelyConfig::default().into_scheme();
+    converges_with(&PatchedTimelyConfig::default(), n, stagger, size, w0, w1);
+}
+
+/// [`converges`] with configuration `cfg` (its RTT_ref, delta and beta as the
+/// defaults').
+fn converges_with(cfg: &PatchedTimelyConfig, n: u32, stagger: Time, size: u64, w0: Time, w1: Time) {
+    let scheme = cfg.clone().into_scheme();
     let starts: Vec<Time> = (0..n as u64).map(|i| i * stagger).collect();
     let r = run_dumbbell(scheme.as_ref(), &starts, size, None);
     assert_eq!(r.drops, 0, "lossless: no drops");
@@ -54,9 +62,10 @@ fn converges(n: u32, stagger: Time, size: u64, w0: Time, w1: Time) {
             && goodputs(&r, a, b).iter().all(|x| (x / fair - 1.0).abs() <= 0.10)
     });
     println!(
-        "patched_timely n={n}: goodput {:?} Gbps (fair {:.3}), Jain {j:.5}, queue mean {q:.0} B \
+        "patched_timely n={n} ({:?}): goodput {:?} Gbps (fair {:.3}), Jain {j:.5}, queue mean {q:.0} B \
          ({:.1} us) max {qmax:.0} B, expected {want_q:.0} B; RTT {rtts:.2?} us vs RTT* {rtt_star:.2}; \
          util {util:.4}; settled {:?} ms after the last join; pauses {}",
+        cfg.update_interval,
         gbps_3dp(&g),
         fair / 1e9,
         queue_us(q),
@@ -94,4 +103,20 @@ fn expected_queue_matches_the_fixed_point_formula() {
     assert_eq!(idle_rtt(), 7_820_800);
     assert!((expected_queue(2) - (62.5 - 7.8208) * 1250.0).abs() < 1e-6);
     assert!((expected_queue(4) - (75.0 - 7.8208) * 1250.0).abs() < 1e-6);
+}
+
+#[test]
+fn time_based_update_gates_converge_to_the_same_fixed_point() {
+    // One update per tau* = max{seg/R, D_minRTT} (SQCC paper eq. 3; 62.5 KB at
+    // ~5 Gbps: ~100 us) or per round trip (~62.5 us at RTT*): the fixed point
+    // is a property of the rule, not of the update timing, so the same queue,
+    // shares and RTT. Both flows start together at C/2 (from line rate the
+    // per-RTT gate, cutting at most beta (1 - T_high/rtt) per round trip above
+    // T_high, still holds the queue above T_high, at PFC's threshold, 65 ms
+    // later).
+    for update_interval in [UpdateInterval::Tau, UpdateInterval::Rtt] {
+        let cfg =
+            PatchedTimelyConfig { update_interval, seg: Bytes(62_500), init_rate_fraction: 0.5, ..Default::default() };
+        converges_with(&cfg, 2, 0, 45_000_000, 45 * MS, 65 * MS);
+    }
 }

@@ -14,10 +14,14 @@ mod timely_family;
 
 use ccsim_cc::patched_timely::PatchedTimelyConfig;
 use ccsim_cc::sqcc::SqccConfig;
+use ccsim_cc::timely::UpdateInterval;
 use ccsim_cc::SchemeConfig;
+use ccsim_core::cc::Scheme;
 use ccsim_core::results::jain;
 use ccsim_core::time::{ser_time, Time, MS, US};
-use ccsim_core::RunResult;
+use ccsim_core::units::Bytes;
+use ccsim_core::{run, FlowSpec, NetConfig, PortRef, RunResult, SimOptions, TraceConfig};
+use ccsim_scenario::topo::{dumbbell, Tier};
 use sqcc_support::run_incast;
 use timely_family::*;
 
@@ -139,4 +143,72 @@ fn incast_40_to_1_adaptive_delta_matches_eq17_and_beats_patched_timely() {
     assert!(sd <= 0.5 * sdp, "SQCC std {sd} vs patched TIMELY {sdp}");
     assert!((qe / want_e - 1.0).abs() <= 0.15, "error only {qe} vs {want_e}");
     assert!(qe > q, "adaptive delta lowers the queue");
+}
+
+/// As `run_incast` with every sender starting at 0, logging every rate change
+/// of flow 0 (`FlowTrace::changes`).
+fn run_incast_logged(scheme: &dyn Scheme, n: u32, stop: Time) -> RunResult {
+    let topo = dumbbell(n, Tier::new(C, US), Tier::new(C, US), 2).unwrap();
+    let flows: Vec<FlowSpec> =
+        (0..n).map(|i| FlowSpec { id: i, src: i, dst: n, size: 1 << 40, start: 0, prio: 0 }).collect();
+    let port = PortRef { node: 2 * n, peer: 2 * n + 1 };
+    let trace = TraceConfig {
+        interval: TICK,
+        queue_ports: vec![port],
+        util_ports: vec![port],
+        flows: vec![0],
+        changes: true,
+        ..Default::default()
+    };
+    let opts = SimOptions { stop_at: Some(stop), trace, ..Default::default() };
+    run(&topo, &NetConfig::default(), &flows, scheme, &opts, None).unwrap()
+}
+
+/// Rate changes of flow 0 in [t0, t1).
+fn changes_in(r: &RunResult, t0: Time, t1: Time) -> usize {
+    r.flow_traces[0].changes.iter().filter(|c| c.0 >= t0 && c.0 < t1).count()
+}
+
+/// The update gates on the paper's 2:1 incast from C/N (experiments/sqcc
+/// incast-n2): per ACK (`segment = 0`) each flow adds delta = 10 Mbps every
+/// ~1.7 us while the queue is below T_low, overshoots into the band one RTT
+/// later and the band's decrease empties the queue, a limit cycle that idles
+/// the link. One update per tau* = max{seg/R, D_minRTT} = 62.5 KB / 5 Gbps =
+/// 100 us (eq. 3), or one per round trip (~70 us here), holds the eq. 17 queue
+/// with the link busy. Over [40, 60) ms flow 0 changes its rate once per
+/// update: 20 ms / 100 us = 200 times (+-5%) with tau*, 20 ms / its mean RTT
+/// sample (+-10%) per round trip, and more than 5000 times per ACK.
+#[test]
+fn incast_2_to_1_update_gates() {
+    let (w0, w1) = (40 * MS, 60 * MS);
+    let base = SqccConfig { segment: Bytes(0), init_rate_fraction: 0.5, ..Default::default() };
+    let with = |ui| SqccConfig { update_interval: ui, ..base.clone() };
+    let per_ack = run_incast_logged(with(UpdateInterval::Segment).into_scheme().as_ref(), 2, w1);
+    let tau = run_incast_logged(with(UpdateInterval::Tau).into_scheme().as_ref(), 2, w1);
+    let rtt = run_incast_logged(with(UpdateInterval::Rtt).into_scheme().as_ref(), 2, w1);
+    let stats =
+        |r: &RunResult| (mean_util(r, w0, w1), mean_queue(r, w0, w1), std_queue(r, w0, w1), changes_in(r, w0, w1));
+    let (ua, qa, sa, ca) = stats(&per_ack);
+    let (ut, qt, st, ct) = stats(&tau);
+    let (ur, qr, sr, cr) = stats(&rtt);
+    let rtt_us = mean_probe(&rtt.flow_traces[0], w0, w1);
+    let want = expected_queue(&base, 2);
+    println!(
+        "2:1 per ACK: util {ua:.4}, queue {qa:.0} B (std {sa:.0}), {ca} updates; tau: util {ut:.4}, queue {qt:.0} B \
+         (std {st:.0}), {ct} updates; rtt: util {ur:.4}, queue {qr:.0} B (std {sr:.0}), {cr} updates, mean RTT \
+         {rtt_us:.1} us; eq. 17 {want:.0} B"
+    );
+    for r in [&per_ack, &tau, &rtt] {
+        assert_eq!(r.drops, 0);
+    }
+    assert!(ua < 0.95, "per ACK: utilization {ua}");
+    assert!(ca > 5000, "per ACK: {ca} updates");
+    assert!(ut >= 0.99 && ur >= 0.99, "time gates: utilization {ut}, {ur}");
+    assert!((ct as f64 / 200.0 - 1.0).abs() <= 0.05, "tau: {ct} updates");
+    let per_rtt = (w1 - w0) as f64 / (rtt_us * US as f64);
+    assert!((cr as f64 / per_rtt - 1.0).abs() <= 0.10, "rtt: {cr} updates vs {per_rtt:.0} round trips");
+    for (name, q, sd) in [("tau", qt, st), ("rtt", qr, sr)] {
+        assert!((q / want - 1.0).abs() <= 0.10, "{name}: queue {q} vs eq. 17 {want}");
+        assert!(sd <= 0.05 * want, "{name}: queue std {sd}");
+    }
 }

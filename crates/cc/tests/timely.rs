@@ -18,7 +18,7 @@
 mod timely_family;
 
 use ccsim_cc::patched_timely::{PatchedTimelyConfig, PatchedTimelySender};
-use ccsim_cc::timely::{TimelyConfig, TimelySender};
+use ccsim_cc::timely::{TimelyConfig, TimelySender, UpdateInterval};
 use ccsim_cc::SchemeConfig;
 use ccsim_core::cc::{FlowView, Scheme, SenderCc};
 use ccsim_core::results::jain;
@@ -28,7 +28,14 @@ use timely_family::*;
 
 /// TIMELY from a synchronized line-rate start, observed over [w0, w1).
 fn bounded_and_busy(n: u32, w0: Time, w1: Time) {
-    let cfg = TimelyConfig::default();
+    let start_util = bounded_and_busy_with(&TimelyConfig::default(), n, w0, w1);
+    // The line-rate start collapses the rates (see the module docs).
+    assert!(start_util < 0.5, "first 10 ms utilization {start_util}");
+}
+
+/// [`bounded_and_busy`] with configuration `cfg`, without the start's
+/// collapse; returns the utilization of the first 10 ms.
+fn bounded_and_busy_with(cfg: &TimelyConfig, n: u32, w0: Time, w1: Time) -> f64 {
     let scheme = cfg.clone().into_scheme();
     let r = run_dumbbell(scheme.as_ref(), &vec![0; n as usize], 1_000_000_000, Some(w1 + TICK));
     assert_eq!(r.drops, 0, "lossless: no drops");
@@ -39,9 +46,10 @@ fn bounded_and_busy(n: u32, w0: Time, w1: Time) {
     let (q, qmax) = (mean_queue(&r, w0, w1), max_queue(&r, w0, w1));
     let rtt_max = max_of(&probes_in(&r, w0..w1));
     println!(
-        "timely n={n}: first 10 ms util {start_util:.3}; over [{}, {}) ms: util {util:.3}, goodput {:?} Gbps \
+        "timely n={n} ({:?}): first 10 ms util {start_util:.3}; over [{}, {}) ms: util {util:.3}, goodput {:?} Gbps \
          (fair {:.3}), Jain {j:.4}, queue mean {q:.0} B ({:.1} us) max {qmax:.0} B ({:.1} us), \
          max RTT sample {rtt_max:.1} us",
+        cfg.update_interval,
         w0 / MS,
         w1 / MS,
         gbps_3dp(&g),
@@ -49,8 +57,6 @@ fn bounded_and_busy(n: u32, w0: Time, w1: Time) {
         queue_us(q),
         queue_us(qmax),
     );
-    // The line-rate start collapses the rates (see the module docs).
-    assert!(start_util < 0.5, "first 10 ms utilization {start_util}");
     // Recovered: high utilization, every flow moving.
     assert!(util >= 0.85, "utilization {util}");
     for (i, x) in g.iter().enumerate() {
@@ -66,6 +72,7 @@ fn bounded_and_busy(n: u32, w0: Time, w1: Time) {
     assert!(rtt_max < t_high_us, "RTT sample {rtt_max} us");
     assert!(queue_us(qmax) < t_high_us, "queue {qmax} B");
     assert!(queue_us(q) < (cfg.t_low.0 / US) as f64, "mean queue {q} B");
+    start_util
 }
 
 #[test]
@@ -144,4 +151,20 @@ fn timely_flows_finish_without_drops() {
     let r = run_dumbbell(scheme.as_ref(), &[0, 0, 0, 0], 2_000_000, None);
     assert_eq!(r.drops, 0);
     assert!(all_finished(&r), "all flows finish");
+}
+
+/// The time-based update gates, 2 flows from line rate: both end bounded and
+/// busy as the byte gate does. One update per tau* = max{segment/R, D_minRTT}
+/// (SQCC paper eq. 3: 20 us at line rate, shorter than the growing RTT) still
+/// cuts several times on the first rising RTTs and collapses the start; one
+/// update per round trip sees each cut's effect before the next and does not.
+#[test]
+fn time_based_update_gates_recover_and_stay_bounded() {
+    let run = |update_interval| {
+        bounded_and_busy_with(&TimelyConfig { update_interval, ..Default::default() }, 2, 60 * MS, 100 * MS)
+    };
+    let tau = run(UpdateInterval::Tau);
+    assert!(tau < 0.5, "tau: first 10 ms utilization {tau}");
+    let rtt = run(UpdateInterval::Rtt);
+    assert!(rtt > 0.8, "rtt: first 10 ms utilization {rtt}");
 }
