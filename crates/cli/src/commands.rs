@@ -93,9 +93,12 @@ fn prepare(target: &Path, force: bool) -> Result<PendingDir, Fail> {
 }
 
 /// `--format parquet`: the tables of a result folder as Parquet instead of CSV.
-fn to_parquet(dir: &Path, r: &RunResult) -> std::io::Result<()> {
-    ccsim_repro::parquet_out::write_run_parquet(dir, r)?;
+fn to_parquet(dir: &Path, r: &RunResult, scn: &Scenario) -> std::io::Result<()> {
+    ccsim_repro::parquet_out::write_run_parquet(dir, r, scn)?;
     std::fs::remove_file(dir.join("flows.csv"))?;
+    if !r.conns.is_empty() {
+        std::fs::remove_file(dir.join("conns.csv"))?;
+    }
     std::fs::remove_file(dir.join("ports.csv"))
 }
 
@@ -118,10 +121,10 @@ pub fn run(a: &RunArgs) -> Result<(), Fail> {
     on_signals(&scn.interrupt);
     if !a.quiet {
         eprintln!(
-            "{}: '{}' with {name}: {} flows on {} hosts, seed {}",
+            "{}: '{}' with {name}: {} on {} hosts, seed {}",
             scn.label,
             scn.name,
-            scn.flows.len(),
+            scn.traffic_brief(),
             scn.topo.hosts().len(),
             scn.seed
         );
@@ -131,7 +134,7 @@ pub fn run(a: &RunArgs) -> Result<(), Fail> {
     let fail = |e: std::io::Error| Fail::Runtime(format!("cannot write results to {}: {e}", target.display()));
     output::write_run_files(pending.path(), &scn, &name, &r).map_err(fail)?;
     if a.format == crate::Format::Parquet {
-        to_parquet(pending.path(), &r).map_err(fail)?;
+        to_parquet(pending.path(), &r, &scn).map_err(fail)?;
     }
     let dir = pending.commit().map_err(fail)?;
     outln!("scenario {} ({}), scheme {name}, seed {}", scn.name, scn.label, scn.seed);
@@ -255,10 +258,10 @@ pub fn compare(a: &CompareArgs) -> Result<(), Fail> {
     let jobs = a.jobs.unwrap_or(cpus).max(1);
     if !a.quiet {
         eprintln!(
-            "{}: '{}': {} flows on {} hosts, seed {}, schemes {} ({} at a time)",
+            "{}: '{}': {} on {} hosts, seed {}, schemes {} ({} at a time)",
             scn.label,
             scn.name,
-            scn.flows.len(),
+            scn.traffic_brief(),
             scn.topo.hosts().len(),
             scn.seed,
             scn.schemes.join(", "),
@@ -297,7 +300,7 @@ pub fn compare(a: &CompareArgs) -> Result<(), Fail> {
     output::write_compare_files(pending.path(), &scn, &ok).map_err(fail)?;
     if a.format == crate::Format::Parquet {
         for (name, r) in &ok {
-            to_parquet(&pending.path().join(safe_component(name)), r).map_err(fail)?;
+            to_parquet(&pending.path().join(safe_component(name)), r, &scn).map_err(fail)?;
         }
     }
     let dir = pending.commit().map_err(fail)?;

@@ -146,7 +146,15 @@ pub fn results_table(runs: &[(String, &RunResult)]) -> Table {
         row.extend((0..runs.len()).map(f));
         t.rows.push(row);
     };
-    add("flows", &|i| thousands(sums[i].flows as u64));
+    if runs.iter().any(|(_, r)| !r.conns.is_empty()) {
+        // messages are rows of the flow list (after the flows)
+        add("flows + messages", &|i| thousands(sums[i].flows as u64));
+        add("  messages", &|i| thousands(runs[i].1.flows.iter().filter(|f| f.conn.is_some()).count() as u64));
+        add("  connections", &|i| thousands(runs[i].1.conns.len() as u64));
+        add("  messages not released", &|i| thousands(runs[i].1.messages_waiting));
+    } else {
+        add("flows", &|i| thousands(sums[i].flows as u64));
+    }
     add("finished", &|i| {
         let s = &sums[i];
         let pct = if s.flows > 0 { 100.0 * s.finished as f64 / s.flows as f64 } else { 0.0 };

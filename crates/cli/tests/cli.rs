@@ -118,6 +118,30 @@ fn list_shows_registries() {
 }
 
 #[test]
+fn messages_on_connections_are_rows_with_their_connection_and_workload() {
+    let t = Tmp::new("msgs");
+    let out = ok(&["compare", "scenarios/rpc-closed-loop.toml", "--schemes", "bolt,hpcc", "--out", t.s(), "--quiet"]);
+    assert!(out.contains("  connections"), "{out}");
+    let dir = t.0.join("rpc-closed-loop/compare-bolt-hpcc/bolt");
+    let flows = csv_rows(&dir.join("flows.csv"));
+    assert_eq!(flows[0][9..].join(","), "workload,conn");
+    assert!(flows.len() > 100, "{} messages", flows.len() - 1);
+    let conns = csv_rows(&dir.join("conns.csv"));
+    assert_eq!(conns[0].join(","), "id,src,dst,messages,completed,bytes,acked,retransmits");
+    // 2 clients x 2 servers, each pair with a connection each way
+    assert_eq!(conns.len(), 1 + 8);
+    // every message row names a connection whose totals count it
+    let mut per_conn = std::collections::BTreeMap::<String, u64>::new();
+    for r in &flows[1..] {
+        assert_eq!(r[9], "0");
+        *per_conn.entry(r[10].clone()).or_default() += 1;
+    }
+    for c in &conns[1..] {
+        assert_eq!(per_conn.get(&c[0]).copied().unwrap_or(0), c[3].parse::<u64>().unwrap(), "connection {}", c[0]);
+    }
+}
+
+#[test]
 fn run_writes_a_complete_result_and_never_overwrites() {
     let t = Tmp::new("run");
     let out = ok(&["run", "scenarios/dumbbell-2flows.toml", "--out", t.s(), "--quiet"]);
@@ -139,8 +163,10 @@ fn run_writes_a_complete_result_and_never_overwrites() {
         assert!(dir.join(f).is_file(), "missing {f}");
     }
     let flows = csv_rows(&dir.join("flows.csv"));
-    assert_eq!(flows[0].join(","), "id,src,dst,size,start_us,fct_us,ideal_fct_us,slowdown,retransmits");
+    assert_eq!(flows[0].join(","), "id,src,dst,size,start_us,fct_us,ideal_fct_us,slowdown,retransmits,workload,conn");
     assert_eq!(flows.len(), 3);
+    assert!(flows[1..].iter().all(|r| r[9] == "0" && r[10].is_empty()), "flows of workload 0, no connection");
+    assert!(!dir.join("conns.csv").exists(), "no connections, no conns.csv");
     assert_eq!(flows[1][3], "10000000");
     assert_eq!(flows[2][4], "100");
     for row in &flows[1..] {

@@ -35,7 +35,7 @@ pub struct ConnSpec {
 /// `at`. A dependency is done when its data has reached its receiver if this
 /// message is sent from that receiver (a data dependency: a ring step forwards
 /// what it received), else when its sender has it acknowledged.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MessageSpec {
     /// Index into the traffic's `conns`.
     pub conn: u32,
@@ -50,6 +50,10 @@ pub struct MessageSpec {
     pub delay: Time,
     /// The caller's label (ccsim's scenarios: the workload entry), passed to the results.
     pub tag: u32,
+    /// Not a message but a compute task on this host (a trace's compute node):
+    /// it sends nothing (`conn` and `size` are ignored) and is done as soon as
+    /// it is released, `delay` after its dependencies. It has no result row.
+    pub compute_on: Option<u32>,
 }
 
 /// What happened to a message, as told to a [`MessageSource`].
@@ -65,6 +69,7 @@ pub enum MessageEvent {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MessageInfo {
     pub id: u32,
+    /// Its connection (`u32::MAX` for a compute task).
     pub conn: u32,
     pub size: u64,
     pub tag: u32,

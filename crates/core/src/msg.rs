@@ -40,11 +40,16 @@ pub(crate) struct ConnState {
     pub completed: u32,
 }
 
-/// One message and where it stands.
+/// `Msg::flow` of a compute task.
+pub(crate) const TASK: u32 = u32::MAX;
+
+/// One message (or compute task) and where it stands.
 #[derive(Clone, Debug)]
 pub(crate) struct Msg {
-    /// The connection's flow index.
+    /// The connection's flow index ([`TASK`] for a compute task).
     pub flow: u32,
+    /// A compute task's host.
+    pub host: u32,
     pub size: u64,
     pub at: Time,
     pub delay: Time,
@@ -71,12 +76,16 @@ impl Simulator {
         for spec in specs {
             let id = self.msgs.len() as u32;
             let name = format!("message {id}");
-            if spec.conn >= n_conns {
-                return Err(format!("{name}: conn = {}: there are {n_conns} connections", spec.conn));
-            }
-            if spec.size == 0 {
-                return Err(format!("{name}: size must be positive"));
-            }
+            let (flow, host) = match spec.compute_on {
+                Some(h) if self.topo.is_host(h) => (TASK, h),
+                Some(h) => return Err(format!("{name}: compute_on = {h}: not a host")),
+                None if spec.conn >= n_conns => {
+                    return Err(format!("{name}: conn = {}: there are {n_conns} connections", spec.conn))
+                }
+                None if spec.size == 0 => return Err(format!("{name}: size must be positive")),
+                None => (self.n_plain + spec.conn, 0),
+            };
+            let src = if flow == TASK { host } else { self.flows[flow as usize].view.src };
             let mut deps_left = 0;
             let mut deps_done_at = 0;
             for &d in &spec.after {
@@ -84,7 +93,7 @@ impl Simulator {
                     return Err(format!("{name}: after = {d}: a message may only wait for earlier messages"));
                 }
                 // a dependency already done (a source's message) counts as done
-                match self.dep_time(d, self.n_plain + spec.conn) {
+                match self.dep_time(d, src) {
                     Some(t) => deps_done_at = deps_done_at.max(t),
                     None => {
                         deps_left += 1;
@@ -93,7 +102,8 @@ impl Simulator {
                 }
             }
             let m = Msg {
-                flow: self.n_plain + spec.conn,
+                flow,
+                host,
                 size: spec.size,
                 at: spec.at,
                 delay: spec.delay,
@@ -116,11 +126,29 @@ impl Simulator {
         Ok(())
     }
 
-    /// When dependency `d` counts as done for a message sent on flow `on`:
-    /// its delivery if that message leaves from `d`'s receiver, else its completion.
-    fn dep_time(&self, d: u32, on: u32) -> Option<Time> {
+    /// Source host of message (or task) `m`.
+    fn msg_src(&self, m: &Msg) -> u32 {
+        if m.flow == TASK {
+            m.host
+        } else {
+            self.flows[m.flow as usize].view.src
+        }
+    }
+
+    /// Destination host of message (or task) `m`.
+    fn msg_dst(&self, m: &Msg) -> u32 {
+        if m.flow == TASK {
+            m.host
+        } else {
+            self.flows[m.flow as usize].view.dst
+        }
+    }
+
+    /// When dependency `d` counts as done for a message sent from host
+    /// `src`: its delivery if that is `d`'s receiver, else its completion.
+    fn dep_time(&self, d: u32, src: u32) -> Option<Time> {
         let dm = &self.msgs[d as usize];
-        if self.flows[on as usize].view.src == self.flows[dm.flow as usize].view.dst {
+        if src == self.msg_dst(dm) {
             dm.delivered
         } else {
             dm.done
@@ -134,11 +162,21 @@ impl Simulator {
         self.events.push(t.max(self.now), Ev::MsgRelease { msg: m });
     }
 
-    /// Message `m` is released: it joins its connection's stream.
+    /// Message `m` is released: it joins its connection's stream (a compute
+    /// task is done at once).
     pub(crate) fn msg_release(&mut self, m: u32) {
         let now = self.now;
         let msg = &mut self.msgs[m as usize];
         msg.released = Some(now);
+        if msg.flow == TASK {
+            msg.delivered = Some(now);
+            msg.done = Some(now);
+            self.started += 1;
+            self.finished += 1;
+            self.msg_event(m, MessageEvent::Delivered);
+            self.msg_event(m, MessageEvent::Completed);
+            return;
+        }
         let (f, size) = (msg.flow, msg.size);
         let fl = &mut self.flows[f as usize];
         let offset = fl.avail;
@@ -233,11 +271,11 @@ impl Simulator {
     /// Tells message `m`'s dependents and the source what happened to it.
     fn msg_event(&mut self, m: u32, what: MessageEvent) {
         let now = self.now;
-        let from_dst = self.flows[self.msgs[m as usize].flow as usize].view.dst;
+        let from_dst = self.msg_dst(&self.msgs[m as usize]);
         let deps = std::mem::take(&mut self.dependents[m as usize]);
         let mut keep = Vec::new();
         for d in deps {
-            let on_delivery = self.flows[self.msgs[d as usize].flow as usize].view.src == from_dst;
+            let on_delivery = self.msg_src(&self.msgs[d as usize]) == from_dst;
             if on_delivery != (what == MessageEvent::Delivered) {
                 keep.push(d);
                 continue;
@@ -254,7 +292,7 @@ impl Simulator {
             let msg = &self.msgs[m as usize];
             let info = MessageInfo {
                 id: m,
-                conn: msg.flow - self.n_plain,
+                conn: if msg.flow == TASK { u32::MAX } else { msg.flow - self.n_plain },
                 size: msg.size,
                 tag: msg.tag,
                 released: msg.released.unwrap_or(now),
@@ -288,6 +326,9 @@ impl Simulator {
                 waiting += 1;
                 continue;
             };
+            if msg.flow == TASK {
+                continue;
+            }
             let v = &self.flows[msg.flow as usize].view;
             let ideal = self.ideal_time(msg.flow, msg.size);
             let fct = msg.done.map(|t| t - start);

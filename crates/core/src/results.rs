@@ -244,7 +244,8 @@ pub struct RunResult {
     /// The connections, by id.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conns: Vec<ConnResult>,
-    /// Messages never released (waiting for a time, a dependency or a delay when the run ended).
+    /// Messages and compute tasks never released (waiting for a time, a
+    /// dependency or a delay when the run ended).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub messages_waiting: u64,
     pub ports: Vec<PortResult>,

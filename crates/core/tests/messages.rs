@@ -15,7 +15,7 @@ use ccsim_core::{ConnSpec, MessageEvent, MessageInfo, MessageSource, MessageSpec
 use common::*;
 
 fn msg(conn: u32, size: u64, at: Time) -> MessageSpec {
-    MessageSpec { conn, size, at, after: vec![], delay: 0, tag: 7 }
+    MessageSpec { conn, size, at, after: vec![], delay: 0, tag: 7, compute_on: None }
 }
 
 fn conn(src: u32, dst: u32) -> ConnSpec {
@@ -133,8 +133,8 @@ fn dependencies_wait_for_delivery_or_completion_then_the_delay() {
         conns: vec![conn(0, 1), conn(1, 2), conn(0, 3)],
         messages: vec![
             msg(0, 50_000, 0),
-            MessageSpec { conn: 1, size: 1_000, at: 0, after: vec![0], delay, tag: 1 },
-            MessageSpec { conn: 2, size: 1_000, at: 0, after: vec![0], delay, tag: 2 },
+            MessageSpec { conn: 1, size: 1_000, at: 0, after: vec![0], delay, tag: 1, compute_on: None },
+            MessageSpec { conn: 2, size: 1_000, at: 0, after: vec![0], delay, tag: 2, compute_on: None },
         ],
         ..Default::default()
     };
@@ -157,7 +157,7 @@ fn a_message_released_later_than_its_dependency_keeps_its_time() {
         conns: vec![conn(0, 1), conn(0, 2)],
         messages: vec![
             msg(0, 1_000, 0),
-            MessageSpec { conn: 1, size: 1_000, at: 500 * US, after: vec![0], delay: 0, tag: 0 },
+            MessageSpec { conn: 1, size: 1_000, at: 500 * US, after: vec![0], delay: 0, tag: 0, compute_on: None },
         ],
         ..Default::default()
     };
@@ -177,7 +177,15 @@ impl MessageSource for Loop {
         self.seen.lock().unwrap().push((what, m.id));
         if what == MessageEvent::Completed && self.left > 0 {
             self.left -= 1;
-            out.push(MessageSpec { conn: m.conn, size: m.size, at: now + self.think, after: vec![], delay: 0, tag: 9 });
+            out.push(MessageSpec {
+                conn: m.conn,
+                size: m.size,
+                at: now + self.think,
+                after: vec![],
+                delay: 0,
+                tag: 9,
+                compute_on: None,
+            });
         }
     }
 }
@@ -269,4 +277,37 @@ fn flows_and_messages_share_a_run_deterministically() {
     assert_eq!(a.flows[0].conn, None);
     assert_eq!(a.flows[1].id, 1, "message ids follow the flows'");
     assert!(a.flows.iter().all(|f| f.fct.is_some()));
+}
+
+#[test]
+fn a_compute_task_waits_for_its_inputs_then_its_duration() {
+    // A: 0 -> 1; B (1 -> 2) forwards A directly; T computes 10 us on host 1
+    // after A arrives, and C (1 -> 2) waits for T: C leaves 10 us after B.
+    let t = Traffic {
+        conns: vec![conn(0, 1), conn(1, 2), conn(1, 3)],
+        messages: vec![
+            msg(0, 30_000, 0),
+            MessageSpec { conn: 1, size: 1_000, after: vec![0], ..Default::default() },
+            MessageSpec { compute_on: Some(1), after: vec![0], delay: 10 * US, ..Default::default() },
+            MessageSpec { conn: 2, size: 1_000, after: vec![2], ..Default::default() },
+        ],
+        ..Default::default()
+    };
+    let r = run_traffic(t, &line_rate(), &checked());
+    assert_eq!(r.status, ccsim_core::results::RunStatus::Completed);
+    assert_eq!(r.flows.len(), 3, "a task has no row");
+    let (b, c) = (&r.flows[1], &r.flows[2]);
+    assert_eq!(c.id, 3, "rows keep the message ids");
+    assert_eq!(c.start, b.start + 10 * US);
+    let topo = star(3, G100, US);
+    let e = Simulator::with_traffic(
+        &topo,
+        &NetConfig::default(),
+        Traffic { messages: vec![MessageSpec { compute_on: Some(3), ..Default::default() }], ..Default::default() },
+        &line_rate(),
+        &SimOptions::default(),
+    )
+    .err()
+    .unwrap();
+    assert!(e.contains("message 0: compute_on = 3: not a host"), "{e}");
 }

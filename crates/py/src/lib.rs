@@ -8,7 +8,7 @@
 
 use ccsim_core::results::RunResult;
 use ccsim_core::time::to_us;
-use ccsim_repro::parquet_out::{flows_table, ports_table, Col};
+use ccsim_repro::parquet_out::{conns_table, flows_table, ports_table, Col};
 use ccsim_scenario::{load_text, Overrides, Scenario};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -336,14 +336,15 @@ impl NativeResult {
     fn table<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyList>> {
         let cols = match name {
             // the same columns as flows.csv / ports.csv and the Parquet files
-            "flows" => flows_table(&self.r),
+            "flows" => flows_table(&self.r, Some(&self.scn)),
             "ports" => ports_table(&self.r),
+            "conns" => conns_table(&self.r),
             "queues" => series_table(&self.r.queues, "queue_bytes"),
             "utilization" => series_table(&self.r.utilization, "utilization"),
             "traces" => traces_table(&self.r),
             _ => {
                 return Err(PyValueError::new_err(format!(
-                    "no table {name:?}: flows, ports, queues, utilization or traces"
+                    "no table {name:?}: flows, conns, ports, queues, utilization or traces"
                 )))
             }
         };

@@ -180,3 +180,14 @@ def test_cli_parquet_output_holds_the_csv_tables(tmp_path):
     # and the same as the Python API's DataFrame, unrounded
     r = ccsim.run(INCAST, scheme="dcqcn")
     pd.testing.assert_frame_equal(pd.read_parquet(pq / "flows.parquet"), r.flows, check_dtype=False)
+
+
+def test_messages_on_connections_are_rows_with_their_connection():
+    r = ccsim.run(ccsim.load(REPO / "scenarios" / "rpc-closed-loop.toml", set={"workload[0].duration": "1ms"}), scheme="hpcc")
+    f, c = r.flows, r.conns
+    assert len(f) > 20 and f["conn"].notna().all() and (f["workload"] == 0).all()
+    assert list(c.columns) == ["id", "src", "dst", "messages", "completed", "bytes", "acked", "retransmits"]
+    # every message counted on its connection; requests go client -> server, responses back
+    assert f.groupby("conn").size().sort_index().tolist() == c.set_index("id")["messages"].sort_index().tolist()
+    assert set(zip(c.src, c.dst)) == {(0, 2), (0, 3), (1, 2), (1, 3), (2, 0), (3, 0), (2, 1), (3, 1)}
+    assert (f[f.src >= 2]["size"] == 2000).all(), "2 KB responses"

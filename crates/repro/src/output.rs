@@ -23,12 +23,21 @@ pub fn create(dir: &Path, name: &str) -> io::Result<BufWriter<fs::File>> {
     Ok(BufWriter::new(f))
 }
 
-pub fn write_flows_csv(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
-    writeln!(w, "id,src,dst,size,start_us,fct_us,ideal_fct_us,slowdown,retransmits")?;
+/// `flows.csv`: one row per flow, then one per released message. `workload`
+/// is the `[[workload]]` entry the row came from, `conn` a message's
+/// connection (empty for a flow); a message's `start_us` is its release and
+/// its `fct_us` runs to the acknowledgement of its last byte.
+pub fn write_flows_csv(w: &mut impl Write, r: &RunResult, scn: Option<&Scenario>) -> io::Result<()> {
+    writeln!(w, "id,src,dst,size,start_us,fct_us,ideal_fct_us,slowdown,retransmits,workload,conn")?;
     for f in &r.flows {
+        let workload = match (f.tag, scn) {
+            (Some(t), _) => Some(t),
+            (None, Some(s)) => s.flow_workload.get(f.id as usize).copied(),
+            (None, None) => None,
+        };
         writeln!(
             w,
-            "{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{}",
             f.id,
             f.src,
             f.dst,
@@ -37,7 +46,22 @@ pub fn write_flows_csv(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
             f.fct.map(|t| num(to_us(t), 6)).unwrap_or_default(),
             num(to_us(f.ideal_fct), 6),
             f.slowdown.map(|s| num(s, 6)).unwrap_or_default(),
-            f.retransmits
+            f.retransmits,
+            workload.map(|x| x.to_string()).unwrap_or_default(),
+            f.conn.map(|x| x.to_string()).unwrap_or_default(),
+        )?;
+    }
+    Ok(())
+}
+
+/// `conns.csv`: one row per connection (written only when a run has any).
+pub fn write_conns_csv(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
+    writeln!(w, "id,src,dst,messages,completed,bytes,acked,retransmits")?;
+    for c in &r.conns {
+        writeln!(
+            w,
+            "{},{},{},{},{},{},{},{}",
+            c.id, c.src, c.dst, c.messages, c.completed, c.bytes, c.acked, c.retransmits
         )?;
     }
     Ok(())
@@ -229,8 +253,13 @@ pub fn summary_json(scn: &Scenario, scheme: &str, r: &RunResult) -> Value {
 /// `acks.csv`) are not among them: the run streamed them into `dir` as it went.
 pub fn write_run_files(dir: &Path, scn: &Scenario, scheme: &str, r: &RunResult) -> io::Result<()> {
     let mut w = create(dir, "flows.csv")?;
-    write_flows_csv(&mut w, r)?;
+    write_flows_csv(&mut w, r, Some(scn))?;
     w.flush()?;
+    if !r.conns.is_empty() {
+        let mut w = create(dir, "conns.csv")?;
+        write_conns_csv(&mut w, r)?;
+        w.flush()?;
+    }
     let mut w = create(dir, "ports.csv")?;
     write_ports_csv(&mut w, r)?;
     w.flush()?;
@@ -412,12 +441,12 @@ mod tests {
             ..Default::default()
         };
         let mut out = Vec::new();
-        write_flows_csv(&mut out, &r).unwrap();
+        write_flows_csv(&mut out, &r, None).unwrap();
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], "id,src,dst,size,start_us,fct_us,ideal_fct_us,slowdown,retransmits");
-        assert_eq!(lines[1], "0,0,3,1000,2,5.5,5,1.1,0");
-        assert_eq!(lines[2], "1,1,3,5000,0,,6,,4");
+        assert_eq!(lines[0], "id,src,dst,size,start_us,fct_us,ideal_fct_us,slowdown,retransmits,workload,conn");
+        assert_eq!(lines[1], "0,0,3,1000,2,5.5,5,1.1,0,,");
+        assert_eq!(lines[2], "1,1,3,5000,0,,6,,4,,");
         assert_eq!(lines.len(), 3);
     }
 }

@@ -108,9 +108,15 @@ fn nan_or(t: Option<u64>) -> f64 {
     t.map(to_us).unwrap_or(f64::NAN)
 }
 
-/// `flows.parquet`: the columns of `flows.csv`.
-pub fn flows_table(r: &RunResult) -> Vec<(&'static str, Col)> {
+/// `flows.parquet`: the columns of `flows.csv` (`conn`, a message's
+/// connection, is NaN for a flow; `workload` is -1 only when no scenario is given).
+pub fn flows_table(r: &RunResult, scn: Option<&ccsim_scenario::Scenario>) -> Vec<(&'static str, Col)> {
     let f = &r.flows;
+    let workload = |x: &ccsim_core::results::FlowResult| match (x.tag, scn) {
+        (Some(t), _) => t as i64,
+        (None, Some(s)) => s.flow_workload.get(x.id as usize).map_or(-1, |&w| w as i64),
+        (None, None) => -1,
+    };
     vec![
         ("id", Col::I64(f.iter().map(|x| x.id as i64).collect())),
         ("src", Col::I64(f.iter().map(|x| x.src as i64).collect())),
@@ -121,6 +127,24 @@ pub fn flows_table(r: &RunResult) -> Vec<(&'static str, Col)> {
         ("ideal_fct_us", Col::F64(f.iter().map(|x| to_us(x.ideal_fct)).collect())),
         ("slowdown", Col::F64(f.iter().map(|x| x.slowdown.unwrap_or(f64::NAN)).collect())),
         ("retransmits", Col::I64(f.iter().map(|x| x.retransmits as i64).collect())),
+        ("workload", Col::I64(f.iter().map(workload).collect())),
+        ("conn", Col::F64(f.iter().map(|x| x.conn.map_or(f64::NAN, |c| c as f64)).collect())),
+    ]
+}
+
+/// `conns.parquet`: the columns of `conns.csv` (one row per connection).
+pub fn conns_table(r: &RunResult) -> Vec<(&'static str, Col)> {
+    let c = &r.conns;
+    let int = |f: &dyn Fn(&ccsim_core::results::ConnResult) -> u64| Col::I64(c.iter().map(|x| f(x) as i64).collect());
+    vec![
+        ("id", int(&|x| x.id as u64)),
+        ("src", int(&|x| x.src as u64)),
+        ("dst", int(&|x| x.dst as u64)),
+        ("messages", int(&|x| x.messages as u64)),
+        ("completed", int(&|x| x.completed as u64)),
+        ("bytes", int(&|x| x.bytes)),
+        ("acked", int(&|x| x.acked)),
+        ("retransmits", int(&|x| x.retransmits)),
     ]
 }
 
@@ -192,8 +216,11 @@ pub fn convert_trace_csv(csv: &Path) -> io::Result<()> {
 
 /// Writes `flows.parquet` and `ports.parquet` into `dir` and converts the
 /// trace CSVs there.
-pub fn write_run_parquet(dir: &Path, r: &RunResult) -> io::Result<()> {
-    write_table(&dir.join("flows.parquet"), &flows_table(r))?;
+pub fn write_run_parquet(dir: &Path, r: &RunResult, scn: &ccsim_scenario::Scenario) -> io::Result<()> {
+    write_table(&dir.join("flows.parquet"), &flows_table(r, Some(scn)))?;
+    if !r.conns.is_empty() {
+        write_table(&dir.join("conns.parquet"), &conns_table(r))?;
+    }
     write_table(&dir.join("ports.parquet"), &ports_table(r))?;
     for name in ["queues.csv", "utilization.csv", "flow_traces.csv", "changes.csv", "acks.csv"] {
         let p = dir.join(name);
@@ -269,7 +296,7 @@ mod tests {
             ..Default::default()
         };
         let t = ccsim_scenario::testutil::TempDir::new("pqf");
-        write_table(&t.path().join("flows.parquet"), &flows_table(&r)).unwrap();
+        write_table(&t.path().join("flows.parquet"), &flows_table(&r, None)).unwrap();
         let (names, rows, _) = read(&t.path().join("flows.parquet"));
         assert_eq!(names[5], "fct_us");
         assert_eq!(rows[0][0], Field::Long(7));

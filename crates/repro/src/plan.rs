@@ -392,6 +392,11 @@ pub fn run_key(version: &str, scn: &Scenario, scheme: &str) -> String {
     for f in &scn.flows {
         let _ = writeln!(h, "{:?}", f);
     }
+    // connections, messages and closed loops (absent from flow-only runs,
+    // whose keys stay as they were)
+    if scn.messages.has_messages() {
+        let _ = writeln!(h, "{:?}", scn.messages);
+    }
     let digest = h.0.finalize();
     digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
 }
@@ -412,20 +417,28 @@ pub fn estimate_events(scn: &Scenario) -> f64 {
     let rate_of = |h: u32| adj[h as usize].first().map_or(100e9, |x| x.1 as f64);
     let mut hops_from: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
     let mtu = scn.net.mtu.0.max(1) as f64;
+    // flows, and messages taken as flows (closed loops: each client's link busy while it runs)
+    let all: Vec<ccsim_core::FlowSpec>;
+    let flows = if scn.messages.has_messages() {
+        all = scn.flows.iter().copied().chain(scn.messages.as_flows(&scn.topo, scn.stop)).collect();
+        &all
+    } else {
+        &scn.flows
+    };
     // bytes each flow sends, capped by its sender's and then its receiver's rate
-    let mut bytes: Vec<f64> = scn.flows.iter().map(|f| f.size as f64).collect();
+    let mut bytes: Vec<f64> = flows.iter().map(|f| f.size as f64).collect();
     if let Some(stop) = scn.stop {
         let secs = |from: u64| stop.saturating_sub(from) as f64 / 1e12;
-        for (b, f) in bytes.iter_mut().zip(&scn.flows) {
+        for (b, f) in bytes.iter_mut().zip(flows) {
             *b = b.min(rate_of(f.src) / 8.0 * secs(f.start));
         }
         let mut by_dst: BTreeMap<u32, (f64, u64)> = BTreeMap::new();
-        for (b, f) in bytes.iter().zip(&scn.flows) {
+        for (b, f) in bytes.iter().zip(flows) {
             let e = by_dst.entry(f.dst).or_insert((0.0, u64::MAX));
             e.0 += b;
             e.1 = e.1.min(f.start);
         }
-        for (b, f) in bytes.iter_mut().zip(&scn.flows) {
+        for (b, f) in bytes.iter_mut().zip(flows) {
             let (total, first) = by_dst[&f.dst];
             let cap = rate_of(f.dst) / 8.0 * secs(first);
             if total > cap {
@@ -435,7 +448,7 @@ pub fn estimate_events(scn: &Scenario) -> f64 {
     }
     let mut events = 0.0;
     let mut last_end = 0u64;
-    for (b, f) in bytes.iter().zip(&scn.flows) {
+    for (b, f) in bytes.iter().zip(flows) {
         let hops = hops_from.entry(f.src).or_insert_with(|| bfs(&adj, f.src));
         let links = hops.get(f.dst as usize).copied().unwrap_or(1).max(1) as f64;
         events += (b / mtu).ceil() * (2.9 * links + 1.5);

@@ -143,6 +143,9 @@ pub struct Scenario {
     pub flows: Vec<FlowSpec>,
     /// For each flow (by id): the index of the `[[workload]]` entry that generated it.
     pub flow_workload: Vec<u32>,
+    /// Connections, messages (each message's `tag` is its workload entry) and
+    /// closed loops; its `flows` are moved to `flows` above.
+    pub messages: crate::spec::Generated,
     pub scheme_params: BTreeMap<String, toml::Value>,
     /// Named variants, by name.
     pub variants: BTreeMap<String, Variant>,
@@ -515,10 +518,12 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
     }
 
     // 6. Flows.
-    let (flows, flow_workload) = crate::spec::generate_all_tagged(&file.workload, &topo, base_dir, seed)
+    let mut generated = crate::spec::generate_traffic(&file.workload, &topo, base_dir, seed)
         .map_err(|m| in_section(label, "workload", &m))?;
-    if flows.is_empty() {
-        return Err(format!("{label}: workload: the workloads generate no flows"));
+    let flows = std::mem::take(&mut generated.flows);
+    let flow_workload = std::mem::take(&mut generated.flow_workload);
+    if flows.is_empty() && generated.messages.is_empty() {
+        return Err(format!("{label}: workload: the workloads generate no flows and no messages"));
     }
     for (i, f) in flows.iter().enumerate() {
         if !topo.is_host(f.src) || !topo.is_host(f.dst) || f.src == f.dst {
@@ -628,6 +633,7 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
         net: file.network.clone(),
         flows,
         flow_workload,
+        messages: generated,
         scheme_params: file.scheme.clone(),
         variants,
         trace,
@@ -758,8 +764,14 @@ impl Scenario {
     pub fn check_schemes(&self) -> Result<(), String> {
         for name in &self.schemes {
             let scheme = self.make_scheme(name)?;
-            ccsim_core::Simulator::new(&self.topo, &self.net, &self.flows, scheme.as_ref(), &self.sim_options())
-                .map_err(|e| format!("{}: scheme {name}: {e}", self.label))?;
+            ccsim_core::Simulator::with_traffic(
+                &self.topo,
+                &self.net,
+                self.traffic(),
+                scheme.as_ref(),
+                &self.sim_options(),
+            )
+            .map_err(|e| format!("{}: scheme {name}: {e}", self.label))?;
         }
         Ok(())
     }
@@ -772,11 +784,53 @@ impl Scenario {
         progress: Option<&mut dyn FnMut(&ccsim_core::sim::Progress)>,
     ) -> Result<ccsim_core::RunResult, String> {
         let scheme = self.make_scheme(name)?;
-        let mut r =
-            ccsim_core::sim::run(&self.topo, &self.net, &self.flows, scheme.as_ref(), &self.sim_options(), progress)
-                .map_err(|e| format!("{}: cannot simulate {name}: {e}", self.label))?;
+        let sim = if self.messages.has_messages() {
+            ccsim_core::Simulator::with_traffic(
+                &self.topo,
+                &self.net,
+                self.traffic(),
+                scheme.as_ref(),
+                &self.sim_options(),
+            )
+        } else {
+            ccsim_core::Simulator::new(&self.topo, &self.net, &self.flows, scheme.as_ref(), &self.sim_options())
+        };
+        let mut r = sim.map_err(|e| format!("{}: cannot simulate {name}: {e}", self.label))?.run(progress);
         r.scheme = name.to_string();
         Ok(r)
+    }
+
+    /// The traffic of one run: the flows, the connections and messages, and
+    /// a fresh source for the closed loops.
+    pub fn traffic(&self) -> ccsim_core::flow::Traffic {
+        ccsim_core::flow::Traffic {
+            flows: self.flows.clone(),
+            conns: self.messages.conns.clone(),
+            messages: self.messages.messages.clone(),
+            source: self.messages.source(),
+        }
+    }
+
+    /// "120 flows", or with connections "120 flows, 3,000 messages on 16
+    /// connections (closed loops make more as they run)".
+    pub fn traffic_brief(&self) -> String {
+        let mut s = format!("{} flows", self.flows.len());
+        let g = &self.messages;
+        if g.has_messages() {
+            s.push_str(&format!(", {} messages on {} connections", g.messages.len(), g.conns.len()));
+            if g.has_loops() {
+                s.push_str(" (closed loops make more as they run)");
+            }
+        }
+        s
+    }
+
+    /// The workload entry of result row `id` (flows first, then messages).
+    pub fn workload_of(&self, row: &ccsim_core::results::FlowResult) -> Option<u32> {
+        match row.tag {
+            Some(t) => Some(t),
+            None => self.flow_workload.get(row.id as usize).copied(),
+        }
     }
 
     pub fn sim_options(&self) -> SimOptions {
@@ -825,27 +879,43 @@ impl Scenario {
             plural(self.topo.links.len(), "link", "links"),
             if fabric_rates.is_empty() { String::new() } else { format!(", fabric {fabric_rates}") },
         ));
-        s.push_str(&format!(
-            "Workload: {}, {} in total (sizes {} to {}, mean {}), ",
-            plural(n, "flow", "flows"),
-            human_bytes(off.total_bytes as f64),
-            human_bytes(min as f64),
-            human_bytes(max as f64),
-            human_bytes(mean),
-        ));
-        if off.first_start == off.last_start {
-            s.push_str(&format!("all starting at {}", fmt_time(off.first_start)));
-        } else {
-            s.push_str(&format!("starting from {} to {}", fmt_time(off.first_start), fmt_time(off.last_start)));
+        if self.messages.has_messages() {
+            let g = &self.messages;
+            let bytes: u64 = g.messages.iter().map(|m| m.size).sum();
+            s.push_str(&format!(
+                "Messages on persistent connections: {} on {}, {} in total{}. ",
+                plural(g.messages.len(), "message", "messages"),
+                plural(g.conns.len(), "connection", "connections"),
+                human_bytes(bytes as f64),
+                if g.has_loops() { ", and closed loops that make more as they run" } else { "" }
+            ));
         }
-        // A load over the arrival window only means something for many flows.
-        match off.load {
-            Some(l) if n >= 20 => s.push_str(&format!("; offered load {:.1}% of host capacity. ", l * 100.0)),
-            _ => s.push_str(". "),
+        if n > 0 || !self.messages.has_messages() {
+            s.push_str(&format!(
+                "Workload: {}, {} in total (sizes {} to {}, mean {}), ",
+                plural(n, "flow", "flows"),
+                human_bytes(off.total_bytes as f64),
+                human_bytes(min as f64),
+                human_bytes(max as f64),
+                human_bytes(mean),
+            ));
+            if off.first_start == off.last_start {
+                s.push_str(&format!("all starting at {}", fmt_time(off.first_start)));
+            } else {
+                s.push_str(&format!("starting from {} to {}", fmt_time(off.first_start), fmt_time(off.last_start)));
+            }
+            // A load over the arrival window only means something for many flows.
+            match off.load {
+                Some(l) if n >= 20 => s.push_str(&format!("; offered load {:.1}% of host capacity. ", l * 100.0)),
+                _ => s.push_str(". "),
+            }
         }
         s.push_str(&format!("Schemes: {}; seed {}; ", self.schemes.join(", "), self.seed));
         match self.stop {
             Some(t) => s.push_str(&format!("stops at {}", fmt_time(t))),
+            None if self.messages.has_loops() => {
+                s.push_str("runs until the closed loops stop and every message finishes")
+            }
             None => s.push_str("runs until every flow finishes"),
         }
         let tr = &self.trace;
@@ -1076,7 +1146,7 @@ flows = [{ src = 0, dst = 1, size = "1MB" }, { src = 2, dst = 1, size = 5000, st
             let p = e.unwrap().path();
             if p.extension().and_then(|x| x.to_str()) == Some("toml") {
                 let s = load(&p, &Overrides::default()).unwrap_or_else(|e| panic!("{e}"));
-                assert!(!s.flows.is_empty());
+                assert!(!s.flows.is_empty() || s.messages.has_messages(), "{}: no flows, no messages", p.display());
                 assert!(s.description.is_some(), "{}: add a description", p.display());
                 assert!(s.summary().contains("hosts"));
                 n += 1;

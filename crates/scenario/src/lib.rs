@@ -8,6 +8,8 @@
 //! fixes every generated flow list.
 
 pub mod cdf;
+pub mod collective;
+pub mod conns;
 pub mod file;
 pub mod hpcc;
 pub mod set;
@@ -24,5 +26,5 @@ pub mod testutil;
 pub use file::*;
 
 pub use cdf::{Cdf, SampleMode};
-pub use spec::{generate_all, FlowEntry, WorkloadSpec};
+pub use spec::{generate_all, generate_traffic, FlowEntry, Generated, WorkloadSpec};
 pub use topo::{Tier, TopoSpec};

@@ -6,9 +6,11 @@
 //! at least 1 byte); errors name the entry, the field and the value.
 
 use crate::cdf::{Cdf, SampleMode};
+use crate::conns::{self, ClosedLoop, LoopPlacement, LoopSource, MsgMeta, Part, RespSize, Think};
 use crate::hpcc;
 use crate::traffic;
 use ccsim_core::flow::FlowSpec;
+use ccsim_core::flow::{ConnSpec, MessageSpec};
 use ccsim_core::rng::Rng;
 use ccsim_core::time::Time;
 use ccsim_core::topology::Topology;
@@ -120,6 +122,117 @@ pub enum WorkloadSpec {
         /// The flows. Required (may not be empty).
         flows: Vec<FlowEntry>,
     },
+    /// RPCs on persistent connections (see [`crate::conns::rpc`]): Poisson
+    /// arrivals between random host pairs as `poisson` draws them, each RPC a
+    /// message on a connection of its (src, dst) pair that keeps its
+    /// congestion-control state across messages, optionally answered by a
+    /// response on the reverse connection as soon as the request is delivered.
+    Rpc {
+        /// Request-size distribution, as `poisson`'s. Required.
+        cdf: String,
+        /// Offered load of the requests as a fraction of the total host
+        /// capacity, in (0, 1]. Required.
+        load: f64,
+        /// Arrivals happen in [start, start + duration). Required, > 0.
+        duration: Dur,
+        /// Default 0.
+        #[serde(default)]
+        start: Dur,
+        /// Default "interpolate".
+        #[serde(default)]
+        sample: SampleMode,
+        /// Default: every host.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hosts: Option<Vec<u32>>,
+        /// Default: the chosen hosts' uniform link rate.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        host_rate: Option<Rate>,
+        /// Connections per ordered host pair; an RPC takes one at random. Default 1.
+        #[serde(default = "one")]
+        connections: u32,
+        /// Response size: fixed bytes. Default: none (no responses).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        response_size: Option<Bytes>,
+        /// Response size distribution (built-in name or CDF file). Default: none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        response_cdf: Option<String>,
+        /// Data priority class (0 = highest). Default 0.
+        #[serde(default)]
+        prio: u8,
+    },
+    /// A closed loop (see [`crate::conns::ClosedLoop`]): each client keeps
+    /// `outstanding` requests in flight to random servers on persistent
+    /// connections; when one completes (or its response arrives) it sends the
+    /// next after `think`. Runs until each client has sent `requests` or
+    /// until `start + duration`, whichever is given (at least one).
+    ClosedLoop {
+        /// Client hosts. Required.
+        clients: Vec<u32>,
+        /// Server hosts (a client never picks itself). Required.
+        servers: Vec<u32>,
+        /// Requests each client keeps outstanding (K). Default 1.
+        #[serde(default = "one")]
+        outstanding: u32,
+        /// Request-size distribution (built-in name or CDF file). Required.
+        cdf: String,
+        /// Default "interpolate".
+        #[serde(default)]
+        sample: SampleMode,
+        /// Response size: fixed bytes. Default: none (a request is done when acknowledged).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        response_size: Option<Bytes>,
+        /// Response size distribution. Default: none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        response_cdf: Option<String>,
+        /// Time between a completion and the next request. Default 0.
+        #[serde(default)]
+        think: Dur,
+        /// "fixed" or "exponential" (mean `think`). Default "fixed".
+        #[serde(default)]
+        think_dist: ThinkDist,
+        /// Requests per client in all. Default: unlimited (then `duration` is required).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        requests: Option<u64>,
+        /// Default 0.
+        #[serde(default)]
+        start: Dur,
+        /// No request is sent at or after start + duration. Default: none (then `requests` is required).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        duration: Option<Dur>,
+        /// Connections per client-server pair (a request takes one at random). Default 1.
+        #[serde(default = "one")]
+        connections: u32,
+        /// Data priority class (0 = highest). Default 0.
+        #[serde(default)]
+        prio: u8,
+    },
+    /// A collective operation of a training job over a group of hosts (see
+    /// [`crate::collective`]): messages with dependencies on persistent
+    /// connections, one per (src, dst, channel), repeated for `iterations`.
+    Collective {
+        /// ring_allreduce, allgather, reduce_scatter, alltoall or
+        /// halving_doubling_allreduce (a power-of-two group). Required.
+        op: crate::collective::Op,
+        /// The group's hosts in ring (rank) order: at least 2, distinct. Required.
+        hosts: Vec<u32>,
+        /// Bytes of each rank's buffer (at least hosts x channels). Required.
+        size: Bytes,
+        /// Independent rings (connections per neighbour pair) the buffer is split over. Default 1.
+        #[serde(default = "one")]
+        channels: u32,
+        /// Times the collective runs. Default 1.
+        #[serde(default = "one")]
+        iterations: u32,
+        /// Compute time between a rank's last message of an iteration and its first of the next. Default 0.
+        #[serde(default)]
+        compute: Dur,
+        /// Release time of the first iteration. Default 0.
+        #[serde(default)]
+        start: Dur,
+        /// Data priority class (0 = highest). Default 0.
+        #[serde(default)]
+        prio: u8,
+    },
     /// An HPCC ns-3 flow file (see [`hpcc::read_flows`]).
     HpccFlows {
         /// Path to the file, relative to the scenario file. Required.
@@ -130,6 +243,19 @@ pub enum WorkloadSpec {
         #[serde(default)]
         rebase: bool,
     },
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// How a closed loop's think time is drawn.
+#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ThinkDist {
+    #[default]
+    Fixed,
+    Exponential,
 }
 
 fn check_load(field: &str, load: f64) -> Result<(), String> {
@@ -201,6 +327,46 @@ fn end_time(field: &str, start: Time, duration: Time) -> Result<(), String> {
     start.checked_add(duration).map(|_| ()).ok_or_else(|| format!("{field}: start + duration overflows the time range"))
 }
 
+/// A `poisson` entry's flows (also the arrivals of an `rpc` entry).
+#[allow(clippy::too_many_arguments)]
+fn poisson_flows(
+    w: &str,
+    topo: &Topology,
+    base_dir: &Path,
+    rng: &mut Rng,
+    cdf: &str,
+    load: f64,
+    duration: Dur,
+    start: Dur,
+    sample: SampleMode,
+    hosts: &Option<Vec<u32>>,
+    host_rate: &Option<Rate>,
+) -> Result<Vec<FlowSpec>, String> {
+    check_load(&format!("{w}.load"), load)?;
+    if duration.0 == 0 {
+        return Err(format!("{w}.duration = {duration}: must be positive"));
+    }
+    end_time(&format!("{w}.duration"), start.0, duration.0)?;
+    let dist = Cdf::by_name_or_path(cdf, base_dir).map_err(|e| format!("{w}.cdf = \"{cdf}\": {e}"))?;
+    let hosts = match hosts {
+        Some(h) => {
+            check_host_list(topo, &format!("{w}.hosts"), h)?;
+            h.clone()
+        }
+        None => topo.hosts(),
+    };
+    if hosts.len() < 2 {
+        return Err(format!("{w}.hosts: {} host(s) given; Poisson traffic needs at least 2", hosts.len()));
+    }
+    let rate = match host_rate {
+        Some(r) => r.0,
+        None => uniform_host_rate(topo, &format!("{w}.host_rate"), &hosts)?,
+    };
+    let gap_s = dist.mean(sample) * 8.0 / (rate as f64 * load * hosts.len() as f64);
+    check_expected_flows(w, duration.0 as f64 / 1e12 / gap_s)?;
+    Ok(traffic::poisson(&hosts, rate, load, &dist, sample, start.0, duration.0, rng))
+}
+
 impl WorkloadSpec {
     /// The `kind` string of this spec.
     pub fn kind(&self) -> &'static str {
@@ -208,6 +374,9 @@ impl WorkloadSpec {
             WorkloadSpec::Poisson { .. } => "poisson",
             WorkloadSpec::Incast { .. } => "incast",
             WorkloadSpec::Flows { .. } => "flows",
+            WorkloadSpec::Rpc { .. } => "rpc",
+            WorkloadSpec::ClosedLoop { .. } => "closed_loop",
+            WorkloadSpec::Collective { .. } => "collective",
             WorkloadSpec::HpccFlows { .. } => "hpcc_flows",
         }
     }
@@ -227,29 +396,10 @@ impl WorkloadSpec {
     ) -> Result<Vec<FlowSpec>, String> {
         let mut flows = match self {
             WorkloadSpec::Poisson { cdf, load, duration, start, sample, hosts, host_rate } => {
-                check_load(&format!("{w}.load"), *load)?;
-                if duration.0 == 0 {
-                    return Err(format!("{w}.duration = {duration}: must be positive"));
-                }
-                end_time(&format!("{w}.duration"), start.0, duration.0)?;
-                let dist = Cdf::by_name_or_path(cdf, base_dir).map_err(|e| format!("{w}.cdf = \"{cdf}\": {e}"))?;
-                let hosts = match hosts {
-                    Some(h) => {
-                        check_host_list(topo, &format!("{w}.hosts"), h)?;
-                        h.clone()
-                    }
-                    None => topo.hosts(),
-                };
-                if hosts.len() < 2 {
-                    return Err(format!("{w}.hosts: {} host(s) given; Poisson traffic needs at least 2", hosts.len()));
-                }
-                let rate = match host_rate {
-                    Some(r) => r.0,
-                    None => uniform_host_rate(topo, &format!("{w}.host_rate"), &hosts)?,
-                };
-                let gap_s = dist.mean(*sample) * 8.0 / (rate as f64 * load * hosts.len() as f64);
-                check_expected_flows(w, duration.0 as f64 / 1e12 / gap_s)?;
-                traffic::poisson(&hosts, rate, *load, &dist, *sample, start.0, duration.0, rng)
+                poisson_flows(w, topo, base_dir, rng, cdf, *load, *duration, *start, *sample, hosts, host_rate)?
+            }
+            WorkloadSpec::Rpc { .. } | WorkloadSpec::ClosedLoop { .. } | WorkloadSpec::Collective { .. } => {
+                return Err(format!("{w}: kind = \"{}\" makes messages on connections, not flows", self.kind()))
             }
             WorkloadSpec::Incast {
                 senders,
@@ -399,6 +549,280 @@ impl WorkloadSpec {
     }
 }
 
+impl WorkloadSpec {
+    /// What this entry generates: its flows, or its connections and messages
+    /// (ids local to the entry) and its closed loop.
+    fn generate_part(&self, w: &str, topo: &Topology, base_dir: &Path, rng: &mut Rng) -> Result<Part, String> {
+        match self {
+            WorkloadSpec::Rpc {
+                cdf,
+                load,
+                duration,
+                start,
+                sample,
+                hosts,
+                host_rate,
+                connections,
+                response_size,
+                response_cdf,
+                prio,
+            } => {
+                let arrivals =
+                    poisson_flows(w, topo, base_dir, rng, cdf, *load, *duration, *start, *sample, hosts, host_rate)?;
+                check_connections(w, *connections)?;
+                let response = response_spec(w, base_dir, response_size, response_cdf, *sample)?;
+                Ok(conns::rpc(&arrivals, *connections, *prio, response.as_ref(), rng))
+            }
+            WorkloadSpec::ClosedLoop {
+                clients,
+                servers,
+                outstanding,
+                cdf,
+                sample,
+                response_size,
+                response_cdf,
+                think,
+                think_dist,
+                requests,
+                start,
+                duration,
+                connections,
+                prio,
+            } => {
+                if clients.is_empty() {
+                    return Err(format!("{w}.clients: empty list"));
+                }
+                check_host_list(topo, &format!("{w}.clients"), clients)?;
+                check_host_list(topo, &format!("{w}.servers"), servers)?;
+                if servers.is_empty() || servers.len() == 1 && clients.contains(&servers[0]) {
+                    return Err(format!("{w}.servers: {servers:?} leaves some client no server other than itself"));
+                }
+                if *outstanding == 0 {
+                    return Err(format!("{w}.outstanding = 0: a client needs at least 1 request outstanding"));
+                }
+                let first = requests.map_or(*outstanding as u64, |r| r.min(*outstanding as u64));
+                if first.saturating_mul(clients.len() as u64) > MAX_FLOWS as u64 {
+                    return Err(format!(
+                        "{w}.outstanding = {outstanding}: {} clients would start {} requests at once; at most {MAX_FLOWS} are supported",
+                        clients.len(),
+                        first.saturating_mul(clients.len() as u64)
+                    ));
+                }
+                check_connections(w, *connections)?;
+                if requests.is_none() && duration.is_none() {
+                    return Err(format!(
+                        "{w}: a closed loop never ends by itself: give requests (per client) or duration"
+                    ));
+                }
+                if *requests == Some(0) {
+                    return Err(format!("{w}.requests = 0: must be at least 1"));
+                }
+                if let Some(d) = duration {
+                    if d.0 == 0 {
+                        return Err(format!("{w}.duration = {d}: must be positive"));
+                    }
+                    end_time(&format!("{w}.duration"), start.0, d.0)?;
+                }
+                let dist = Cdf::by_name_or_path(cdf, base_dir).map_err(|e| format!("{w}.cdf = \"{cdf}\": {e}"))?;
+                let response = response_spec(w, base_dir, response_size, response_cdf, *sample)?;
+                let spec = ClosedLoop {
+                    clients: clients.clone(),
+                    servers: servers.clone(),
+                    outstanding: *outstanding,
+                    cdf: dist,
+                    sample: *sample,
+                    response,
+                    think: match think_dist {
+                        ThinkDist::Fixed => Think::Fixed(think.0),
+                        ThinkDist::Exponential => Think::Exponential(think.0),
+                    },
+                    requests: *requests,
+                    start: start.0,
+                    end: duration.map(|d| start.0 + d.0),
+                    per_pair: *connections,
+                    prio: *prio,
+                };
+                let mut part = spec.initial(rng);
+                part.closed_loop = Some(spec);
+                Ok(part)
+            }
+            WorkloadSpec::Collective { op, hosts, size, channels, iterations, compute, start, prio } => {
+                check_host_list(topo, &format!("{w}.hosts"), hosts)?;
+                let c = crate::collective::Collective {
+                    op: *op,
+                    hosts: hosts.clone(),
+                    size: size.0,
+                    channels: *channels,
+                    iterations: *iterations,
+                    compute: compute.0,
+                    start: start.0,
+                    prio: *prio,
+                };
+                crate::collective::generate(w, &c)
+            }
+            _ => Ok(Part { flows: self.generate_named(w, topo, base_dir, rng)?, ..Default::default() }),
+        }
+    }
+}
+
+fn check_connections(w: &str, n: u32) -> Result<(), String> {
+    if n == 0 || n > 1024 {
+        return Err(format!("{w}.connections = {n}: must be in 1..=1024"));
+    }
+    Ok(())
+}
+
+fn response_spec(
+    w: &str,
+    base_dir: &Path,
+    size: &Option<Bytes>,
+    cdf: &Option<String>,
+    sample: SampleMode,
+) -> Result<Option<RespSize>, String> {
+    match (size, cdf) {
+        (Some(_), Some(_)) => Err(format!("{w}: give response_size or response_cdf, not both")),
+        (Some(b), None) if b.0 == 0 => Err(format!("{w}.response_size = 0: must be at least 1 byte")),
+        (Some(b), None) => Ok(Some(RespSize::Fixed(b.0))),
+        (None, Some(c)) => {
+            let d = Cdf::by_name_or_path(c, base_dir).map_err(|e| format!("{w}.response_cdf = \"{c}\": {e}"))?;
+            Ok(Some(RespSize::Cdf(d, sample)))
+        }
+        (None, None) => Ok(None),
+    }
+}
+
+/// Everything the workload entries of a scenario generate, merged: flows
+/// (sorted by start, ids 0..), connections and messages (in entry order,
+/// renumbered), and the closed loops to run as a [`LoopSource`].
+#[derive(Clone, Debug, Default)]
+pub struct Generated {
+    pub flows: Vec<FlowSpec>,
+    /// Per flow: the workload entry that made it.
+    pub flow_workload: Vec<u32>,
+    pub conns: Vec<ConnSpec>,
+    /// Per connection: its workload entry.
+    pub conn_workload: Vec<u32>,
+    /// Each message's `tag` is its workload entry.
+    pub messages: Vec<MessageSpec>,
+    /// Per message: what the results show beside it.
+    pub meta: Vec<MsgMeta>,
+    loops: Vec<LoopPlacement>,
+}
+
+impl Generated {
+    /// A fresh [`LoopSource`] for one run (None without closed loops).
+    pub fn source(&self) -> Option<Box<dyn ccsim_core::flow::MessageSource>> {
+        if self.loops.is_empty() {
+            return None;
+        }
+        let placed = self.loops.clone();
+        Some(Box::new(LoopSource::new(placed, self.messages.len() as u32)))
+    }
+
+    /// The traffic of one run.
+    pub fn traffic(&self) -> ccsim_core::flow::Traffic {
+        ccsim_core::flow::Traffic {
+            flows: self.flows.clone(),
+            conns: self.conns.clone(),
+            messages: self.messages.clone(),
+            source: self.source(),
+        }
+    }
+
+    /// Whether any entry makes messages.
+    pub fn has_messages(&self) -> bool {
+        !self.conns.is_empty()
+    }
+
+    /// Whether any entry is a closed loop (messages made during the run).
+    pub fn has_loops(&self) -> bool {
+        !self.loops.is_empty()
+    }
+
+    /// For cost estimates: the messages as flows (released at their `at`,
+    /// dependencies ignored), and per closed-loop client one flow that keeps
+    /// its link busy from the loop's start to its end (or `stop`).
+    pub fn as_flows(&self, topo: &Topology, stop: Option<Time>) -> Vec<FlowSpec> {
+        let mut out: Vec<FlowSpec> = self
+            .messages
+            .iter()
+            .map(|m| {
+                let c = &self.conns[m.conn as usize];
+                FlowSpec { id: 0, src: c.src, dst: c.dst, size: m.size, start: m.at, prio: c.prio }
+            })
+            .collect();
+        let rate = |h: u32| topo.links.iter().find(|l| l.a == h || l.b == h).map_or(0, |l| l.rate_bps);
+        for p in &self.loops {
+            let l = &p.spec;
+            let end = match (l.end, stop) {
+                (Some(e), Some(s)) => e.min(s),
+                (Some(e), None) => e,
+                (None, Some(s)) => s,
+                (None, None) => continue,
+            };
+            for &c in &l.clients {
+                let secs = end.saturating_sub(l.start) as f64 / 1e12;
+                let size = (rate(c) as f64 / 8.0 * secs) as u64;
+                let dst = l.servers.iter().copied().find(|&s| s != c).unwrap_or(c);
+                out.push(FlowSpec { id: 0, src: c, dst, size: size.max(1), start: l.start, prio: l.prio });
+            }
+        }
+        out
+    }
+}
+
+/// Generates every entry (entry i draws from its own stream
+/// `Rng::derive(seed, i)`) and merges them (see [`Generated`]). Flows come
+/// out exactly as [`generate_all_tagged`] makes them.
+pub fn generate_traffic(
+    specs: &[WorkloadSpec],
+    topo: &Topology,
+    base_dir: &Path,
+    seed: u64,
+) -> Result<Generated, String> {
+    let mut g = Generated::default();
+    let mut flows = Vec::new();
+    for (i, s) in specs.iter().enumerate() {
+        let mut rng = Rng::derive(seed, i as u64);
+        let w = format!("workload[{i}]");
+        let part = s.generate_part(&w, topo, base_dir, &mut rng)?;
+        flows.extend(part.flows.into_iter().map(|f| (f, i as u32)));
+        let conn_base = g.conns.len() as u32;
+        let msg_base = g.messages.len() as u32;
+        if part.messages.len() + g.messages.len() > MAX_FLOWS {
+            return Err(format!("{w}: the workloads make more than {MAX_FLOWS} messages"));
+        }
+        let n_msgs = part.messages.len();
+        for mut m in part.messages {
+            m.conn += conn_base;
+            for d in m.after.iter_mut() {
+                *d += msg_base;
+            }
+            m.tag = i as u32;
+            g.messages.push(m);
+        }
+        if part.meta.is_empty() {
+            g.meta.extend(std::iter::repeat_n(MsgMeta::default(), n_msgs));
+        } else {
+            g.meta.extend(part.meta);
+        }
+        g.conn_workload.extend(std::iter::repeat_n(i as u32, part.conns.len()));
+        if let Some(spec) = part.closed_loop {
+            g.loops.push(LoopPlacement { spec, tag: i as u32, conn_base, conns: part.conns.clone(), msg_base, rng });
+        }
+        g.conns.extend(part.conns);
+    }
+    if flows.len() > MAX_FLOWS {
+        return Err(format!("the workloads generate {} flows; at most {MAX_FLOWS} are supported", flows.len()));
+    }
+    flows.sort_by_key(|(f, _)| f.start);
+    for (i, (f, _)) in flows.iter_mut().enumerate() {
+        f.id = i as u32;
+    }
+    (g.flows, g.flow_workload) = flows.into_iter().unzip();
+    Ok(g)
+}
+
 /// Generates every entry (entry i draws from its own stream
 /// `Rng::derive(seed, i)`, so adding an entry does not change the others),
 /// merges them, sorts stably by start time and renumbers ids 0..n. Errors
@@ -452,6 +876,25 @@ pub fn describe() -> Vec<(&'static str, &'static str)> {
         ),
         ("flows", "flows = list of { src, dst, size, start (default 0), prio (default 0) }"),
         ("hpcc_flows", "path (HPCC ns-3 flow file, relative to the scenario file), rebase (default false: keep file times)"),
+        (
+            "rpc",
+            "messages on persistent connections: cdf, load, duration, start, sample, hosts, host_rate as poisson; \
+             connections (per ordered host pair, default 1), response_size or response_cdf (default none: no \
+             responses), prio (default 0)",
+        ),
+        (
+            "closed_loop",
+            "clients, servers (hosts), outstanding (requests per client, default 1), cdf, sample, response_size or \
+             response_cdf (default none), think (default 0), think_dist (fixed | exponential, default fixed), requests \
+             (per client) and/or duration (at least one), start (default 0), connections (per client-server pair, \
+             default 1), prio (default 0)",
+        ),
+        (
+            "collective",
+            "op (ring_allreduce | allgather | reduce_scatter | alltoall | halving_doubling_allreduce), hosts (ring order, \
+             >= 2), size (bytes per rank), channels (default 1), iterations (default 1), compute (default 0), start \
+             (default 0), prio (default 0)",
+        ),
     ]
 }
 
@@ -830,7 +1273,7 @@ mod tests {
     #[test]
     fn describe_lists_every_kind() {
         let kinds: Vec<&str> = describe().iter().map(|d| d.0).collect();
-        assert_eq!(kinds, ["poisson", "incast", "flows", "hpcc_flows"]);
+        assert_eq!(kinds, ["poisson", "incast", "flows", "hpcc_flows", "rpc", "closed_loop", "collective"]);
         for k in kinds {
             let e = from::<WorkloadSpec>(m(&[("kind", s(k))])).unwrap_err();
             assert!(e.contains("missing field"), "{k}: {e}");

@@ -192,8 +192,17 @@ class Result:
 
     @property
     def flows(self) -> pd.DataFrame:
-        """Per flow: id, src, dst, size, start_us, fct_us, ideal_fct_us, slowdown, retransmits."""
+        """Per flow, then per released message: id, src, dst, size, start_us, fct_us, ideal_fct_us,
+        slowdown, retransmits, workload (the ``[[workload]]`` entry), conn (a message's connection;
+        NaN for a flow). A message's ``start_us`` is its release, its ``fct_us`` runs to the
+        acknowledgement of its last byte."""
         return self._table("flows")
+
+    @property
+    def conns(self) -> pd.DataFrame:
+        """Per connection (workloads ``rpc``, ``closed_loop``, ``collective``): id, src, dst,
+        messages (released), completed, bytes (released), acked, retransmits. Empty without connections."""
+        return self._table("conns")
 
     @property
     def ports(self) -> pd.DataFrame:

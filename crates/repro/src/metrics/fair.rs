@@ -101,10 +101,17 @@ fn statistic(name: &str, of: Of, p: &Params, cx: &Ctx) -> Result<Option<f64>, St
     let hi = p.size("max_size").unwrap_or(u64::MAX);
     let w = p.int("workload").map(|w| w as u32);
     let tags = &cx.scn.flow_workload;
+    if !cx.r.conns.is_empty() {
+        return Err(format!(
+            "{name}: the fluid bound covers flows, not messages on connections (this run has {} connections)",
+            cx.r.conns.len()
+        ));
+    }
     let fair = bound(name, cx.r, cx.scn, fabric)?;
     let (mut bound_v, mut run_v) = (Vec::new(), Vec::new());
     for (f, &t) in cx.r.flows.iter().zip(&fair) {
-        let inside = f.size >= lo && f.size < hi && w.is_none_or(|w| tags.get(f.id as usize) == Some(&w));
+        let inside =
+            f.size >= lo && f.size < hi && w.is_none_or(|w| tags.get(f.id as usize) == Some(&w));
         if !inside || (only_done && f.fct.is_none()) || !t.is_finite() {
             continue;
         }
@@ -170,12 +177,20 @@ struct Model {
 /// The last models built, by a fingerprint of what decides them (a claim
 /// computes several statistics on the same run, and runs of other schemes
 /// at the same seed have the same flows).
-static MODELS: std::sync::Mutex<Vec<(u64, std::sync::Arc<Model>)>> = std::sync::Mutex::new(Vec::new());
+static MODELS: std::sync::Mutex<Vec<(u64, std::sync::Arc<Model>)>> =
+    std::sync::Mutex::new(Vec::new());
 
 fn fingerprint(r: &RunResult, scn: &ccsim_scenario::Scenario, fabric: Fabric) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    (fabric == Fabric::Routes, scn.seed, scn.stop, scn.net.mtu.0, scn.net.header.0).hash(&mut h);
+    (
+        fabric == Fabric::Routes,
+        scn.seed,
+        scn.stop,
+        scn.net.mtu.0,
+        scn.net.header.0,
+    )
+        .hash(&mut h);
     format!("{:?} {:?}", scn.net.routing, scn.net.link_events).hash(&mut h);
     for k in &scn.topo.nodes {
         (*k == NodeKind::Host).hash(&mut h);
@@ -209,7 +224,12 @@ fn model(
     Ok(m)
 }
 
-fn build(name: &str, r: &RunResult, scn: &ccsim_scenario::Scenario, fabric: Fabric) -> Result<Model, String> {
+fn build(
+    name: &str,
+    r: &RunResult,
+    scn: &ccsim_scenario::Scenario,
+    fabric: Fabric,
+) -> Result<Model, String> {
     let topo = &scn.topo;
     let net = &scn.net;
     let mut g = Graph::new(topo, scn.seed, &net.link_events, scn.stop)
@@ -221,31 +241,63 @@ fn build(name: &str, r: &RunResult, scn: &ccsim_scenario::Scenario, fabric: Fabr
     let mut slowest = Vec::with_capacity(r.flows.len());
     for f in &r.flows {
         let what = || format!("metric '{name}': flow {} ({} -> {})", f.id, f.src, f.dst);
-        if f.src >= n || f.dst >= n || !topo.is_host(f.src) || !topo.is_host(f.dst) || f.src == f.dst {
-            return Err(format!("{}: source and destination must be two hosts of the topology", what()));
+        if f.src >= n
+            || f.dst >= n
+            || !topo.is_host(f.src)
+            || !topo.is_host(f.dst)
+            || f.src == f.dst
+        {
+            return Err(format!(
+                "{}: source and destination must be two hosts of the topology",
+                what()
+            ));
         }
         let no_path = || format!("{}: no path in the topology", what());
         // the ideal FCT's path: the first port of every group
-        let first = g.path(f.src, f.dst, None, false).or_else(|| g.path(f.src, f.dst, None, true));
+        let first = g
+            .path(f.src, f.dst, None, false)
+            .or_else(|| g.path(f.src, f.dst, None, true));
         let first = first.ok_or_else(no_path)?;
-        slowest.push(first.iter().map(|&p| g.ports[p as usize].2).min().unwrap_or(1).max(1));
+        slowest.push(
+            first
+                .iter()
+                .map(|&p| g.ports[p as usize].2)
+                .min()
+                .unwrap_or(1)
+                .max(1),
+        );
         let links: Vec<(u32, f64)> = match fabric {
             Fabric::Nonblocking => vec![(g.host_port(f.src), 1.0), (g.port_to_host(f.dst), 1.0)],
-            Fabric::Routes if spray => {
-                g.spray(f.src, f.dst, false).or_else(|| g.spray(f.src, f.dst, true)).ok_or_else(no_path)?
-            }
+            Fabric::Routes if spray => g
+                .spray(f.src, f.dst, false)
+                .or_else(|| g.spray(f.src, f.dst, true))
+                .ok_or_else(no_path)?,
             Fabric::Routes => {
                 let h = mix64(scn.seed ^ mix64(f.id as u64 + 0x9E37));
-                let p = g.path(f.src, f.dst, Some(h), false).or_else(|| g.path(f.src, f.dst, Some(h), true));
-                p.ok_or_else(no_path)?.into_iter().map(|p| (p, 1.0)).collect()
+                let p = g
+                    .path(f.src, f.dst, Some(h), false)
+                    .or_else(|| g.path(f.src, f.dst, Some(h), true));
+                p.ok_or_else(no_path)?
+                    .into_iter()
+                    .map(|p| (p, 1.0))
+                    .collect()
             }
         };
         let wire = f.size + f.size.div_ceil(mtu) * net.header.0;
-        flows.push(FluidFlow { start: f.start as f64, bits: wire as f64 * 8.0, links });
+        flows.push(FluidFlow {
+            start: f.start as f64,
+            bits: wire as f64 * 8.0,
+            links,
+        });
     }
     let cap: Vec<f64> = g.ports.iter().map(|p| p.2 as f64).collect();
     let done = fluid(&cap, &flows);
-    Ok(Model { flows, slowest, done, ports: g.ports.iter().map(|p| (p.0, p.1)).collect() })
+    Ok(Model {
+        flows,
+        slowest,
+        done,
+        ports: g.ports.iter().map(|p| (p.0, p.1)).collect(),
+    })
 }
 
 /// Checks the rebuilt paths against the run's per-port data counters (when
@@ -253,8 +305,11 @@ fn build(name: &str, r: &RunResult, scn: &ccsim_scenario::Scenario, fabric: Fabr
 /// flow's path, and once every flow finished each port carried at least
 /// its flows' payload (exactly, without retransmissions).
 fn check_paths(name: &str, r: &RunResult, m: &Model) -> Result<(), String> {
-    let same =
-        r.ports.len() == m.ports.len() && r.ports.iter().zip(&m.ports).all(|(a, b)| (a.port.node, a.port.peer) == *b);
+    let same = r.ports.len() == m.ports.len()
+        && r.ports
+            .iter()
+            .zip(&m.ports)
+            .all(|(a, b)| (a.port.node, a.port.peer) == *b);
     if !same {
         return Ok(());
     }
@@ -311,7 +366,10 @@ impl<'a> Graph<'a> {
         for (li, l) in topo.links.iter().enumerate() {
             let (a, b) = (l.a as usize, l.b as usize);
             if a >= n || b >= n {
-                return Err(format!("link {li} names node {} or {}, beyond the {n} nodes", l.a, l.b));
+                return Err(format!(
+                    "link {li} names node {} or {}, beyond the {n} nodes",
+                    l.a, l.b
+                ));
             }
             adj[a].push((0, li, l.b));
             adj[b].push((0, li, l.a));
@@ -332,9 +390,25 @@ impl<'a> Graph<'a> {
             }
         }
         let mut rng = Rng::derive(seed, 0xCC51);
-        let salt =
-            topo.nodes.iter().map(|k| if *k == NodeKind::Switch { rng.next_u64() } else { 0 }).collect::<Vec<_>>();
-        Ok(Graph { topo, adj, ports, up, salt, dist: HashMap::new() })
+        let salt = topo
+            .nodes
+            .iter()
+            .map(|k| {
+                if *k == NodeKind::Switch {
+                    rng.next_u64()
+                } else {
+                    0
+                }
+            })
+            .collect::<Vec<_>>();
+        Ok(Graph {
+            topo,
+            adj,
+            ports,
+            up,
+            salt,
+            dist: HashMap::new(),
+        })
     }
 
     fn is_switch(&self, x: u32) -> bool {
@@ -348,8 +422,13 @@ impl<'a> Graph<'a> {
 
     /// The port of a host's switch towards the host.
     fn port_to_host(&self, h: u32) -> u32 {
-        let Some(&(_, li, sw)) = self.adj[h as usize].first() else { return 0 };
-        self.adj[sw as usize].iter().find(|e| e.1 == li).map_or(0, |e| e.0)
+        let Some(&(_, li, sw)) = self.adj[h as usize].first() else {
+            return 0;
+        };
+        self.adj[sw as usize]
+            .iter()
+            .find(|e| e.1 == li)
+            .map_or(0, |e| e.0)
     }
 
     /// The switch host `h` hangs off, over the links up at time 0 (or all).
@@ -381,7 +460,9 @@ impl<'a> Graph<'a> {
     /// The ECMP group of switch `s` towards host `dst`: its ports on a
     /// shortest path, in port order (empty: unreachable).
     fn group(&mut self, s: u32, dst: u32, all: bool) -> Vec<u32> {
-        let Some(edge) = self.edge_of(dst, all) else { return Vec::new() };
+        let Some(edge) = self.edge_of(dst, all) else {
+            return Vec::new();
+        };
         if s == edge {
             return vec![self.port_to_host(dst)];
         }
@@ -423,7 +504,9 @@ impl<'a> Graph<'a> {
             p = match (g.len(), hash) {
                 (0, _) => return None,
                 (1, _) | (_, None) => g[0],
-                (n, Some(h)) => g[((mix64(h ^ self.salt[s as usize]) as u128 * n as u128) >> 64) as usize],
+                (n, Some(h)) => {
+                    g[((mix64(h ^ self.salt[s as usize]) as u128 * n as u128) >> 64) as usize]
+                }
             };
         }
         None
@@ -493,11 +576,18 @@ struct LinkHeap {
 
 impl LinkHeap {
     fn new(n: usize) -> LinkHeap {
-        LinkHeap { items: Vec::new(), pos: vec![u32::MAX; n], key: vec![0.0; n] }
+        LinkHeap {
+            items: Vec::new(),
+            pos: vec![u32::MAX; n],
+            key: vec![0.0; n],
+        }
     }
 
     fn less(&self, a: u32, b: u32) -> bool {
-        self.key[a as usize].total_cmp(&self.key[b as usize]).then(a.cmp(&b)).is_lt()
+        self.key[a as usize]
+            .total_cmp(&self.key[b as usize])
+            .then(a.cmp(&b))
+            .is_lt()
     }
 
     fn swap(&mut self, i: usize, j: usize) {
@@ -719,7 +809,11 @@ pub(crate) fn fluid(cap: &[f64], flows: &[FluidFlow]) -> Vec<f64> {
             }
         }
         let arrival = order.get(next).map_or(f64::INFINITY, |&f| flows[f].start);
-        let t = if active.is_empty() { arrival } else { arrival.min(now + soonest) };
+        let t = if active.is_empty() {
+            arrival
+        } else {
+            arrival.min(now + soonest)
+        };
         if !t.is_finite() {
             break;
         }
@@ -776,7 +870,10 @@ mod tests {
 
     fn run(scn: &Scenario, scheme: &str) -> RunResult {
         let r = scn.simulate(scheme, None).unwrap();
-        assert!(r.flows.iter().all(|f| f.fct.is_some()), "every flow finishes");
+        assert!(
+            r.flows.iter().all(|f| f.fct.is_some()),
+            "every flow finishes"
+        );
         r
     }
 
@@ -786,7 +883,8 @@ mod tests {
     }
 
     fn value(name: &str, params: &str, r: &RunResult, scn: &Scenario) -> Option<f64> {
-        compute(name, &table(params), &Ctx { r, scn }).unwrap_or_else(|e| panic!("{name} {params}: {e}"))
+        compute(name, &table(params), &Ctx { r, scn })
+            .unwrap_or_else(|e| panic!("{name} {params}: {e}"))
     }
 
     fn close(a: f64, b: f64) -> bool {
@@ -799,7 +897,10 @@ mod tests {
     /// Per-flow fair FCT minus ideal FCT, in units of T.
     fn extra(r: &RunResult, scn: &Scenario, fabric: Fabric) -> Vec<f64> {
         let fair = bound("fair_fct", r, scn, fabric).unwrap();
-        fair.iter().zip(&r.flows).map(|(x, f)| (x - f.ideal_fct as f64) / T).collect()
+        fair.iter()
+            .zip(&r.flows)
+            .map(|(x, f)| (x - f.ideal_fct as f64) / T)
+            .collect()
     }
 
     #[test]
@@ -809,7 +910,10 @@ mod tests {
         let ideal = r.flows[0].ideal_fct as f64 / 1e6;
         assert!(close(value("fair_fct", "", &r, &scn).unwrap(), ideal));
         assert_eq!(value("fair_slowdown", "", &r, &scn), Some(1.0));
-        assert_eq!(value("fair_slowdown", "fabric = \"nonblocking\"", &r, &scn), Some(1.0));
+        assert_eq!(
+            value("fair_slowdown", "fabric = \"nonblocking\"", &r, &scn),
+            Some(1.0)
+        );
     }
 
     #[test]
@@ -821,8 +925,14 @@ mod tests {
             assert!(close(x, 1.0), "{x}");
         }
         let ideal = r.flows[0].ideal_fct as f64;
-        assert!(close(value("fair_fct", "stat = \"max\"", &r, &scn).unwrap(), (ideal + T) / 1e6));
-        assert!(close(value("fair_slowdown", "", &r, &scn).unwrap(), (ideal + T) / ideal));
+        assert!(close(
+            value("fair_fct", "stat = \"max\"", &r, &scn).unwrap(),
+            (ideal + T) / 1e6
+        ));
+        assert!(close(
+            value("fair_slowdown", "", &r, &scn).unwrap(),
+            (ideal + T) / ideal
+        ));
     }
 
     #[test]
@@ -837,7 +947,11 @@ mod tests {
         let x = extra(&r, &scn, Fabric::Routes);
         // transfer 3T for flows 0-2 (rate C/3 throughout), 1.5T for flow 3
         for (i, want) in [2.0, 2.0, 2.0, 0.5].into_iter().enumerate() {
-            assert!(close(x[i], want), "flow {i}: {} T more than ideal, want {want}", x[i]);
+            assert!(
+                close(x[i], want),
+                "flow {i}: {} T more than ideal, want {want}",
+                x[i]
+            );
         }
     }
 
@@ -867,9 +981,13 @@ mod tests {
         let scn = thin("ecmp");
         let r = run(&scn, "dcqcn");
         // both cross the one leaf-spine link: 50G each
-        assert!(extra(&r, &scn, Fabric::Routes).iter().all(|&x| close(x, 1.0)));
+        assert!(extra(&r, &scn, Fabric::Routes)
+            .iter()
+            .all(|&x| close(x, 1.0)));
         // host links only: each alone on its own
-        assert!(extra(&r, &scn, Fabric::Nonblocking).iter().all(|&x| close(x, 0.0)));
+        assert!(extra(&r, &scn, Fabric::Nonblocking)
+            .iter()
+            .all(|&x| close(x, 0.0)));
         let nb = value("fair_slowdown", "fabric = \"nonblocking\"", &r, &scn).unwrap();
         assert_eq!(nb, 1.0);
     }
@@ -900,14 +1018,32 @@ mod tests {
                     want[p as usize] += f.size;
                 }
             }
-            assert!(fabric_hops > 4 * r.flows.len(), "the flows cross the fabric");
+            assert!(
+                fabric_hops > 4 * r.flows.len(),
+                "the flows cross the fabric"
+            );
             let got: Vec<u64> = r.ports.iter().map(|p| p.tx_data_bytes).collect();
-            assert!(r.flows.iter().all(|f| f.retransmits == 0), "lossless: nothing resent");
+            assert!(
+                r.flows.iter().all(|f| f.retransmits == 0),
+                "lossless: nothing resent"
+            );
             assert_eq!(got, want, "{routing} seed {seed}");
             assert!(bound("fair_fct", &r, &scn, Fabric::Routes).is_ok());
             // another seed's hashes and salts: the check catches the difference
-            let other = load(&scn.text.replace(&format!("seed = {seed}\n"), &format!("seed = {}\n", seed + 1)));
-            let e = bound("fair_fct", &r, &Scenario { flows: scn.flows.clone(), ..other }, Fabric::Routes).unwrap_err();
+            let other = load(&scn.text.replace(
+                &format!("seed = {seed}\n"),
+                &format!("seed = {}\n", seed + 1),
+            ));
+            let e = bound(
+                "fair_fct",
+                &r,
+                &Scenario {
+                    flows: scn.flows.clone(),
+                    ..other
+                },
+                Fabric::Routes,
+            )
+            .unwrap_err();
             assert!(e.contains("fair_fct") && e.contains("disagree"), "{e}");
         }
     }
@@ -921,7 +1057,10 @@ mod tests {
         assert_eq!(w.len(), 14);
         assert!(close(w.iter().map(|x| x.1).sum::<f64>(), 6.0));
         let shares: Vec<f64> = w.iter().map(|x| x.1).collect();
-        assert!(shares.iter().all(|&s| [1.0, 0.5, 0.25].contains(&s)), "{shares:?}");
+        assert!(
+            shares.iter().all(|&s| [1.0, 0.5, 0.25].contains(&s)),
+            "{shares:?}"
+        );
         let r = run(&scn, "dcqcn");
         let v = value("fair_slowdown", "stat = \"max\"", &r, &scn).unwrap();
         assert!(v >= 1.0);
@@ -941,16 +1080,29 @@ mod tests {
                 let v = value(name, &format!("{s}, vs_run = true"), &r, &scn).unwrap();
                 assert!(close(v, (b - m) / m), "{v}");
             }
-            assert_eq!(unit_of(name, &table("vs_run = true")), crate::metrics::Unit::Ratio);
+            assert_eq!(
+                unit_of(name, &table("vs_run = true")),
+                crate::metrics::Unit::Ratio
+            );
         }
         // no flow faster than alone on its path
         let fair = bound("fair_fct", &r, &scn, Fabric::Routes).unwrap();
-        assert!(fair.iter().zip(&r.flows).all(|(&x, f)| x >= f.ideal_fct as f64 * (1.0 - 1e-12)));
+        assert!(fair
+            .iter()
+            .zip(&r.flows)
+            .all(|(&x, f)| x >= f.ideal_fct as f64 * (1.0 - 1e-12)));
         let small = value("fair_fct", "max_size = \"10KB\"", &r, &scn).unwrap();
         let all = value("fair_fct", "", &r, &scn).unwrap();
         assert!(small < all);
-        assert_eq!(value("fair_fct", "min_size = \"1GB\"", &r, &scn), None, "no flow in range");
-        assert_eq!(bound("fair_fct", &r, &scn, Fabric::Routes), bound("fair_fct", &r, &scn, Fabric::Routes));
+        assert_eq!(
+            value("fair_fct", "min_size = \"1GB\"", &r, &scn),
+            None,
+            "no flow in range"
+        );
+        assert_eq!(
+            bound("fair_fct", &r, &scn, Fabric::Routes),
+            bound("fair_fct", &r, &scn, Fabric::Routes)
+        );
     }
 
     #[test]
@@ -963,10 +1115,22 @@ mod tests {
         let e = needs("fair_slowdown", &p, &scn).unwrap_err();
         assert!(e.contains("fair_slowdown") && e.contains("fabric"), "{e}");
         // a result whose flows do not fit the topology: an error, no panic
-        let odd = RunResult { flows: vec![FlowResult { src: 4, dst: 9, ..r.flows[0].clone() }], ..r.clone() };
+        let odd = RunResult {
+            flows: vec![FlowResult {
+                src: 4,
+                dst: 9,
+                ..r.flows[0].clone()
+            }],
+            ..r.clone()
+        };
         let e = compute("fair_fct", &table(""), &Ctx { r: &odd, scn: &scn }).unwrap_err();
         assert!(e.contains("fair_fct") && e.contains("flow 0"), "{e}");
-        let e = compute("fair_fct", &table("origin = \"1us\", vs_run = true"), &Ctx { r: &r, scn: &scn }).unwrap_err();
+        let e = compute(
+            "fair_fct",
+            &table("origin = \"1us\", vs_run = true"),
+            &Ctx { r: &r, scn: &scn },
+        )
+        .unwrap_err();
         assert!(e.contains("not a time"), "{e}");
     }
 
@@ -974,14 +1138,29 @@ mod tests {
     fn the_fluid_model_on_its_own() {
         // one 100G link; flows of 1 Mbit from 0, 0 and 5 us
         let cap = [100e9];
-        let f = |start: f64| FluidFlow { start: start * 1e6, bits: 1e6, links: vec![(0, 1.0)] };
+        let f = |start: f64| FluidFlow {
+            start: start * 1e6,
+            bits: 1e6,
+            links: vec![(0, 1.0)],
+        };
         let done = fluid(&cap, &[f(0.0), f(0.0), f(30.0)]);
         // 10 us alone; the two share until 20 us; the third is alone from 30 us
-        assert!(close(done[0], 20e6) && close(done[1], 20e6) && close(done[2], 40e6), "{done:?}");
+        assert!(
+            close(done[0], 20e6) && close(done[1], 20e6) && close(done[2], 40e6),
+            "{done:?}"
+        );
         // a split flow loads each half-link with half its rate
         let cap = [100e9, 100e9, 100e9];
-        let split = FluidFlow { start: 0.0, bits: 1e6, links: vec![(0, 1.0), (1, 0.5), (2, 0.5)] };
-        let other = FluidFlow { start: 0.0, bits: 1e6, links: vec![(1, 1.0)] };
+        let split = FluidFlow {
+            start: 0.0,
+            bits: 1e6,
+            links: vec![(0, 1.0), (1, 0.5), (2, 0.5)],
+        };
+        let other = FluidFlow {
+            start: 0.0,
+            bits: 1e6,
+            links: vec![(1, 1.0)],
+        };
         let done = fluid(&cap, &[split, other]);
         // link 1: r/2 + s = C and link 0: r <= C; max-min: r = s = 2C/3, until the
         // first ends at 15 us; the other then alone
@@ -994,7 +1173,9 @@ mod tests {
     #[test]
     #[ignore]
     fn fair_bound_on_a_scenario() {
-        let Ok(file) = std::env::var("FAIR_SCENARIO") else { return };
+        let Ok(file) = std::env::var("FAIR_SCENARIO") else {
+            return;
+        };
         let scn = ccsim_scenario::load(Path::new(&file), &Default::default()).unwrap();
         let schemes = std::env::var("FAIR_SCHEMES").unwrap_or_else(|_| scn.schemes.join(","));
         for scheme in schemes.split(',') {
@@ -1014,14 +1195,19 @@ mod tests {
                 r.flows.iter().filter(|f| f.fct.is_some()).count()
             );
             for fabric in ["routes", "nonblocking"] {
-                for (name, own, stat) in
-                    [("fair_fct", "fct", "avg"), ("fair_fct", "fct", "p99"), ("fair_slowdown", "slowdown", "avg")]
-                {
+                for (name, own, stat) in [
+                    ("fair_fct", "fct", "avg"),
+                    ("fair_fct", "fct", "p99"),
+                    ("fair_slowdown", "slowdown", "avg"),
+                ] {
                     let s = format!("stat = \"{stat}\", fabric = \"{fabric}\"");
                     let b = value(name, &s, &r, &scn).unwrap();
                     let m = value(own, &format!("stat = \"{stat}\""), &r, &scn).unwrap();
                     let v = value(name, &format!("{s}, vs_run = true"), &r, &scn).unwrap();
-                    line += &format!(" [{fabric}] {name} {stat} {b:.2} vs {own} {m:.2} ({:+.1}%);", v * 100.0);
+                    line += &format!(
+                        " [{fabric}] {name} {stat} {b:.2} vs {own} {m:.2} ({:+.1}%);",
+                        v * 100.0
+                    );
                 }
             }
             let warm = t.elapsed().as_secs_f64() / 18.0;

@@ -9,10 +9,7 @@ fn selected<'a>(p: &Params, cx: &'a Ctx) -> impl Iterator<Item = &'a FlowResult>
     let lo = p.size("min_size").unwrap_or(0);
     let hi = p.size("max_size").unwrap_or(u64::MAX);
     let w = p.int("workload").map(|w| w as u32);
-    let tags = &cx.scn.flow_workload;
-    cx.r.flows
-        .iter()
-        .filter(move |f| f.size >= lo && f.size < hi && w.is_none_or(|w| tags.get(f.id as usize) == Some(&w)))
+    cx.r.flows.iter().filter(move |f| f.size >= lo && f.size < hi && w.is_none_or(|w| cx.scn.workload_of(f) == Some(w)))
 }
 
 fn stat_of(p: &Params, v: &[f64]) -> Option<f64> {
@@ -107,7 +104,7 @@ pub fn completion(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
 pub fn offered_load(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
     let w = p.int("workload").map(|w| w as u32);
     let flows: Vec<&FlowResult> =
-        cx.r.flows.iter().filter(|f| w.is_none_or(|w| cx.scn.flow_workload.get(f.id as usize) == Some(&w))).collect();
+        cx.r.flows.iter().filter(|f| w.is_none_or(|w| cx.scn.workload_of(f) == Some(w))).collect();
     let first = flows.iter().map(|f| f.start).min().unwrap_or(0);
     let last = flows.iter().map(|f| f.start).max().unwrap_or(0);
     let from = p.time("from").unwrap_or(first);
@@ -129,12 +126,7 @@ pub fn flow_size(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
     let keep = |f: &&FlowResult| !only_done || f.fct.is_some();
     if p.text("stat") == Some("share") {
         let w = p.int("workload").map(|w| w as u32);
-        let all =
-            cx.r.flows
-                .iter()
-                .filter(|f| w.is_none_or(|w| cx.scn.flow_workload.get(f.id as usize) == Some(&w)))
-                .filter(keep)
-                .count();
+        let all = cx.r.flows.iter().filter(|f| w.is_none_or(|w| cx.scn.workload_of(f) == Some(w))).filter(keep).count();
         let inside = selected(p, cx).filter(keep).count();
         return Ok((all > 0).then(|| inside as f64 / all as f64));
     }

@@ -14,6 +14,7 @@
 
 mod fair;
 mod flows;
+mod jobs;
 mod params;
 mod ports;
 mod special;
@@ -121,6 +122,20 @@ pub const SPECS: &[Spec] = &[
         [("flows", Flows), SIZES[3]],
         "when the last of the flows completed (from time 0)",
         flows::completion
+    ),
+    spec!(
+        "job_time",
+        Us,
+        [("workload", Int)],
+        "completion time of a workload entry (a job): first release or start to last completion of its flows and messages; none while any is unfinished",
+        jobs::job_time
+    ),
+    spec!(
+        "iteration_time",
+        Us,
+        [("workload", Int), ("stat", Stat)],
+        "per iteration of a job's messages (collectives): first release to last completion, statistic over the completed iterations (default mean)",
+        jobs::iteration_time
     ),
     spec!(
         "offered_load",
