@@ -138,7 +138,7 @@ pub fn run(a: &RunArgs) -> Result<(), Fail> {
     }
     let dir = pending.commit().map_err(fail)?;
     outln!("scenario {} ({}), scheme {name}, seed {}", scn.name, scn.label, scn.seed);
-    out!("{}", table::results_table(&[(name.clone(), &r)]).render());
+    out!("{}", table::results_table(&[(name.clone(), &r)], Some(&scn)).render());
     for n in [unfinished_note(&name, &r), check_note(&name, &r)].into_iter().flatten() {
         outln!("{n}");
     }
@@ -305,7 +305,7 @@ pub fn compare(a: &CompareArgs) -> Result<(), Fail> {
     }
     let dir = pending.commit().map_err(fail)?;
     outln!("scenario {} ({}), seed {}", scn.name, scn.label, scn.seed);
-    out!("{}", table::results_table(&ok).render());
+    out!("{}", table::results_table(&ok, Some(&scn)).render());
     for (name, r) in &ok {
         for n in [unfinished_note(name, r), check_note(name, r)].into_iter().flatten() {
             outln!("{n}");

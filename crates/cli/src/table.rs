@@ -136,7 +136,7 @@ fn stats4(s: &Stats) -> String {
 }
 
 /// The result table: one row per metric, one column per run.
-pub fn results_table(runs: &[(String, &RunResult)]) -> Table {
+pub fn results_table(runs: &[(String, &RunResult)], scn: Option<&ccsim_scenario::Scenario>) -> Table {
     let mut header = vec!["".to_string()];
     header.extend(runs.iter().map(|(n, _)| n.clone()));
     let mut t = Table { header, rows: Vec::new() };
@@ -154,6 +154,29 @@ pub fn results_table(runs: &[(String, &RunResult)]) -> Table {
         add("  messages not released", &|i| thousands(runs[i].1.messages_waiting));
     } else {
         add("flows", &|i| thousands(sums[i].flows as u64));
+    }
+    // jobs (workload entries made of messages): completion time, iterations
+    if let Some(scn) = scn {
+        let jobs: Vec<Vec<ccsim_repro::metrics::jobs::Job>> =
+            runs.iter().map(|(_, r)| ccsim_repro::metrics::jobs::jobs(scn, r)).collect();
+        let time = |x: Option<f64>| x.map_or_else(|| "unfinished".to_string(), |us| fmt_time((us * 1e6) as u64));
+        for (k, j) in jobs.first().cloned().unwrap_or_default().iter().enumerate() {
+            add(&format!("job time, workload[{}]", j.workload), &|i| {
+                jobs[i].get(k).map_or_else(|| "-".into(), |j| time(j.time_us))
+            });
+            if j.iterations_us.len() > 1 {
+                add(&format!("  iteration mean / max, workload[{}]", j.workload), &|i| {
+                    let v: Vec<f64> = jobs[i].get(k).map_or(vec![], |j| j.iterations_us.iter().flatten().copied().collect());
+                    if v.is_empty() {
+                        "-".into()
+                    } else {
+                        let mean = v.iter().sum::<f64>() / v.len() as f64;
+                        let max = v.iter().cloned().fold(f64::MIN, f64::max);
+                        format!("{} / {}", time(Some(mean)), time(Some(max)))
+                    }
+                });
+            }
+        }
     }
     add("finished", &|i| {
         let s = &sums[i];
@@ -230,12 +253,12 @@ mod tests {
     #[test]
     fn traced_runs_get_queue_and_fairness_rows() {
         let r = ccsim_repro::testing::sample_result(2.0);
-        let t = results_table(&[("x".to_string(), &r)]);
+        let t = results_table(&[("x".to_string(), &r)], None);
         let row = |name: &str| t.rows.iter().find(|row| row[0] == name).map(|row| row[1].clone());
         assert!(row("traced queue mean / p99").is_some());
         assert!(row("Jain, traced flows (mean/min)").is_some());
         let plain = RunResult::default();
-        let t = results_table(&[("y".to_string(), &plain)]);
+        let t = results_table(&[("y".to_string(), &plain)], None);
         assert!(!t.rows.iter().any(|row| row[0].starts_with("Jain")));
     }
 
@@ -305,7 +328,7 @@ mod tests {
     fn results_table_one_column_per_scheme() {
         let a = result(&[1.0, 2.0, 3.0, f64::NAN], &[1_000, 200_000, 5_000_000, 10]);
         let b = result(&[1.5, 1.5, 1.5, 1.5], &[1_000, 200_000, 5_000_000, 10]);
-        let t = results_table(&[("dcqcn".into(), &a), ("hpcc".into(), &b)]);
+        let t = results_table(&[("dcqcn".into(), &a), ("hpcc".into(), &b)], None);
         assert_eq!(t.header, vec!["", "dcqcn", "hpcc"]);
         let get = |name: &str| t.rows.iter().find(|r| r[0] == name).unwrap_or_else(|| panic!("no row {name}")).clone();
         assert_eq!(get("flows"), vec!["flows", "4", "4"]);

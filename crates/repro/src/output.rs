@@ -169,6 +169,30 @@ fn write_json(dir: &Path, name: &str, v: &Value) -> io::Result<()> {
 
 /// Everything in the summary, the engine statistics, the scenario and the
 /// resolved network: the same bytes for the same scenario and seed.
+/// The `jobs` section of `summary.json`: per workload entry that makes
+/// messages, its messages, completion time and iterations (absent for a
+/// flow-only scenario).
+fn jobs_json(scn: &Scenario, r: &RunResult) -> Value {
+    let jobs = crate::metrics::jobs::jobs(scn, r);
+    if jobs.is_empty() {
+        return Value::Null;
+    }
+    Value::Array(
+        jobs.iter()
+            .map(|j| {
+                json!({
+                    "workload": j.workload,
+                    "messages": j.messages,
+                    "finished": j.finished,
+                    "start_us": jnum(j.start_us),
+                    "job_time_us": j.time_us.map(jnum),
+                    "iteration_us": j.iterations_us.iter().map(|x| x.map(jnum)).collect::<Vec<_>>(),
+                })
+            })
+            .collect(),
+    )
+}
+
 pub fn summary_json(scn: &Scenario, scheme: &str, r: &RunResult) -> Value {
     let s: Summary = r.summary();
     let by_size: Vec<Value> = s
@@ -190,7 +214,7 @@ pub fn summary_json(scn: &Scenario, scheme: &str, r: &RunResult) -> Value {
         })
         .collect();
     let e = &r.engine;
-    json!({
+    let mut v = json!({
         "scenario": scn.name,
         "file": scn.label,
         "description": scn.description,
@@ -245,7 +269,12 @@ pub fn summary_json(scn: &Scenario, scheme: &str, r: &RunResult) -> Value {
             "data_bytes_in_flight": e.data_bytes_in_flight,
         },
         "network": serde_json::to_value(&scn.net).unwrap_or(Value::Null),
-    })
+    });
+    let jobs = jobs_json(scn, r);
+    if !jobs.is_null() {
+        v["jobs"] = jobs;
+    }
+    v
 }
 
 /// Writes every file of one scheme's run into `dir` (which must exist). The

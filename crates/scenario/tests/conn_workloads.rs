@@ -156,3 +156,24 @@ fn bad_connection_workloads_name_the_field() {
     .unwrap();
     assert!(e.contains("thinks"), "{e}");
 }
+
+#[test]
+fn the_ai_scenarios_run_under_every_scheme_deterministically() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    for (file, sets) in [
+        ("ai-allreduce-16.toml", vec![("workload[0].size", "512KB"), ("workload[0].iterations", "1")]),
+        ("ai-moe-alltoall.toml", vec![("workload[0].size", "256KB"), ("workload[1].size", "256KB"), ("workload[1].iterations", "1")]),
+    ] {
+        let value = |v: &str| v.parse::<i64>().map_or_else(|_| toml::Value::String(v.to_string()), toml::Value::Integer);
+        let ov = Overrides { sets: sets.iter().map(|(k, v)| (k.to_string(), value(v))).collect(), ..Default::default() };
+        let s = ccsim_scenario::load(&repo.join(file), &ov).unwrap_or_else(|e| panic!("{e}"));
+        for scheme in ccsim_scenario::registry::scheme_names() {
+            let a = s.simulate(&scheme, None).unwrap_or_else(|e| panic!("{file} {scheme}: {e}"));
+            assert_eq!(a.status, ccsim_core::results::RunStatus::Completed, "{file} {scheme}");
+            assert!(a.flows.iter().all(|m| m.fct.is_some()), "{file} {scheme}: every message finishes");
+            let b = s.simulate(&scheme, None).unwrap();
+            assert_eq!(a.flows, b.flows, "{file} {scheme}: deterministic");
+            assert_eq!(a.engine.events, b.engine.events);
+        }
+    }
+}

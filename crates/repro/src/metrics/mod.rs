@@ -14,7 +14,7 @@
 
 mod fair;
 mod flows;
-mod jobs;
+pub mod jobs;
 mod params;
 mod ports;
 mod special;
