@@ -166,7 +166,8 @@ pub fn results_table(runs: &[(String, &RunResult)], scn: Option<&ccsim_scenario:
             });
             if j.iterations_us.len() > 1 {
                 add(&format!("  iteration mean / max, workload[{}]", j.workload), &|i| {
-                    let v: Vec<f64> = jobs[i].get(k).map_or(vec![], |j| j.iterations_us.iter().flatten().copied().collect());
+                    let v: Vec<f64> =
+                        jobs[i].get(k).map_or(vec![], |j| j.iterations_us.iter().flatten().copied().collect());
                     if v.is_empty() {
                         "-".into()
                     } else {

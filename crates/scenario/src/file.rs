@@ -817,7 +817,11 @@ impl Scenario {
         let mut s = format!("{} flows", self.flows.len());
         let g = &self.messages;
         if g.has_messages() {
-            s.push_str(&format!(", {} messages on {} connections", g.messages.len(), g.conns.len()));
+            s.push_str(&format!(", {} messages on {} connections", g.network_messages(), g.conns.len()));
+            let tasks = g.messages.len() - g.network_messages();
+            if tasks > 0 {
+                s.push_str(&format!(", {tasks} compute tasks"));
+            }
             if g.has_loops() {
                 s.push_str(" (closed loops make more as they run)");
             }
@@ -881,12 +885,18 @@ impl Scenario {
         ));
         if self.messages.has_messages() {
             let g = &self.messages;
-            let bytes: u64 = g.messages.iter().map(|m| m.size).sum();
+            let bytes: u64 = g.messages.iter().filter(|m| m.compute_on.is_none()).map(|m| m.size).sum();
+            let tasks = g.messages.len() - g.network_messages();
             s.push_str(&format!(
-                "Messages on persistent connections: {} on {}, {} in total{}. ",
-                plural(g.messages.len(), "message", "messages"),
+                "Messages on persistent connections: {} on {}, {} in total{}{}. ",
+                plural(g.network_messages(), "message", "messages"),
                 plural(g.conns.len(), "connection", "connections"),
                 human_bytes(bytes as f64),
+                if tasks > 0 {
+                    format!(", and {} (no network)", plural(tasks, "compute task", "compute tasks"))
+                } else {
+                    String::new()
+                },
                 if g.has_loops() { ", and closed loops that make more as they run" } else { "" }
             ));
         }

@@ -8,8 +8,10 @@
 //! fixes every generated flow list.
 
 pub mod cdf;
+pub mod chakra;
 pub mod collective;
 pub mod conns;
+pub mod dag;
 pub mod file;
 pub mod hpcc;
 pub mod set;

@@ -233,6 +233,50 @@ pub enum WorkloadSpec {
         #[serde(default)]
         prio: u8,
     },
+    /// ccsim's own DAG trace (see [`crate::dag`], docs/TRACES.md): per-rank
+    /// send, recv and compute nodes with dependencies, in a JSON file; the
+    /// k-th send a -> b and the k-th recv on b from a make one message on a
+    /// persistent connection a -> b, a compute node a compute task.
+    Dag {
+        /// The JSON file, relative to the scenario file. Required.
+        path: PathBuf,
+        /// Rank -> host: one distinct host per rank of the trace. Required.
+        hosts: Vec<u32>,
+        /// Times the trace runs (each rank's roots wait for its sinks of the previous one). Default 1.
+        #[serde(default = "one")]
+        iterations: u32,
+        /// Release time of the first iteration. Default 0.
+        #[serde(default)]
+        start: Dur,
+        /// Connections per ordered rank pair (a message takes one at random). Default 1.
+        #[serde(default = "one")]
+        connections: u32,
+        /// Data priority class (0 = highest). Default 0.
+        #[serde(default)]
+        prio: u8,
+    },
+    /// An MLCommons Chakra execution trace (see [`crate::chakra`]): one
+    /// protobuf file per rank, lowered as a `dag` trace (compute, send/recv,
+    /// collectives over all ranks).
+    Chakra {
+        /// A folder of `<prefix>.<rank>.et` files, or a list of files (rank by
+        /// rank), relative to the scenario file. Required.
+        path: crate::chakra::TracePath,
+        /// Rank -> host: one distinct host per rank. Required.
+        hosts: Vec<u32>,
+        /// Default 1.
+        #[serde(default = "one")]
+        iterations: u32,
+        /// Default 0.
+        #[serde(default)]
+        start: Dur,
+        /// Default 1.
+        #[serde(default = "one")]
+        connections: u32,
+        /// Default 0.
+        #[serde(default)]
+        prio: u8,
+    },
     /// An HPCC ns-3 flow file (see [`hpcc::read_flows`]).
     HpccFlows {
         /// Path to the file, relative to the scenario file. Required.
@@ -377,6 +421,8 @@ impl WorkloadSpec {
             WorkloadSpec::Rpc { .. } => "rpc",
             WorkloadSpec::ClosedLoop { .. } => "closed_loop",
             WorkloadSpec::Collective { .. } => "collective",
+            WorkloadSpec::Dag { .. } => "dag",
+            WorkloadSpec::Chakra { .. } => "chakra",
             WorkloadSpec::HpccFlows { .. } => "hpcc_flows",
         }
     }
@@ -398,7 +444,11 @@ impl WorkloadSpec {
             WorkloadSpec::Poisson { cdf, load, duration, start, sample, hosts, host_rate } => {
                 poisson_flows(w, topo, base_dir, rng, cdf, *load, *duration, *start, *sample, hosts, host_rate)?
             }
-            WorkloadSpec::Rpc { .. } | WorkloadSpec::ClosedLoop { .. } | WorkloadSpec::Collective { .. } => {
+            WorkloadSpec::Rpc { .. }
+            | WorkloadSpec::ClosedLoop { .. }
+            | WorkloadSpec::Collective { .. }
+            | WorkloadSpec::Dag { .. }
+            | WorkloadSpec::Chakra { .. } => {
                 return Err(format!("{w}: kind = \"{}\" makes messages on connections, not flows", self.kind()))
             }
             WorkloadSpec::Incast {
@@ -660,6 +710,30 @@ impl WorkloadSpec {
                 };
                 crate::collective::generate(w, &c)
             }
+            WorkloadSpec::Dag { path, hosts, iterations, start, connections, prio } => {
+                check_host_list(topo, &format!("{w}.hosts"), hosts)?;
+                check_connections(w, *connections)?;
+                let o = crate::dag::Options {
+                    hosts: hosts.clone(),
+                    iterations: *iterations,
+                    start: start.0,
+                    connections: *connections,
+                    prio: *prio,
+                };
+                crate::dag::workload(w, path, base_dir, &o, rng)
+            }
+            WorkloadSpec::Chakra { path, hosts, iterations, start, connections, prio } => {
+                check_host_list(topo, &format!("{w}.hosts"), hosts)?;
+                check_connections(w, *connections)?;
+                let o = crate::dag::Options {
+                    hosts: hosts.clone(),
+                    iterations: *iterations,
+                    start: start.0,
+                    connections: *connections,
+                    prio: *prio,
+                };
+                crate::dag::chakra_workload(w, path, base_dir, &o, rng)
+            }
             _ => Ok(Part { flows: self.generate_named(w, topo, base_dir, rng)?, ..Default::default() }),
         }
     }
@@ -734,6 +808,11 @@ impl Generated {
         !self.conns.is_empty()
     }
 
+    /// Messages that cross the network (not compute tasks), known before the run.
+    pub fn network_messages(&self) -> usize {
+        self.messages.iter().filter(|m| m.compute_on.is_none()).count()
+    }
+
     /// Whether any entry is a closed loop (messages made during the run).
     pub fn has_loops(&self) -> bool {
         !self.loops.is_empty()
@@ -746,6 +825,7 @@ impl Generated {
         let mut out: Vec<FlowSpec> = self
             .messages
             .iter()
+            .filter(|m| m.compute_on.is_none())
             .map(|m| {
                 let c = &self.conns[m.conn as usize];
                 FlowSpec { id: 0, src: c.src, dst: c.dst, size: m.size, start: m.at, prio: c.prio }
@@ -894,6 +974,18 @@ pub fn describe() -> Vec<(&'static str, &'static str)> {
             "op (ring_allreduce | allgather | reduce_scatter | alltoall | halving_doubling_allreduce), hosts (ring order, \
              >= 2), size (bytes per rank), channels (default 1), iterations (default 1), compute (default 0), start \
              (default 0), prio (default 0)",
+        ),
+        (
+            "dag",
+            "ccsim's DAG trace (docs/TRACES.md): path (JSON file of per-rank send/recv/compute nodes with deps, \
+             relative to the scenario file), hosts (rank -> host, one per rank), iterations (default 1), start \
+             (default 0), connections (per ordered rank pair, default 1), prio (default 0)",
+        ),
+        (
+            "chakra",
+            "MLCommons Chakra execution trace (schema 0.0.4): path (folder of <prefix>.<rank>.et files, or a list of \
+             files by rank), hosts (rank -> host), iterations (default 1), start (default 0), connections (default \
+             1), prio (default 0)",
         ),
     ]
 }
@@ -1273,7 +1365,10 @@ mod tests {
     #[test]
     fn describe_lists_every_kind() {
         let kinds: Vec<&str> = describe().iter().map(|d| d.0).collect();
-        assert_eq!(kinds, ["poisson", "incast", "flows", "hpcc_flows", "rpc", "closed_loop", "collective"]);
+        assert_eq!(
+            kinds,
+            ["poisson", "incast", "flows", "hpcc_flows", "rpc", "closed_loop", "collective", "dag", "chakra"]
+        );
         for k in kinds {
             let e = from::<WorkloadSpec>(m(&[("kind", s(k))])).unwrap_err();
             assert!(e.contains("missing field"), "{k}: {e}");

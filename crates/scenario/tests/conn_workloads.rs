@@ -162,10 +162,15 @@ fn the_ai_scenarios_run_under_every_scheme_deterministically() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
     for (file, sets) in [
         ("ai-allreduce-16.toml", vec![("workload[0].size", "512KB"), ("workload[0].iterations", "1")]),
-        ("ai-moe-alltoall.toml", vec![("workload[0].size", "256KB"), ("workload[1].size", "256KB"), ("workload[1].iterations", "1")]),
+        (
+            "ai-moe-alltoall.toml",
+            vec![("workload[0].size", "256KB"), ("workload[1].size", "256KB"), ("workload[1].iterations", "1")],
+        ),
     ] {
-        let value = |v: &str| v.parse::<i64>().map_or_else(|_| toml::Value::String(v.to_string()), toml::Value::Integer);
-        let ov = Overrides { sets: sets.iter().map(|(k, v)| (k.to_string(), value(v))).collect(), ..Default::default() };
+        let value =
+            |v: &str| v.parse::<i64>().map_or_else(|_| toml::Value::String(v.to_string()), toml::Value::Integer);
+        let ov =
+            Overrides { sets: sets.iter().map(|(k, v)| (k.to_string(), value(v))).collect(), ..Default::default() };
         let s = ccsim_scenario::load(&repo.join(file), &ov).unwrap_or_else(|e| panic!("{e}"));
         for scheme in ccsim_scenario::registry::scheme_names() {
             let a = s.simulate(&scheme, None).unwrap_or_else(|e| panic!("{file} {scheme}: {e}"));

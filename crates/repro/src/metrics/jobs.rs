@@ -24,13 +24,17 @@ pub struct Job {
     pub planned: usize,
     /// First release, us.
     pub start_us: f64,
-    /// From the first release to the last completion, us; None while any
-    /// planned message is unreleased or any released one unfinished.
+    /// From the first release to the last completion of its messages, us
+    /// (compute tasks after the last message are not counted); None while
+    /// any planned message is unreleased or any released one unfinished.
     pub time_us: Option<f64>,
     /// Per iteration (collectives, traces), in order: first release to last
     /// completion, us; None for an iteration not complete.
     pub iterations_us: Vec<Option<f64>>,
 }
+
+/// An iteration's first release, last completion and whether all its messages are done.
+type Span = (u64, u64, bool);
 
 /// The jobs of a run, by workload entry (none for a flow-only scenario).
 pub fn jobs(scn: &Scenario, r: &RunResult) -> Vec<Job> {
@@ -43,8 +47,8 @@ pub fn jobs(scn: &Scenario, r: &RunResult) -> Vec<Job> {
     for m in g.messages.iter().filter(|m| m.compute_on.is_none()) {
         *planned.entry(m.tag).or_default() += 1;
     }
-    // workload -> iteration -> (first release, last completion, all done)
-    let mut acc: BTreeMap<u32, (usize, usize, BTreeMap<u32, (u64, u64, bool)>)> = BTreeMap::new();
+    // workload -> (messages, finished, iteration -> span)
+    let mut acc: BTreeMap<u32, (usize, usize, BTreeMap<u32, Span>)> = BTreeMap::new();
     for f in r.flows.iter().filter(|f| f.conn.is_some()) {
         let w = f.tag.unwrap_or(0);
         let it = g.meta.get((f.id - n_flows) as usize).map_or(0, |m| m.iteration);

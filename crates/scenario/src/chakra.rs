@@ -1,0 +1,422 @@
+//! MLCommons Chakra execution traces (ET) as workloads (`kind = "chakra"`):
+//! one protobuf file per rank, read into a [`crate::dag::Trace`] and lowered
+//! as ccsim's own DAG traces are (see [`crate::dag`] and docs/TRACES.md).
+//!
+//! Schema: `schema/protobuf/et_def.proto` of the mlcommons/chakra
+//! repository, the version its tools write as `GlobalMetadata.version =
+//! "0.0.4"` (node attributes as `AttributeProto`: a name and a oneof value).
+//! A file is a stream of messages, each preceded by its length as a varint:
+//! one `GlobalMetadata`, then `Node`s. Only the fields ccsim uses are
+//! declared below (prost skips the others).
+//!
+//! Mapping: `COMP_NODE` -> a compute task of `duration_micros`;
+//! `COMM_SEND_NODE` / `COMM_RECV_NODE` -> matched into messages by
+//! (`comm_src`, `comm_dst`, `comm_tag`) in file order, `comm_size` bytes;
+//! `COMM_COLL_NODE` -> the collective over all ranks (`comm_type` ALL_REDUCE
+//! -> ring all-reduce, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL; `comm_size`
+//! bytes per rank); every other node type -> a zero-length task. Both
+//! `data_deps` and `ctrl_deps` are dependencies.
+
+use std::path::{Path, PathBuf};
+
+use crate::collective::Op;
+use crate::dag::{Kind, Node as DagNode, Trace};
+use crate::spec::MAX_FLOWS;
+use ccsim_core::time::{Time, US};
+use serde::{Deserialize, Serialize};
+
+/// The `path` of a `chakra` workload: a folder of `<prefix>.<rank>.et`
+/// files, or the files themselves, rank by rank.
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+#[serde(untagged)]
+pub enum TracePath {
+    One(PathBuf),
+    Many(Vec<PathBuf>),
+}
+
+/// `GlobalMetadata` (et_def.proto): the first message of a file.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct GlobalMetadata {
+    #[prost(string, tag = "1")]
+    pub version: String,
+    #[prost(message, repeated, tag = "2")]
+    pub attr: Vec<AttributeProto>,
+}
+
+/// `AttributeProto` (et_def.proto), with the scalar values ccsim reads.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct AttributeProto {
+    #[prost(string, tag = "1")]
+    pub name: String,
+    #[prost(string, tag = "2")]
+    pub doc_string: String,
+    #[prost(oneof = "AttrValue", tags = "7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29")]
+    pub value: Option<AttrValue>,
+}
+
+/// The scalar members of `AttributeProto.value` (the list and floating-point
+/// members are skipped when read).
+#[derive(Clone, PartialEq, prost::Oneof)]
+pub enum AttrValue {
+    #[prost(int32, tag = "7")]
+    Int32(i32),
+    #[prost(int64, tag = "9")]
+    Int64(i64),
+    #[prost(uint32, tag = "11")]
+    Uint32(u32),
+    #[prost(uint64, tag = "13")]
+    Uint64(u64),
+    #[prost(sint32, tag = "15")]
+    Sint32(i32),
+    #[prost(sint64, tag = "17")]
+    Sint64(i64),
+    #[prost(fixed32, tag = "19")]
+    Fixed32(u32),
+    #[prost(fixed64, tag = "21")]
+    Fixed64(u64),
+    #[prost(sfixed32, tag = "23")]
+    Sfixed32(i32),
+    #[prost(sfixed64, tag = "25")]
+    Sfixed64(i64),
+    #[prost(bool, tag = "27")]
+    Bool(bool),
+    #[prost(string, tag = "29")]
+    Str(String),
+}
+
+/// `Node` (et_def.proto), the fields ccsim reads.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Node {
+    #[prost(uint64, tag = "1")]
+    pub id: u64,
+    #[prost(string, tag = "2")]
+    pub name: String,
+    /// A `NodeType` value (see [`node_type`]).
+    #[prost(int32, tag = "3")]
+    pub r#type: i32,
+    #[prost(uint64, repeated, tag = "4")]
+    pub ctrl_deps: Vec<u64>,
+    #[prost(uint64, repeated, tag = "5")]
+    pub data_deps: Vec<u64>,
+    #[prost(uint64, tag = "6")]
+    pub start_time_micros: u64,
+    #[prost(uint64, tag = "7")]
+    pub duration_micros: u64,
+    #[prost(message, repeated, tag = "10")]
+    pub attr: Vec<AttributeProto>,
+}
+
+/// `NodeType` values.
+pub mod node_type {
+    pub const INVALID: i32 = 0;
+    pub const METADATA: i32 = 1;
+    pub const MEM_LOAD: i32 = 2;
+    pub const MEM_STORE: i32 = 3;
+    pub const COMP: i32 = 4;
+    pub const COMM_SEND: i32 = 5;
+    pub const COMM_RECV: i32 = 6;
+    pub const COMM_COLL: i32 = 7;
+}
+
+/// `CollectiveCommType` values and names.
+pub const COLLECTIVES: [&str; 10] = [
+    "ALL_REDUCE",
+    "REDUCE",
+    "ALL_GATHER",
+    "GATHER",
+    "SCATTER",
+    "BROADCAST",
+    "ALL_TO_ALL",
+    "REDUCE_SCATTER",
+    "REDUCE_SCATTER_BLOCK",
+    "BARRIER",
+];
+
+/// The oldest `GlobalMetadata.version` read (the `AttributeProto` schema).
+pub const MIN_VERSION: u32 = 4;
+
+impl AttributeProto {
+    /// An integer attribute (tests and tools writing traces).
+    pub fn int(name: &str, v: i64) -> Self {
+        AttributeProto { name: name.into(), doc_string: String::new(), value: Some(AttrValue::Int64(v)) }
+    }
+}
+
+/// The rank files of `p` (relative to `base`), rank by rank.
+pub fn rank_files(w: &str, p: &TracePath, base: &Path) -> Result<Vec<PathBuf>, String> {
+    let list = match p {
+        TracePath::Many(v) => {
+            if v.is_empty() {
+                return Err(format!("{w}.path: empty list (one .et file per rank)"));
+            }
+            return Ok(v.iter().map(|f| base.join(f)).collect());
+        }
+        TracePath::One(f) => base.join(f),
+    };
+    if !list.is_dir() {
+        if list.is_file() {
+            return Ok(vec![list]);
+        }
+        return Err(format!("{w}.path: {}: no such folder or file", list.display()));
+    }
+    let dir = std::fs::read_dir(&list).map_err(|e| format!("{w}.path: {}: cannot read: {e}", list.display()))?;
+    let mut found: Vec<(u64, String, PathBuf)> = Vec::new();
+    for e in dir {
+        let e = e.map_err(|e| format!("{w}.path: {}: cannot read: {e}", list.display()))?;
+        let name = e.file_name().to_string_lossy().to_string();
+        let Some(stem) = name.strip_suffix(".et") else { continue };
+        let rank = stem.rsplit_once('.').and_then(|(prefix, r)| Some((prefix.to_string(), r.parse::<u64>().ok()?)));
+        let Some((prefix, rank)) = rank else {
+            return Err(format!("{w}.path: {}: file {name}: expected <prefix>.<rank>.et", list.display()));
+        };
+        found.push((rank, prefix, e.path()));
+    }
+    if found.is_empty() {
+        return Err(format!("{w}.path: {}: no <prefix>.<rank>.et files", list.display()));
+    }
+    found.sort();
+    for (i, (rank, prefix, f)) in found.iter().enumerate() {
+        if *prefix != found[0].1 {
+            return Err(format!(
+                "{w}.path: {}: two traces in one folder ({} and {}): keep one, or list the files",
+                list.display(),
+                found[0].2.display(),
+                f.display()
+            ));
+        }
+        if *rank != i as u64 {
+            let what = if *rank < i as u64 { "twice" } else { "missing" };
+            return Err(format!(
+                "{w}.path: {}: rank {} {what} among the {} files {}.<rank>.et (ranks must be 0..{})",
+                list.display(),
+                if *rank < i as u64 { *rank } else { i as u64 },
+                found.len(),
+                prefix,
+                found.len() - 1
+            ));
+        }
+    }
+    Ok(found.into_iter().map(|x| x.2).collect())
+}
+
+/// The messages of one ET file: its metadata and its nodes.
+pub fn decode(bytes: &[u8], label: &str) -> Result<(GlobalMetadata, Vec<Node>), String> {
+    use prost::Message;
+    let mut pos = 0usize;
+    let mut meta = None;
+    let mut nodes = Vec::new();
+    while pos < bytes.len() {
+        let k = nodes.len() + usize::from(meta.is_some());
+        let what =
+            if meta.is_none() { "GlobalMetadata".to_string() } else { format!("node {} (message {k})", nodes.len()) };
+        let mut buf = &bytes[pos..];
+        let len = prost::decode_length_delimiter(&mut buf)
+            .map_err(|e| format!("{label}: byte {pos}: {what}: bad length prefix ({e})"))?;
+        let head = bytes.len() - pos - buf.len();
+        if len > buf.len() {
+            return Err(format!(
+                "{label}: byte {pos}: {what}: truncated file ({len} bytes announced, {} left)",
+                buf.len()
+            ));
+        }
+        let body = &buf[..len];
+        if meta.is_none() {
+            let m = GlobalMetadata::decode(body).map_err(|e| format!("{label}: byte {pos}: {what}: {e}"))?;
+            meta = Some(m);
+        } else {
+            if nodes.len() >= MAX_FLOWS {
+                return Err(format!("{label}: more than {MAX_FLOWS} nodes"));
+            }
+            nodes.push(Node::decode(body).map_err(|e| format!("{label}: byte {pos}: {what}: {e}"))?);
+        }
+        pos += head + len;
+    }
+    let meta = meta.ok_or_else(|| format!("{label}: empty file (expected a GlobalMetadata, then nodes)"))?;
+    Ok((meta, nodes))
+}
+
+/// Checks a schema version: "0.0.N" with N >= [`MIN_VERSION`].
+fn check_version(v: &str, label: &str) -> Result<(), String> {
+    let n = v.strip_prefix("0.0.").and_then(|x| x.parse::<u32>().ok());
+    match n {
+        Some(n) if n >= MIN_VERSION => Ok(()),
+        _ => Err(format!(
+            "{label}: GlobalMetadata.version = \"{v}\": not supported (ccsim reads Chakra ET schema 0.0.{MIN_VERSION} \
+             and later 0.0.x, whose node attributes are AttributeProto)"
+        )),
+    }
+}
+
+/// An integer attribute of `x`, if present.
+fn int_attr(x: &Node, name: &str, at: &str) -> Result<Option<i128>, String> {
+    let Some(a) = x.attr.iter().find(|a| a.name == name) else { return Ok(None) };
+    let v = match &a.value {
+        Some(AttrValue::Int32(v)) | Some(AttrValue::Sint32(v)) | Some(AttrValue::Sfixed32(v)) => *v as i128,
+        Some(AttrValue::Int64(v)) | Some(AttrValue::Sint64(v)) | Some(AttrValue::Sfixed64(v)) => *v as i128,
+        Some(AttrValue::Uint32(v)) | Some(AttrValue::Fixed32(v)) => *v as i128,
+        Some(AttrValue::Uint64(v)) | Some(AttrValue::Fixed64(v)) => *v as i128,
+        _ => return Err(format!("{at}: attribute {name}: not an integer")),
+    };
+    Ok(Some(v))
+}
+
+/// Converts one rank's nodes (`n` ranks in all).
+fn convert(nodes: &[Node], rank: usize, n: usize, label: &str) -> Result<Vec<DagNode>, String> {
+    let mut out = Vec::with_capacity(nodes.len());
+    for x in nodes {
+        let at = if x.name.is_empty() {
+            format!("{label}: rank {rank} node {}", x.id)
+        } else {
+            format!("{label}: rank {rank} node {} ({})", x.id, x.name)
+        };
+        let rank_attr = |name: &str, need: &str| -> Result<Option<u32>, String> {
+            match int_attr(x, name, &at)? {
+                None => Ok(None),
+                Some(v) if v >= 0 && (v as u128) < n as u128 => Ok(Some(v as u32)),
+                Some(v) => {
+                    Err(format!("{at}: attribute {name} = {v}: rank out of range (the trace has {n} ranks){need}"))
+                }
+            }
+        };
+        let size = || -> Result<u64, String> {
+            match int_attr(x, "comm_size", &at)? {
+                None => Err(format!("{at}: attribute comm_size: missing (bytes)")),
+                Some(v) if v < 0 || v > u64::MAX as i128 => {
+                    Err(format!("{at}: attribute comm_size = {v}: out of range"))
+                }
+                // a message of 0 bytes (a synchronization) carries 1
+                Some(v) => Ok((v as u64).max(1)),
+            }
+        };
+        let tag = || -> Result<u64, String> { Ok(int_attr(x, "comm_tag", &at)?.map_or(0, |t| t as u64)) };
+        let kind = match x.r#type {
+            node_type::COMP => {
+                let d = x.duration_micros;
+                if d > 1_000_000_000_000 {
+                    return Err(format!("{at}: duration_micros = {d}: longer than 1000000 s"));
+                }
+                Kind::Compute(d as Time * US)
+            }
+            node_type::COMM_SEND => {
+                if let Some(s) = rank_attr("comm_src", "")? {
+                    if s as usize != rank {
+                        return Err(format!("{at}: attribute comm_src = {s}: a send of rank {rank} must come from it"));
+                    }
+                }
+                let peer = rank_attr("comm_dst", "")?
+                    .ok_or_else(|| format!("{at}: attribute comm_dst: missing (a send needs the receiving rank)"))?;
+                Kind::Send { peer, size: size()?, tag: tag()? }
+            }
+            node_type::COMM_RECV => {
+                if let Some(d) = rank_attr("comm_dst", "")? {
+                    if d as usize != rank {
+                        return Err(format!("{at}: attribute comm_dst = {d}: a recv of rank {rank} must go to it"));
+                    }
+                }
+                let peer = rank_attr("comm_src", "")?
+                    .ok_or_else(|| format!("{at}: attribute comm_src: missing (a recv needs the sending rank)"))?;
+                Kind::Recv { peer, size: size()?, tag: tag()? }
+            }
+            node_type::COMM_COLL => {
+                let t = int_attr(x, "comm_type", &at)?
+                    .ok_or_else(|| format!("{at}: attribute comm_type: missing (the collective)"))?;
+                let op = match t {
+                    0 => Op::RingAllreduce,
+                    2 => Op::Allgather,
+                    6 => Op::Alltoall,
+                    7 => Op::ReduceScatter,
+                    _ => {
+                        let name =
+                            usize::try_from(t).ok().and_then(|i| COLLECTIVES.get(i)).copied().unwrap_or("unknown");
+                        return Err(format!(
+                            "{at}: attribute comm_type = {t} ({name}): not supported (ccsim models ALL_REDUCE, \
+                             ALL_GATHER, REDUCE_SCATTER and ALL_TO_ALL)"
+                        ));
+                    }
+                };
+                Kind::Collective { op, size: size()? }
+            }
+            // metadata, memory, storage and unknown nodes only order the others
+            _ => Kind::Compute(0),
+        };
+        let mut deps = x.data_deps.clone();
+        deps.extend_from_slice(&x.ctrl_deps);
+        out.push(DagNode { id: x.id, kind, deps });
+    }
+    Ok(out)
+}
+
+/// Reads the ET files of `p` (relative to `base`) into a trace.
+pub fn read(w: &str, p: &TracePath, base: &Path, hosts: usize) -> Result<Trace, String> {
+    let files = rank_files(w, p, base)?;
+    let n = files.len();
+    if n != hosts {
+        return Err(format!(
+            "{w}.hosts: {hosts} host(s) given for the {n} rank file(s) of the trace: give one host per rank"
+        ));
+    }
+    let mut t = Trace { files: Vec::with_capacity(n), ranks: Vec::with_capacity(n), deps_field: "data_deps/ctrl_deps" };
+    let mut total = 0usize;
+    for (r, f) in files.iter().enumerate() {
+        let label = f.display().to_string();
+        let bytes = std::fs::read(f).map_err(|e| format!("{w}.path: {label}: cannot read: {e}"))?;
+        let (meta, nodes) = decode(&bytes, &label).map_err(|e| format!("{w}: {e}"))?;
+        check_version(&meta.version, &label).map_err(|e| format!("{w}: {e}"))?;
+        total += nodes.len();
+        if total > MAX_FLOWS {
+            return Err(format!("{w}: {label}: the trace has more than {MAX_FLOWS} nodes"));
+        }
+        t.ranks.push(convert(&nodes, r, n, &label).map_err(|e| format!("{w}: {e}"))?);
+        t.files.push(label);
+    }
+    Ok(t)
+}
+
+/// Writes one rank's ET file (metadata, then nodes): for tests and tools.
+pub fn encode(version: &str, nodes: &[Node]) -> Vec<u8> {
+    use prost::Message;
+    let mut out = Vec::new();
+    let meta = GlobalMetadata { version: version.into(), attr: Vec::new() };
+    meta.encode_length_delimited(&mut out).expect("a Vec grows");
+    for x in nodes {
+        x.encode_length_delimited(&mut out).expect("a Vec grows");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(id: u64, ty: i32, attr: Vec<AttributeProto>, deps: Vec<u64>) -> Node {
+        Node { id, name: String::new(), r#type: ty, data_deps: deps, attr, ..Default::default() }
+    }
+
+    #[test]
+    fn round_trip_and_truncation() {
+        let nodes = vec![
+            node(1, node_type::COMP, vec![], vec![]),
+            node(
+                2,
+                node_type::COMM_SEND,
+                vec![AttributeProto::int("comm_dst", 1), AttributeProto::int("comm_size", 64)],
+                vec![1],
+            ),
+        ];
+        let bytes = encode("0.0.4", &nodes);
+        let (meta, got) = decode(&bytes, "x.0.et").unwrap();
+        assert_eq!(meta.version, "0.0.4");
+        assert_eq!(got, nodes);
+        // cut anywhere but between two messages: refused, naming the file and the byte
+        let ends: Vec<usize> = (0..=nodes.len()).map(|k| encode("0.0.4", &nodes[..k]).len()).collect();
+        for cut in 1..bytes.len() {
+            match decode(&bytes[..cut], "x.0.et") {
+                Ok((_, got)) => assert!(ends.contains(&cut) && got.len() < nodes.len(), "{cut}"),
+                Err(e) => assert!(!ends.contains(&cut) && e.starts_with("x.0.et: byte "), "{cut}: {e}"),
+            }
+        }
+        assert!(decode(&[], "x.0.et").unwrap_err().contains("empty file"));
+        assert!(check_version("0.0.3", "f").unwrap_err().contains("not supported"));
+        assert!(check_version("0.0.4", "f").is_ok() && check_version("0.0.12", "f").is_ok());
+    }
+}
