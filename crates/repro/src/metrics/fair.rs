@@ -1,8 +1,9 @@
 //! The fluid max-min-fair bound of a run's flows (`fair_fct`,
 //! `fair_slowdown`): the run's own flows (sizes, starts, sources,
-//! destinations) on the run's topology under ideal max-min-fair sharing,
-//! with instant convergence and no queues. Next to a measured FCT gain it
-//! says what the best fair scheme could do on the same flows.
+//! destinations) and messages on connections on the run's topology under
+//! ideal max-min-fair sharing, with instant convergence and no queues. Next
+//! to a measured FCT gain it says what the best fair scheme could do on the
+//! same flows.
 //!
 //! The model:
 //! * **Fluid, event-driven.** At every arrival and completion the rates of
@@ -10,15 +11,22 @@
 //!   every unfrozen flow's rate rises together until a link is full, the
 //!   flows crossing it are frozen at that rate, and so on until every flow
 //!   is frozen. A flow's rate is limited by every link of its path.
+//! * **Connections**: one fluid flow each, on the connection's path, active
+//!   while it has a released, unfinished message; its max-min rate goes to
+//!   its messages in release order (FIFO, as the core sends them): the
+//!   oldest until its bytes are done, then the next, released then or
+//!   later. The messages are the run's released ones at the run's own
+//!   release times (in a closed loop those follow the run's completions).
 //! * **Paths** (`fabric = "routes"`, the default): the run's own, rebuilt
 //!   from the topology and the seed exactly as ccsim-core routes data:
 //!   shortest-path ECMP groups in each switch's port order (the order of its
 //!   links in the topology), one next hop per flow chosen by
 //!   `mix64(flow hash ^ switch salt)` (flow hash `mix64(seed ^ mix64(id +
-//!   0x9E37))`, salts drawn from `Rng::derive(seed, 0xCC51)` switch by
-//!   switch), over the links up at time 0 (a pair unreachable then is routed
-//!   over all links, as its ideal FCT is; link events later in the run are
-//!   not followed). Under `network.routing = "spray"` a flow is split evenly
+//!   0x9E37))`; a connection's with its core index, the number of flows +
+//!   its id, for all its messages), salts drawn from `Rng::derive(seed,
+//!   0xCC51)` switch by switch), over the links up at time 0 (a pair
+//!   unreachable then is routed over all links, as its ideal FCT is; link
+//!   events later in the run are not followed). Under `network.routing = "spray"` a flow is split evenly
 //!   over the next hops at every switch (the fluid limit of per-packet
 //!   spraying). The rebuilt paths are checked against the run's per-port
 //!   data counters when the run has them (an error if they disagree: the
@@ -26,11 +34,16 @@
 //!   links constrain (an ideal load balancer on a non-blocking fabric; on
 //!   an oversubscribed one a looser bound).
 //! * **Bytes**: the wire bytes of the ideal FCT (payload plus
-//!   `network.header` per packet of at most `network.mtu` payload; no INT).
+//!   `network.header` per packet of at most `network.mtu` payload; no INT);
+//!   a message's its own (each is packetized on its own).
 //! * **FCT** = fluid transfer time + the flow's base RTT, taken from its
 //!   ideal FCT (ideal - wire bytes / slowest link of the ideal's path), so a
 //!   flow alone on an idle path gets its ideal FCT; slowdown = max(1, FCT /
-//!   ideal FCT) as the run's.
+//!   ideal FCT) as the run's. A message's transfer time runs from its
+//!   release to its last bit in the fluid schedule (the wait behind older
+//!   messages of its connection included), so a message alone on an idle
+//!   connection gets its ideal FCT too. The path check counts a message's
+//!   bytes on its connection's path.
 //!
 //! `vs_run = true` gives the bound's change against the run's own `fct`
 //! (`slowdown`) statistic of the same finished flows, as a fraction: on a
@@ -100,18 +113,10 @@ fn statistic(name: &str, of: Of, p: &Params, cx: &Ctx) -> Result<Option<f64>, St
     let lo = p.size("min_size").unwrap_or(0);
     let hi = p.size("max_size").unwrap_or(u64::MAX);
     let w = p.int("workload").map(|w| w as u32);
-    let tags = &cx.scn.flow_workload;
-    if !cx.r.conns.is_empty() {
-        return Err(format!(
-            "{name}: the fluid bound covers flows, not messages on connections (this run has {} connections)",
-            cx.r.conns.len()
-        ));
-    }
     let fair = bound(name, cx.r, cx.scn, fabric)?;
     let (mut bound_v, mut run_v) = (Vec::new(), Vec::new());
     for (f, &t) in cx.r.flows.iter().zip(&fair) {
-        let inside =
-            f.size >= lo && f.size < hi && w.is_none_or(|w| tags.get(f.id as usize) == Some(&w));
+        let inside = f.size >= lo && f.size < hi && w.is_none_or(|w| cx.scn.workload_of(f) == Some(w));
         if !inside || (only_done && f.fct.is_none()) || !t.is_finite() {
             continue;
         }
@@ -137,8 +142,9 @@ fn statistic(name: &str, of: Of, p: &Params, cx: &Ctx) -> Result<Option<f64>, St
     })
 }
 
-/// Each flow's FCT (ps, f64) under max-min-fair fluid sharing, in the
-/// order of `r.flows`; NaN for a flow the model could not finish.
+/// Each row's FCT (ps, f64) under max-min-fair fluid sharing, in the
+/// order of `r.flows` (a message's: from its release); NaN for a row the
+/// model could not finish.
 pub(crate) fn bound(
     name: &str,
     r: &RunResult,
@@ -153,23 +159,25 @@ pub(crate) fn bound(
     let mtu = net.mtu.0.max(1);
     Ok(r.flows
         .iter()
-        .zip(&m.flows)
+        .zip(&m.carrier)
         .zip(&m.done)
-        .zip(&m.slowest)
-        .map(|(((f, ff), &end), &slowest)| {
+        .map(|((f, &c), &end)| {
             // the base RTT as in the ideal FCT: ideal - wire bytes over the slowest link
             let wire = f.size + f.size.div_ceil(mtu) * net.header.0;
-            let base = f.ideal_fct.saturating_sub(ser_time(wire, slowest)) as f64;
-            end - ff.start + base
+            let base = f.ideal_fct.saturating_sub(ser_time(wire, m.slowest[c as usize])) as f64;
+            end - f.start as f64 + base
         })
         .collect())
 }
 
-/// The fluid model of a run's flows: their links, the slowest link of the
-/// ideal FCT's path, when each completes; and the ports as (node, peer).
+/// The fluid model of a run: per carrier (the flows, then the connections,
+/// numbered as ccsim-core numbers them) the links it loads and the slowest
+/// link of the ideal FCT's path; per row of `r.flows` its carrier and when
+/// it completes; and the ports as (node, peer).
 struct Model {
-    flows: Vec<FluidFlow>,
+    paths: Vec<Vec<(u32, f64)>>,
     slowest: Vec<u64>,
+    carrier: Vec<u32>,
     done: Vec<f64>,
     ports: Vec<(u32, u32)>,
 }
@@ -177,20 +185,12 @@ struct Model {
 /// The last models built, by a fingerprint of what decides them (a claim
 /// computes several statistics on the same run, and runs of other schemes
 /// at the same seed have the same flows).
-static MODELS: std::sync::Mutex<Vec<(u64, std::sync::Arc<Model>)>> =
-    std::sync::Mutex::new(Vec::new());
+static MODELS: std::sync::Mutex<Vec<(u64, std::sync::Arc<Model>)>> = std::sync::Mutex::new(Vec::new());
 
 fn fingerprint(r: &RunResult, scn: &ccsim_scenario::Scenario, fabric: Fabric) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    (
-        fabric == Fabric::Routes,
-        scn.seed,
-        scn.stop,
-        scn.net.mtu.0,
-        scn.net.header.0,
-    )
-        .hash(&mut h);
+    (fabric == Fabric::Routes, scn.seed, scn.stop, scn.net.mtu.0, scn.net.header.0).hash(&mut h);
     format!("{:?} {:?}", scn.net.routing, scn.net.link_events).hash(&mut h);
     for k in &scn.topo.nodes {
         (*k == NodeKind::Host).hash(&mut h);
@@ -199,7 +199,10 @@ fn fingerprint(r: &RunResult, scn: &ccsim_scenario::Scenario, fabric: Fabric) ->
         (l.a, l.b, l.rate_bps).hash(&mut h);
     }
     for f in &r.flows {
-        (f.id, f.src, f.dst, f.size, f.start).hash(&mut h);
+        (f.id, f.src, f.dst, f.size, f.start, f.conn).hash(&mut h);
+    }
+    for c in &r.conns {
+        (c.id, c.src, c.dst).hash(&mut h);
     }
     h.finish()
 }
@@ -224,12 +227,7 @@ fn model(
     Ok(m)
 }
 
-fn build(
-    name: &str,
-    r: &RunResult,
-    scn: &ccsim_scenario::Scenario,
-    fabric: Fabric,
-) -> Result<Model, String> {
+fn build(name: &str, r: &RunResult, scn: &ccsim_scenario::Scenario, fabric: Fabric) -> Result<Model, String> {
     let topo = &scn.topo;
     let net = &scn.net;
     let mut g = Graph::new(topo, scn.seed, &net.link_events, scn.stop)
@@ -237,90 +235,92 @@ fn build(
     let spray = net.routing == RoutingMode::Spray;
     let mtu = net.mtu.0.max(1);
     let n = topo.nodes.len() as u32;
-    let mut flows = Vec::with_capacity(r.flows.len());
-    let mut slowest = Vec::with_capacity(r.flows.len());
-    for f in &r.flows {
-        let what = || format!("metric '{name}': flow {} ({} -> {})", f.id, f.src, f.dst);
-        if f.src >= n
-            || f.dst >= n
-            || !topo.is_host(f.src)
-            || !topo.is_host(f.dst)
-            || f.src == f.dst
-        {
-            return Err(format!(
-                "{}: source and destination must be two hosts of the topology",
-                what()
-            ));
+    // the carriers: the flows (rows 0..n_plain, ECMP-hashed by their id),
+    // then the connections (hashed by their core index, n_plain + their id)
+    let n_plain = r.flows.iter().take_while(|f| f.conn.is_none()).count();
+    let mut ends: Vec<(u32, u32, u64, String)> = Vec::with_capacity(n_plain + r.conns.len());
+    for f in &r.flows[..n_plain] {
+        ends.push((f.src, f.dst, f.id as u64, format!("flow {}", f.id)));
+    }
+    for (c, k) in r.conns.iter().enumerate() {
+        if k.id as usize != c {
+            return Err(format!("metric '{name}': connection {} is row {c} of the run's connections", k.id));
+        }
+        ends.push((k.src, k.dst, (n_plain + c) as u64, format!("connection {c}")));
+    }
+    let mut paths = Vec::with_capacity(ends.len());
+    let mut slowest = Vec::with_capacity(ends.len());
+    for (src, dst, index, who) in &ends {
+        let (src, dst) = (*src, *dst);
+        let what = || format!("metric '{name}': {who} ({src} -> {dst})");
+        if src >= n || dst >= n || !topo.is_host(src) || !topo.is_host(dst) || src == dst {
+            return Err(format!("{}: source and destination must be two hosts of the topology", what()));
         }
         let no_path = || format!("{}: no path in the topology", what());
         // the ideal FCT's path: the first port of every group
-        let first = g
-            .path(f.src, f.dst, None, false)
-            .or_else(|| g.path(f.src, f.dst, None, true));
+        let first = g.path(src, dst, None, false).or_else(|| g.path(src, dst, None, true));
         let first = first.ok_or_else(no_path)?;
-        slowest.push(
-            first
-                .iter()
-                .map(|&p| g.ports[p as usize].2)
-                .min()
-                .unwrap_or(1)
-                .max(1),
-        );
+        slowest.push(first.iter().map(|&p| g.ports[p as usize].2).min().unwrap_or(1).max(1));
         let links: Vec<(u32, f64)> = match fabric {
-            Fabric::Nonblocking => vec![(g.host_port(f.src), 1.0), (g.port_to_host(f.dst), 1.0)],
-            Fabric::Routes if spray => g
-                .spray(f.src, f.dst, false)
-                .or_else(|| g.spray(f.src, f.dst, true))
-                .ok_or_else(no_path)?,
+            Fabric::Nonblocking => vec![(g.host_port(src), 1.0), (g.port_to_host(dst), 1.0)],
+            Fabric::Routes if spray => {
+                g.spray(src, dst, false).or_else(|| g.spray(src, dst, true)).ok_or_else(no_path)?
+            }
             Fabric::Routes => {
-                let h = mix64(scn.seed ^ mix64(f.id as u64 + 0x9E37));
-                let p = g
-                    .path(f.src, f.dst, Some(h), false)
-                    .or_else(|| g.path(f.src, f.dst, Some(h), true));
-                p.ok_or_else(no_path)?
-                    .into_iter()
-                    .map(|p| (p, 1.0))
-                    .collect()
+                let h = mix64(scn.seed ^ mix64(index + 0x9E37));
+                let p = g.path(src, dst, Some(h), false).or_else(|| g.path(src, dst, Some(h), true));
+                p.ok_or_else(no_path)?.into_iter().map(|p| (p, 1.0)).collect()
             }
         };
+        paths.push(links);
+    }
+    // the work: every row on its carrier from its start (a message: its release)
+    let mut carrier = Vec::with_capacity(r.flows.len());
+    let mut jobs = Vec::with_capacity(r.flows.len());
+    for (i, f) in r.flows.iter().enumerate() {
+        let on = match f.conn {
+            None if i < n_plain => i,
+            Some(c) if i >= n_plain && r.conns.get(c as usize).is_some_and(|k| (k.src, k.dst) == (f.src, f.dst)) => {
+                n_plain + c as usize
+            }
+            None => {
+                return Err(format!("metric '{name}': flow {} comes after the run's messages (row {i})", f.id));
+            }
+            Some(c) => {
+                return Err(format!(
+                    "metric '{name}': message {} ({} -> {}) names connection {c}, which the run does not have between those hosts",
+                    f.id, f.src, f.dst
+                ));
+            }
+        } as u32;
         let wire = f.size + f.size.div_ceil(mtu) * net.header.0;
-        flows.push(FluidFlow {
-            start: f.start as f64,
-            bits: wire as f64 * 8.0,
-            links,
-        });
+        carrier.push(on);
+        jobs.push(Job { on, start: f.start as f64, bits: wire as f64 * 8.0 });
     }
     let cap: Vec<f64> = g.ports.iter().map(|p| p.2 as f64).collect();
-    let done = fluid(&cap, &flows);
-    Ok(Model {
-        flows,
-        slowest,
-        done,
-        ports: g.ports.iter().map(|p| (p.0, p.1)).collect(),
-    })
+    let done = fluid(&cap, &paths, &jobs);
+    Ok(Model { paths, slowest, carrier, done, ports: g.ports.iter().map(|p| (p.0, p.1)).collect() })
 }
 
 /// Checks the rebuilt paths against the run's per-port data counters (when
 /// the run has every port's): a port that carried data must be on some
-/// flow's path, and once every flow finished each port carried at least
-/// its flows' payload (exactly, without retransmissions).
+/// flow's or connection's path, and once every flow and released message
+/// finished each port carried at least their payload (a message's on its
+/// connection's path; exactly, without retransmissions).
 fn check_paths(name: &str, r: &RunResult, m: &Model) -> Result<(), String> {
-    let same = r.ports.len() == m.ports.len()
-        && r.ports
-            .iter()
-            .zip(&m.ports)
-            .all(|(a, b)| (a.port.node, a.port.peer) == *b);
+    let same =
+        r.ports.len() == m.ports.len() && r.ports.iter().zip(&m.ports).all(|(a, b)| (a.port.node, a.port.peer) == *b);
     if !same {
         return Ok(());
     }
     let mut want = vec![0u64; m.ports.len()];
-    for (f, ff) in r.flows.iter().zip(&m.flows) {
-        for &(p, _) in &ff.links {
+    for (f, &c) in r.flows.iter().zip(&m.carrier) {
+        for &(p, _) in &m.paths[c as usize] {
             want[p as usize] += f.size;
         }
     }
     let finished = r.flows.iter().all(|f| f.fct.is_some());
-    let exact = finished && r.flows.iter().all(|f| f.retransmits == 0);
+    let exact = finished && r.flows.iter().all(|f| f.retransmits == 0) && r.conns.iter().all(|c| c.retransmits == 0);
     for (pr, &w) in r.ports.iter().zip(&want) {
         let got = pr.tx_data_bytes;
         if (got > 0 && w == 0) || (finished && got < w) || (exact && got != w) {
@@ -366,10 +366,7 @@ impl<'a> Graph<'a> {
         for (li, l) in topo.links.iter().enumerate() {
             let (a, b) = (l.a as usize, l.b as usize);
             if a >= n || b >= n {
-                return Err(format!(
-                    "link {li} names node {} or {}, beyond the {n} nodes",
-                    l.a, l.b
-                ));
+                return Err(format!("link {li} names node {} or {}, beyond the {n} nodes", l.a, l.b));
             }
             adj[a].push((0, li, l.b));
             adj[b].push((0, li, l.a));
@@ -390,25 +387,9 @@ impl<'a> Graph<'a> {
             }
         }
         let mut rng = Rng::derive(seed, 0xCC51);
-        let salt = topo
-            .nodes
-            .iter()
-            .map(|k| {
-                if *k == NodeKind::Switch {
-                    rng.next_u64()
-                } else {
-                    0
-                }
-            })
-            .collect::<Vec<_>>();
-        Ok(Graph {
-            topo,
-            adj,
-            ports,
-            up,
-            salt,
-            dist: HashMap::new(),
-        })
+        let salt =
+            topo.nodes.iter().map(|k| if *k == NodeKind::Switch { rng.next_u64() } else { 0 }).collect::<Vec<_>>();
+        Ok(Graph { topo, adj, ports, up, salt, dist: HashMap::new() })
     }
 
     fn is_switch(&self, x: u32) -> bool {
@@ -422,13 +403,8 @@ impl<'a> Graph<'a> {
 
     /// The port of a host's switch towards the host.
     fn port_to_host(&self, h: u32) -> u32 {
-        let Some(&(_, li, sw)) = self.adj[h as usize].first() else {
-            return 0;
-        };
-        self.adj[sw as usize]
-            .iter()
-            .find(|e| e.1 == li)
-            .map_or(0, |e| e.0)
+        let Some(&(_, li, sw)) = self.adj[h as usize].first() else { return 0 };
+        self.adj[sw as usize].iter().find(|e| e.1 == li).map_or(0, |e| e.0)
     }
 
     /// The switch host `h` hangs off, over the links up at time 0 (or all).
@@ -460,9 +436,7 @@ impl<'a> Graph<'a> {
     /// The ECMP group of switch `s` towards host `dst`: its ports on a
     /// shortest path, in port order (empty: unreachable).
     fn group(&mut self, s: u32, dst: u32, all: bool) -> Vec<u32> {
-        let Some(edge) = self.edge_of(dst, all) else {
-            return Vec::new();
-        };
+        let Some(edge) = self.edge_of(dst, all) else { return Vec::new() };
         if s == edge {
             return vec![self.port_to_host(dst)];
         }
@@ -504,9 +478,7 @@ impl<'a> Graph<'a> {
             p = match (g.len(), hash) {
                 (0, _) => return None,
                 (1, _) | (_, None) => g[0],
-                (n, Some(h)) => {
-                    g[((mix64(h ^ self.salt[s as usize]) as u128 * n as u128) >> 64) as usize]
-                }
+                (n, Some(h)) => g[((mix64(h ^ self.salt[s as usize]) as u128 * n as u128) >> 64) as usize],
             };
         }
         None
@@ -554,14 +526,15 @@ impl<'a> Graph<'a> {
 
 // ---- the fluid model ----
 
-/// A flow of the fluid model.
-pub(crate) struct FluidFlow {
-    /// Start, ps.
+/// Work for the fluid model: `bits` (wire bits) to send on carrier `on`
+/// (a flow, or a connection) from `start` (ps). A carrier is one fluid flow
+/// on its path, active while it has work started and not done; it sends its
+/// work in start order (ties: the lower index first), all its rate to the
+/// oldest until that is done.
+pub(crate) struct Job {
+    pub on: u32,
     pub start: f64,
-    /// Wire bits to send.
     pub bits: f64,
-    /// The links it loads: (port, share of the flow's rate); 1 on a single path.
-    pub links: Vec<(u32, f64)>,
 }
 
 /// A binary min-heap of links keyed by their fill level, indexed so that a
@@ -576,18 +549,11 @@ struct LinkHeap {
 
 impl LinkHeap {
     fn new(n: usize) -> LinkHeap {
-        LinkHeap {
-            items: Vec::new(),
-            pos: vec![u32::MAX; n],
-            key: vec![0.0; n],
-        }
+        LinkHeap { items: Vec::new(), pos: vec![u32::MAX; n], key: vec![0.0; n] }
     }
 
     fn less(&self, a: u32, b: u32) -> bool {
-        self.key[a as usize]
-            .total_cmp(&self.key[b as usize])
-            .then(a.cmp(&b))
-            .is_lt()
+        self.key[a as usize].total_cmp(&self.key[b as usize]).then(a.cmp(&b)).is_lt()
     }
 
     fn swap(&mut self, i: usize, j: usize) {
@@ -709,13 +675,14 @@ impl Filling {
         }
     }
 
-    /// Max-min-fair rates (bits/s) of the `active` flows into `rate`:
-    /// the link with the lowest level fills, its flows freeze at that level,
-    /// the levels of their other links are updated once per round.
-    fn rates(&mut self, flows: &[FluidFlow], active: &[usize], rate: &mut [f64]) {
+    /// Max-min-fair rates (bits/s) of the `active` carriers (over the links
+    /// of `paths`: (port, share of the carrier's rate)) into `rate`: the link
+    /// with the lowest level fills, its carriers freeze at that level, the
+    /// levels of their other links are updated once per round.
+    fn rates(&mut self, paths: &[Vec<(u32, f64)>], active: &[usize], rate: &mut [f64]) {
         self.touched.clear();
         for &f in active {
-            for &(l, w) in &flows[f].links {
+            for &(l, w) in &paths[f] {
                 let i = l as usize;
                 if self.count[i] == 0 {
                     self.touched.push(l);
@@ -736,7 +703,7 @@ impl Filling {
         self.members.clear();
         self.members.resize(at as usize, 0);
         for (k, &f) in active.iter().enumerate() {
-            for &(l, _) in &flows[f].links {
+            for &(l, _) in &paths[f] {
                 let i = l as usize;
                 self.members[self.end[i] as usize] = k as u32;
                 self.end[i] += 1;
@@ -762,7 +729,7 @@ impl Filling {
                 self.frozen[k] = true;
                 let f = active[k];
                 rate[f] = x;
-                for &(l2, w) in &flows[f].links {
+                for &(l2, w) in &paths[f] {
                     let j = l2 as usize;
                     self.left[j] -= w * x;
                     self.wsum[j] -= w;
@@ -788,14 +755,18 @@ impl Filling {
     }
 }
 
-/// When each flow completes (ps) under max-min-fair fluid sharing of links
-/// of capacities `cap` (bits/s); NaN if it never does.
-pub(crate) fn fluid(cap: &[f64], flows: &[FluidFlow]) -> Vec<f64> {
-    let mut order: Vec<usize> = (0..flows.len()).collect();
-    order.sort_by(|&a, &b| flows[a].start.total_cmp(&flows[b].start).then(a.cmp(&b)));
-    let mut done = vec![f64::NAN; flows.len()];
-    let mut left: Vec<f64> = flows.iter().map(|f| f.bits).collect();
-    let mut rate = vec![0.0; flows.len()];
+/// When each job completes (ps) under max-min-fair fluid sharing of links
+/// of capacities `cap` (bits/s) by the carriers (`paths`: the links each
+/// loads, (port, share of its rate)); NaN if it never does.
+pub(crate) fn fluid(cap: &[f64], paths: &[Vec<(u32, f64)>], jobs: &[Job]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    order.sort_by(|&a, &b| jobs[a].start.total_cmp(&jobs[b].start).then(a.cmp(&b)));
+    let mut done = vec![f64::NAN; jobs.len()];
+    // per carrier: its started jobs not done, oldest first; the bits left of
+    // the oldest; its rate while active
+    let mut queue: Vec<std::collections::VecDeque<usize>> = vec![Default::default(); paths.len()];
+    let mut left = vec![0.0; paths.len()];
+    let mut rate = vec![0.0; paths.len()];
     let mut fill = Filling::new(cap);
     let mut active: Vec<usize> = Vec::new();
     let mut next = 0;
@@ -803,47 +774,65 @@ pub(crate) fn fluid(cap: &[f64], flows: &[FluidFlow]) -> Vec<f64> {
     loop {
         // the next completion (ps from now) and the next arrival
         let (mut soonest, mut first) = (f64::INFINITY, usize::MAX);
-        for &f in &active {
-            if rate[f] > 0.0 && left[f] / rate[f] * 1e12 < soonest {
-                (soonest, first) = (left[f] / rate[f] * 1e12, f);
+        for &c in &active {
+            if rate[c] > 0.0 && left[c] / rate[c] * 1e12 < soonest {
+                (soonest, first) = (left[c] / rate[c] * 1e12, c);
             }
         }
-        let arrival = order.get(next).map_or(f64::INFINITY, |&f| flows[f].start);
-        let t = if active.is_empty() {
-            arrival
-        } else {
-            arrival.min(now + soonest)
-        };
+        let arrival = order.get(next).map_or(f64::INFINITY, |&j| jobs[j].start);
+        let t = if active.is_empty() { arrival } else { arrival.min(now + soonest) };
         if !t.is_finite() {
             break;
         }
         let dt = (t - now).max(0.0);
         let finishing = now + soonest <= arrival;
         now = t;
-        for &f in &active {
-            left[f] -= rate[f] * dt * 1e-12;
+        for &c in &active {
+            left[c] -= rate[c] * dt * 1e-12;
         }
+        // the active set changed: the rates must be recomputed
+        let mut changed = false;
         if finishing {
-            // the soonest completion(s), and what rounding leaves a hair from done
-            active.retain(|&f| {
-                let over = f == first || left[f] <= flows[f].bits * 1e-9;
-                if over {
-                    done[f] = now;
+            // the soonest completion(s), and what rounding leaves a hair from
+            // done; a carrier with more work started goes on at the same rate
+            active.retain(|&c| {
+                let head = queue[c][0];
+                if c != first && left[c] > jobs[head].bits * 1e-9 {
+                    return true;
                 }
-                !over
+                done[head] = now;
+                queue[c].pop_front();
+                match queue[c].front() {
+                    Some(&j) => {
+                        left[c] = jobs[j].bits;
+                        true
+                    }
+                    None => {
+                        changed = true;
+                        false
+                    }
+                }
             });
         }
-        while let Some(&f) = order.get(next) {
-            if flows[f].start > now {
+        while let Some(&j) = order.get(next) {
+            if jobs[j].start > now {
                 break;
             }
-            active.push(f);
+            let c = jobs[j].on as usize;
+            if queue[c].is_empty() {
+                active.push(c);
+                left[c] = jobs[j].bits;
+                changed = true;
+            }
+            queue[c].push_back(j);
             next += 1;
         }
         if active.is_empty() && next == order.len() {
             break;
         }
-        fill.rates(flows, &active, &mut rate);
+        if changed {
+            fill.rates(paths, &active, &mut rate);
+        }
     }
     done
 }
@@ -870,10 +859,7 @@ mod tests {
 
     fn run(scn: &Scenario, scheme: &str) -> RunResult {
         let r = scn.simulate(scheme, None).unwrap();
-        assert!(
-            r.flows.iter().all(|f| f.fct.is_some()),
-            "every flow finishes"
-        );
+        assert!(r.flows.iter().all(|f| f.fct.is_some()), "every flow finishes");
         r
     }
 
@@ -883,8 +869,7 @@ mod tests {
     }
 
     fn value(name: &str, params: &str, r: &RunResult, scn: &Scenario) -> Option<f64> {
-        compute(name, &table(params), &Ctx { r, scn })
-            .unwrap_or_else(|e| panic!("{name} {params}: {e}"))
+        compute(name, &table(params), &Ctx { r, scn }).unwrap_or_else(|e| panic!("{name} {params}: {e}"))
     }
 
     fn close(a: f64, b: f64) -> bool {
@@ -897,10 +882,7 @@ mod tests {
     /// Per-flow fair FCT minus ideal FCT, in units of T.
     fn extra(r: &RunResult, scn: &Scenario, fabric: Fabric) -> Vec<f64> {
         let fair = bound("fair_fct", r, scn, fabric).unwrap();
-        fair.iter()
-            .zip(&r.flows)
-            .map(|(x, f)| (x - f.ideal_fct as f64) / T)
-            .collect()
+        fair.iter().zip(&r.flows).map(|(x, f)| (x - f.ideal_fct as f64) / T).collect()
     }
 
     #[test]
@@ -910,10 +892,7 @@ mod tests {
         let ideal = r.flows[0].ideal_fct as f64 / 1e6;
         assert!(close(value("fair_fct", "", &r, &scn).unwrap(), ideal));
         assert_eq!(value("fair_slowdown", "", &r, &scn), Some(1.0));
-        assert_eq!(
-            value("fair_slowdown", "fabric = \"nonblocking\"", &r, &scn),
-            Some(1.0)
-        );
+        assert_eq!(value("fair_slowdown", "fabric = \"nonblocking\"", &r, &scn), Some(1.0));
     }
 
     #[test]
@@ -925,14 +904,8 @@ mod tests {
             assert!(close(x, 1.0), "{x}");
         }
         let ideal = r.flows[0].ideal_fct as f64;
-        assert!(close(
-            value("fair_fct", "stat = \"max\"", &r, &scn).unwrap(),
-            (ideal + T) / 1e6
-        ));
-        assert!(close(
-            value("fair_slowdown", "", &r, &scn).unwrap(),
-            (ideal + T) / ideal
-        ));
+        assert!(close(value("fair_fct", "stat = \"max\"", &r, &scn).unwrap(), (ideal + T) / 1e6));
+        assert!(close(value("fair_slowdown", "", &r, &scn).unwrap(), (ideal + T) / ideal));
     }
 
     #[test]
@@ -947,11 +920,7 @@ mod tests {
         let x = extra(&r, &scn, Fabric::Routes);
         // transfer 3T for flows 0-2 (rate C/3 throughout), 1.5T for flow 3
         for (i, want) in [2.0, 2.0, 2.0, 0.5].into_iter().enumerate() {
-            assert!(
-                close(x[i], want),
-                "flow {i}: {} T more than ideal, want {want}",
-                x[i]
-            );
+            assert!(close(x[i], want), "flow {i}: {} T more than ideal, want {want}", x[i]);
         }
     }
 
@@ -981,13 +950,9 @@ mod tests {
         let scn = thin("ecmp");
         let r = run(&scn, "dcqcn");
         // both cross the one leaf-spine link: 50G each
-        assert!(extra(&r, &scn, Fabric::Routes)
-            .iter()
-            .all(|&x| close(x, 1.0)));
+        assert!(extra(&r, &scn, Fabric::Routes).iter().all(|&x| close(x, 1.0)));
         // host links only: each alone on its own
-        assert!(extra(&r, &scn, Fabric::Nonblocking)
-            .iter()
-            .all(|&x| close(x, 0.0)));
+        assert!(extra(&r, &scn, Fabric::Nonblocking).iter().all(|&x| close(x, 0.0)));
         let nb = value("fair_slowdown", "fabric = \"nonblocking\"", &r, &scn).unwrap();
         assert_eq!(nb, 1.0);
     }
@@ -1018,32 +983,14 @@ mod tests {
                     want[p as usize] += f.size;
                 }
             }
-            assert!(
-                fabric_hops > 4 * r.flows.len(),
-                "the flows cross the fabric"
-            );
+            assert!(fabric_hops > 4 * r.flows.len(), "the flows cross the fabric");
             let got: Vec<u64> = r.ports.iter().map(|p| p.tx_data_bytes).collect();
-            assert!(
-                r.flows.iter().all(|f| f.retransmits == 0),
-                "lossless: nothing resent"
-            );
+            assert!(r.flows.iter().all(|f| f.retransmits == 0), "lossless: nothing resent");
             assert_eq!(got, want, "{routing} seed {seed}");
             assert!(bound("fair_fct", &r, &scn, Fabric::Routes).is_ok());
             // another seed's hashes and salts: the check catches the difference
-            let other = load(&scn.text.replace(
-                &format!("seed = {seed}\n"),
-                &format!("seed = {}\n", seed + 1),
-            ));
-            let e = bound(
-                "fair_fct",
-                &r,
-                &Scenario {
-                    flows: scn.flows.clone(),
-                    ..other
-                },
-                Fabric::Routes,
-            )
-            .unwrap_err();
+            let other = load(&scn.text.replace(&format!("seed = {seed}\n"), &format!("seed = {}\n", seed + 1)));
+            let e = bound("fair_fct", &r, &Scenario { flows: scn.flows.clone(), ..other }, Fabric::Routes).unwrap_err();
             assert!(e.contains("fair_fct") && e.contains("disagree"), "{e}");
         }
     }
@@ -1057,10 +1004,7 @@ mod tests {
         assert_eq!(w.len(), 14);
         assert!(close(w.iter().map(|x| x.1).sum::<f64>(), 6.0));
         let shares: Vec<f64> = w.iter().map(|x| x.1).collect();
-        assert!(
-            shares.iter().all(|&s| [1.0, 0.5, 0.25].contains(&s)),
-            "{shares:?}"
-        );
+        assert!(shares.iter().all(|&s| [1.0, 0.5, 0.25].contains(&s)), "{shares:?}");
         let r = run(&scn, "dcqcn");
         let v = value("fair_slowdown", "stat = \"max\"", &r, &scn).unwrap();
         assert!(v >= 1.0);
@@ -1080,29 +1024,16 @@ mod tests {
                 let v = value(name, &format!("{s}, vs_run = true"), &r, &scn).unwrap();
                 assert!(close(v, (b - m) / m), "{v}");
             }
-            assert_eq!(
-                unit_of(name, &table("vs_run = true")),
-                crate::metrics::Unit::Ratio
-            );
+            assert_eq!(unit_of(name, &table("vs_run = true")), crate::metrics::Unit::Ratio);
         }
         // no flow faster than alone on its path
         let fair = bound("fair_fct", &r, &scn, Fabric::Routes).unwrap();
-        assert!(fair
-            .iter()
-            .zip(&r.flows)
-            .all(|(&x, f)| x >= f.ideal_fct as f64 * (1.0 - 1e-12)));
+        assert!(fair.iter().zip(&r.flows).all(|(&x, f)| x >= f.ideal_fct as f64 * (1.0 - 1e-12)));
         let small = value("fair_fct", "max_size = \"10KB\"", &r, &scn).unwrap();
         let all = value("fair_fct", "", &r, &scn).unwrap();
         assert!(small < all);
-        assert_eq!(
-            value("fair_fct", "min_size = \"1GB\"", &r, &scn),
-            None,
-            "no flow in range"
-        );
-        assert_eq!(
-            bound("fair_fct", &r, &scn, Fabric::Routes),
-            bound("fair_fct", &r, &scn, Fabric::Routes)
-        );
+        assert_eq!(value("fair_fct", "min_size = \"1GB\"", &r, &scn), None, "no flow in range");
+        assert_eq!(bound("fair_fct", &r, &scn, Fabric::Routes), bound("fair_fct", &r, &scn, Fabric::Routes));
     }
 
     #[test]
@@ -1115,22 +1046,10 @@ mod tests {
         let e = needs("fair_slowdown", &p, &scn).unwrap_err();
         assert!(e.contains("fair_slowdown") && e.contains("fabric"), "{e}");
         // a result whose flows do not fit the topology: an error, no panic
-        let odd = RunResult {
-            flows: vec![FlowResult {
-                src: 4,
-                dst: 9,
-                ..r.flows[0].clone()
-            }],
-            ..r.clone()
-        };
+        let odd = RunResult { flows: vec![FlowResult { src: 4, dst: 9, ..r.flows[0].clone() }], ..r.clone() };
         let e = compute("fair_fct", &table(""), &Ctx { r: &odd, scn: &scn }).unwrap_err();
         assert!(e.contains("fair_fct") && e.contains("flow 0"), "{e}");
-        let e = compute(
-            "fair_fct",
-            &table("origin = \"1us\", vs_run = true"),
-            &Ctx { r: &r, scn: &scn },
-        )
-        .unwrap_err();
+        let e = compute("fair_fct", &table("origin = \"1us\", vs_run = true"), &Ctx { r: &r, scn: &scn }).unwrap_err();
         assert!(e.contains("not a time"), "{e}");
     }
 
@@ -1138,33 +1057,133 @@ mod tests {
     fn the_fluid_model_on_its_own() {
         // one 100G link; flows of 1 Mbit from 0, 0 and 5 us
         let cap = [100e9];
-        let f = |start: f64| FluidFlow {
-            start: start * 1e6,
-            bits: 1e6,
-            links: vec![(0, 1.0)],
-        };
-        let done = fluid(&cap, &[f(0.0), f(0.0), f(30.0)]);
+        let paths = vec![vec![(0, 1.0)]; 3];
+        let f = |on: u32, start: f64| Job { on, start: start * 1e6, bits: 1e6 };
+        let done = fluid(&cap, &paths, &[f(0, 0.0), f(1, 0.0), f(2, 30.0)]);
         // 10 us alone; the two share until 20 us; the third is alone from 30 us
-        assert!(
-            close(done[0], 20e6) && close(done[1], 20e6) && close(done[2], 40e6),
-            "{done:?}"
-        );
+        assert!(close(done[0], 20e6) && close(done[1], 20e6) && close(done[2], 40e6), "{done:?}");
         // a split flow loads each half-link with half its rate
         let cap = [100e9, 100e9, 100e9];
-        let split = FluidFlow {
-            start: 0.0,
-            bits: 1e6,
-            links: vec![(0, 1.0), (1, 0.5), (2, 0.5)],
-        };
-        let other = FluidFlow {
-            start: 0.0,
-            bits: 1e6,
-            links: vec![(1, 1.0)],
-        };
-        let done = fluid(&cap, &[split, other]);
+        let paths = vec![vec![(0, 1.0), (1, 0.5), (2, 0.5)], vec![(1, 1.0)]];
+        let done = fluid(&cap, &paths, &[f(0, 0.0), f(1, 0.0)]);
         // link 1: r/2 + s = C and link 0: r <= C; max-min: r = s = 2C/3, until the
         // first ends at 15 us; the other then alone
         assert!(close(done[0], 15e6) && close(done[1], 15e6), "{done:?}");
+    }
+
+    /// A run of `scn`'s topology and network with these flows and messages on
+    /// one connection per pair in `conns`: (connection, size, release time in ps).
+    fn run_traffic(
+        scn: &Scenario,
+        flows: &[(u32, u32, u64, u64)],
+        conns: &[(u32, u32)],
+        msgs: &[(u32, u64, u64)],
+    ) -> RunResult {
+        use ccsim_core::flow::{ConnSpec, FlowSpec, MessageSpec, Traffic};
+        let traffic = Traffic {
+            flows: flows
+                .iter()
+                .enumerate()
+                .map(|(i, &(src, dst, size, start))| FlowSpec { id: i as u32, src, dst, size, start, prio: 0 })
+                .collect(),
+            conns: conns.iter().map(|&(src, dst)| ConnSpec { src, dst, prio: 0 }).collect(),
+            messages: msgs
+                .iter()
+                .map(|&(conn, size, at)| MessageSpec {
+                    conn,
+                    size,
+                    at,
+                    after: vec![],
+                    delay: 0,
+                    tag: 0,
+                    compute_on: None,
+                })
+                .collect(),
+            source: None,
+        };
+        let scheme = scn.make_scheme("dcqcn").unwrap();
+        let sim =
+            ccsim_core::Simulator::with_traffic(&scn.topo, &scn.net, traffic, scheme.as_ref(), &scn.sim_options());
+        let r = sim.unwrap().run(None);
+        assert_eq!(r.flows.len(), flows.len() + msgs.len());
+        assert!(r.flows.iter().all(|f| f.fct.is_some()), "everything finishes");
+        r
+    }
+
+    #[test]
+    fn messages_on_one_connection_are_served_in_order() {
+        let scn = star("{ src = 0, dst = 3, size = 100000 }");
+        // two 100 KB messages released together, a third long after, on an idle connection
+        let r = run_traffic(&scn, &[], &[(0, 3)], &[(0, 100_000, 0), (0, 100_000, 0), (0, 100_000, 200_000_000)]);
+        assert!(r.flows.iter().all(|f| f.conn == Some(0)));
+        let x = extra(&r, &scn, Fabric::Routes);
+        // the first at line rate; the second waits for it (FIFO): both sizes'
+        // serialization + the base RTT, not its own alone; the third alone
+        assert!(close(x[0], 0.0) && close(x[1], 1.0) && close(x[2], 0.0), "{x:?}");
+        let fair = bound("fair_fct", &r, &scn, Fabric::Routes).unwrap();
+        let base = r.flows[1].ideal_fct as f64 - T;
+        assert!(close(fair[1], 2.0 * T + base), "{} vs {}", fair[1], 2.0 * T + base);
+        assert_eq!(value("fair_slowdown", "stat = \"min\"", &r, &scn), Some(1.0));
+        assert!(close(value("fair_slowdown", "stat = \"max\"", &r, &scn).unwrap(), (base + 2.0 * T) / (base + T)));
+        // the run's own second message waited for the first too
+        assert!(r.flows[1].fct.unwrap() as f64 >= fair[1] * 0.99, "{:?} vs {}", r.flows[1].fct, fair[1]);
+        assert_eq!(bound("fair_fct", &r, &scn, Fabric::Nonblocking).unwrap(), fair);
+    }
+
+    #[test]
+    fn a_message_and_a_flow_share_a_bottleneck_half_each() {
+        let scn = star("{ src = 0, dst = 3, size = 100000 }");
+        // flow 1 -> 3 (100 KB) and a 50 KB message on connection 0 -> 3, both at 0:
+        // C/2 each until the message is done (T), then the flow alone (T/2 left)
+        let r = run_traffic(&scn, &[(1, 3, 100_000, 0)], &[(0, 3)], &[(0, 50_000, 0)]);
+        assert_eq!((r.flows[0].conn, r.flows[1].conn), (None, Some(0)));
+        let fair = bound("fair_fct", &r, &scn, Fabric::Routes).unwrap();
+        let base = |i: usize| r.flows[i].ideal_fct as f64 - T * r.flows[i].size as f64 / 100_000.0;
+        assert!(close(fair[0], 1.5 * T + base(0)), "flow: {} T", (fair[0] - base(0)) / T);
+        assert!(close(fair[1], T + base(1)), "message: {} T", (fair[1] - base(1)) / T);
+        // and a message released later is not charged for the time before it
+        let r = run_traffic(&scn, &[(1, 3, 100_000, 0)], &[(0, 3)], &[(0, 100_000, 4_192_000)]);
+        let x = extra(&r, &scn, Fabric::Routes);
+        assert!(close(x[0], 0.5) && close(x[1], 0.5), "{x:?}");
+    }
+
+    #[test]
+    fn connection_paths_match_the_ones_the_run_took() {
+        // RPCs on connections over a k = 4 fat tree: their ECMP paths are
+        // hashed by their connection's core index (after the flows)
+        for seed in [1, 5] {
+            let scn = load(&format!(
+                "seed = {seed}\n[topology]\nkind = \"fat_tree\"\nk = 4\nhost_rate = \"100Gbps\"\n\
+                 [[workload]]\nkind = \"poisson\"\ncdf = \"webserver\"\nload = 0.2\nduration = \"10us\"\n\
+                 [[workload]]\nkind = \"rpc\"\ncdf = \"webserver\"\nload = 0.3\nduration = \"30us\"\n"
+            ));
+            let r = run(&scn, "dcqcn");
+            let n_msgs = r.flows.iter().filter(|f| f.conn.is_some()).count();
+            assert!(n_msgs >= 10 && r.conns.len() >= 5 && !scn.flows.is_empty(), "{n_msgs} messages");
+            assert!(r.flows.iter().all(|f| f.retransmits == 0) && r.conns.iter().all(|c| c.retransmits == 0));
+            let fair = bound("fair_fct", &r, &scn, Fabric::Routes).unwrap();
+            assert!(fair.iter().zip(&r.flows).all(|(&x, f)| x >= f.ideal_fct as f64 * (1.0 - 1e-12)));
+            assert!(value("fair_fct", "workload = 1", &r, &scn).is_some());
+            // another seed's hashes: the check catches it
+            let other = load(&scn.text.replace(&format!("seed = {seed}\n"), &format!("seed = {}\n", seed + 1)));
+            let e = bound("fair_fct", &r, &Scenario { flows: scn.flows.clone(), ..other }, Fabric::Routes).unwrap_err();
+            assert!(e.contains("disagree"), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_closed_loop_of_rpcs_is_bounded_by_its_run() {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/rpc-closed-loop.toml");
+        // 1 ms of the closed loop (the file has 5 ms)
+        let sets = vec![("workload[0].duration".to_string(), toml::Value::String("1ms".into()))];
+        let scn = ccsim_scenario::load(&file, &ccsim_scenario::Overrides { sets, ..Default::default() }).unwrap();
+        let r = scn.simulate("hpcc", None).unwrap();
+        assert!(!r.conns.is_empty() && r.flows.len() > 100, "{} rows", r.flows.len());
+        let b = value("fair_fct", "", &r, &scn).unwrap();
+        let m = value("fct", "", &r, &scn).unwrap();
+        assert!(b > 0.0 && b <= m, "bound {b} us, run {m} us");
+        let s = value("fair_slowdown", "finished_only = true", &r, &scn).unwrap();
+        assert!(s >= 1.0 && s <= value("slowdown", "", &r, &scn).unwrap());
     }
 
     /// The bound's cost and value on a real scenario, against the run's own
@@ -1173,9 +1192,7 @@ mod tests {
     #[test]
     #[ignore]
     fn fair_bound_on_a_scenario() {
-        let Ok(file) = std::env::var("FAIR_SCENARIO") else {
-            return;
-        };
+        let Ok(file) = std::env::var("FAIR_SCENARIO") else { return };
         let scn = ccsim_scenario::load(Path::new(&file), &Default::default()).unwrap();
         let schemes = std::env::var("FAIR_SCHEMES").unwrap_or_else(|_| scn.schemes.join(","));
         for scheme in schemes.split(',') {
@@ -1195,22 +1212,23 @@ mod tests {
                 r.flows.iter().filter(|f| f.fct.is_some()).count()
             );
             for fabric in ["routes", "nonblocking"] {
-                for (name, own, stat) in [
-                    ("fair_fct", "fct", "avg"),
-                    ("fair_fct", "fct", "p99"),
-                    ("fair_slowdown", "slowdown", "avg"),
-                ] {
+                for (name, own, stat) in
+                    [("fair_fct", "fct", "avg"), ("fair_fct", "fct", "p99"), ("fair_slowdown", "slowdown", "avg")]
+                {
                     let s = format!("stat = \"{stat}\", fabric = \"{fabric}\"");
                     let b = value(name, &s, &r, &scn).unwrap();
                     let m = value(own, &format!("stat = \"{stat}\""), &r, &scn).unwrap();
                     let v = value(name, &format!("{s}, vs_run = true"), &r, &scn).unwrap();
-                    line += &format!(
-                        " [{fabric}] {name} {stat} {b:.2} vs {own} {m:.2} ({:+.1}%);",
-                        v * 100.0
-                    );
+                    line += &format!(" [{fabric}] {name} {stat} {b:.6} vs {own} {m:.6} ({:+.4}%);", v * 100.0);
                 }
             }
             let warm = t.elapsed().as_secs_f64() / 18.0;
+            // a digest of every row's bound, to compare builds bit for bit
+            for fabric in [Fabric::Routes, Fabric::Nonblocking] {
+                let v = bound("fair_fct", &r, &scn, fabric).unwrap();
+                let digest = v.iter().fold(0u64, |h, x| mix64(h ^ x.to_bits()));
+                line += &format!(" digest {fabric:?} {digest:016x};");
+            }
             println!(
                 "{line} simulation {sim:.2} s; the bound (routes, nonblocking) {:.3} s, {:.3} s, again {warm:.4} s",
                 cold[0], cold[1]
