@@ -191,3 +191,19 @@ def test_messages_on_connections_are_rows_with_their_connection():
     assert f.groupby("conn").size().sort_index().tolist() == c.set_index("id")["messages"].sort_index().tolist()
     assert set(zip(c.src, c.dst)) == {(0, 2), (0, 3), (1, 2), (1, 3), (2, 0), (3, 0), (2, 1), (3, 1)}
     assert (f[f.src >= 2]["size"] == 2000).all(), "2 KB responses"
+
+
+def test_collective_job_times_are_in_the_summary():
+    s = ccsim.load(REPO / "scenarios" / "ai-moe-alltoall.toml",
+                   set={"workload[0].size": "256KB", "workload[1].size": "256KB", "workload[1].iterations": 1})
+    r = ccsim.run(s, scheme="hpcc")
+    jobs = r.summary["jobs"]
+    assert [j["workload"] for j in jobs] == [0, 1]
+    a2a, ring = jobs
+    assert a2a["messages"] == a2a["finished"] == 4 * 8 * 7, "4 iterations of an 8-rank all-to-all"
+    assert len(a2a["iteration_us"]) == 4 and all(t > 0 for t in a2a["iteration_us"])
+    # the job spans its iterations and the compute between them (20 us x 3)
+    assert a2a["job_time_us"] >= sum(a2a["iteration_us"]) * 0.5 and a2a["job_time_us"] > 60
+    assert ring["messages"] == 2 * (8 - 1) * 8 and ring["job_time_us"] > 0
+    per_job = r.flows.groupby("workload").size().to_dict()
+    assert per_job == {0: 224, 1: 112}
