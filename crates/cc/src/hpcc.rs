@@ -124,8 +124,10 @@ macro_rules! hpcc_config {
 
             /// HPCC's range checks. Errors are `(key, message)`.
             pub(crate) fn check_hpcc(&self) -> Result<(), (&'static str, String)> {
-                if !(self.eta.is_finite() && self.eta > 0.0) {
-                    return Err(("eta", "must be a number > 0".into()));
+                // above 1 is a target beyond the link (OSCAR's HPCC*: 1.5);
+                // 1e308 used to be accepted and made every link look idle
+                if !(self.eta.is_finite() && self.eta > 0.0 && self.eta <= $crate::hpcc::MAX_ETA) {
+                    return Err(("eta", format!("must be a number in (0, {}]", $crate::hpcc::MAX_ETA)));
                 }
                 Ok(())
             }
@@ -133,6 +135,9 @@ macro_rules! hpcc_config {
     };
 }
 pub(crate) use hpcc_config;
+
+/// Highest target utilization `eta` accepted: 10 (1000% of the link).
+pub const MAX_ETA: f64 = 10.0;
 
 hpcc_config! {
     /// HPCC parameters.

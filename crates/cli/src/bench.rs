@@ -378,7 +378,7 @@ pub fn bench(a: &BenchArgs) -> Result<(), Fail> {
     let exe = std::env::current_exe().map_err(|e| Fail::Runtime(format!("cannot find the ccsim executable: {e}")))?;
     for j in &jobs {
         if !a.quiet {
-            eprintln!("bench: {} with {} ...", j.label, j.scheme);
+            errln!("bench: {} with {} ...", j.label, j.scheme);
         }
         let mut cmd = Command::new(&exe);
         cmd.args(["bench", "--child", &j.child_arg, "--scheme", &j.scheme]);

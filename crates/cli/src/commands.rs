@@ -120,7 +120,7 @@ pub fn run(a: &RunArgs) -> Result<(), Fail> {
     }
     on_signals(&scn.interrupt);
     if !a.quiet {
-        eprintln!(
+        errln!(
             "{}: '{}' with {name}: {} on {} hosts, seed {}",
             scn.label,
             scn.name,
@@ -143,7 +143,7 @@ pub fn run(a: &RunArgs) -> Result<(), Fail> {
         outln!("{n}");
     }
     if let Some(e) = &r.trace_error {
-        eprintln!("warning: {name}: {e}");
+        errln!("warning: {name}: {e}");
     }
     outln!("results: {}", dir.display());
     verdict_of(&name, &r)
@@ -257,7 +257,7 @@ pub fn compare(a: &CompareArgs) -> Result<(), Fail> {
     let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let jobs = a.jobs.unwrap_or(cpus).max(1);
     if !a.quiet {
-        eprintln!(
+        errln!(
             "{}: '{}': {} on {} hosts, seed {}, schemes {} ({} at a time)",
             scn.label,
             scn.name,
@@ -290,7 +290,7 @@ pub fn compare(a: &CompareArgs) -> Result<(), Fail> {
         }
     }
     for f in &failed {
-        eprintln!("error: {}: cannot simulate {f}", scn.label);
+        errln!("error: {}: cannot simulate {f}", scn.label);
     }
     let failure = |msg: String| if runtime { Fail::Runtime(msg) } else { Fail::Input(msg) };
     if ok.is_empty() {
@@ -311,7 +311,7 @@ pub fn compare(a: &CompareArgs) -> Result<(), Fail> {
             outln!("{n}");
         }
         if let Some(e) = &r.trace_error {
-            eprintln!("warning: {name}: {e}");
+            errln!("warning: {name}: {e}");
         }
     }
     outln!("results: {}", dir.display());
@@ -338,7 +338,7 @@ pub fn validate(a: &ValidateArgs) -> Result<(), Fail> {
         match scenario::load(f, &Overrides::default()).and_then(|s| s.check_schemes().map(|_| s)) {
             Ok(s) => outln!("ok: {}\n", s.summary()),
             Err(e) => {
-                eprintln!("error: {e}\n");
+                errln!("error: {e}\n");
                 bad += 1;
             }
         }

@@ -23,6 +23,34 @@ macro_rules! out {
     }};
 }
 
+/// `eprintln!` that does not panic when stderr is closed or full
+/// (`ccsim run X 2>/dev/full` panicked with "failed printing to stderr").
+macro_rules! errln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+
+/// `--jobs`: at least 1 (0 used to be taken as 1 without a word).
+pub fn jobs_arg(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("'{s}' is not a whole number")),
+    }
+}
+
+/// `--seeds`: 1 to `ccsim_repro::manifest::MAX_SEEDS`.
+pub fn seeds_arg(s: &str) -> Result<u32, String> {
+    let max = ccsim_repro::manifest::MAX_SEEDS;
+    match s.parse::<u32>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        Ok(n) => Err(format!("{n}: must be in 1..={max}")),
+        Err(_) => Err(format!("'{s}' is not a whole number in 1..={max}")),
+    }
+}
+
 mod bench;
 mod commands;
 mod output;
@@ -172,7 +200,7 @@ pub struct CompareArgs {
     #[arg(long)]
     pub force: bool,
     /// Simulations run at once (default: the number of CPUs).
-    #[arg(long)]
+    #[arg(long, value_parser = jobs_arg)]
     pub jobs: Option<usize>,
     /// No progress line.
     #[arg(long, short)]
@@ -214,15 +242,15 @@ fn main() -> ExitCode {
     match res {
         Ok(()) => ExitCode::SUCCESS,
         Err(Fail::Input(m)) => {
-            eprintln!("error: {m}");
+            errln!("error: {m}");
             ExitCode::from(2)
         }
         Err(Fail::Runtime(m)) => {
-            eprintln!("error: {m}");
+            errln!("error: {m}");
             ExitCode::from(1)
         }
         Err(Fail::Incomplete(m)) => {
-            eprintln!("error: {m}");
+            errln!("error: {m}");
             ExitCode::from(3)
         }
     }

@@ -26,11 +26,11 @@ pub struct ReproduceArgs {
     /// The paper's scale instead of the reduced one.
     #[arg(long)]
     pub full: bool,
-    /// Seeds for the claims that average several runs (default: each claim's).
-    #[arg(long)]
+    /// Seeds for the claims that average several runs (default: each claim's; 1 to 1000).
+    #[arg(long, value_parser = crate::seeds_arg)]
     pub seeds: Option<u32>,
     /// Simulations at once (default: the number of CPUs).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::jobs_arg)]
     pub jobs: Option<usize>,
     /// Where the reports go (default results/reproduce).
     #[arg(long)]
@@ -113,7 +113,7 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<(), Fail> {
     let est: f64 = plan.runs.iter().map(|r| r.est_events).sum();
     if a.check {
         for e in &errors {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
         }
         let mut big: Vec<&plan::RunSpec> = plan.runs.iter().collect();
         big.sort_by(|a, b| b.est_events.total_cmp(&a.est_events));
@@ -138,13 +138,13 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<(), Fail> {
         };
     }
     for e in &errors {
-        eprintln!("warning: {e}");
+        errln!("warning: {e}");
     }
     let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let jobs = a.jobs.unwrap_or(cpus).max(1);
     let todo: Vec<&plan::RunSpec> = plan.runs.iter().filter(|r| !cache.contains(&r.key)).collect();
     if !a.quiet {
-        eprintln!(
+        errln!(
             "{}: {} runs ({} cached), {} at a time; estimated {} of simulation",
             papers.join(", "),
             plan.runs.len(),

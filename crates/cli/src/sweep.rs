@@ -28,7 +28,7 @@ pub struct SweepArgs {
     #[arg(long = "grid", value_name = "KEY=VALUES", required = true)]
     pub grid: Vec<String>,
     /// Simulations at once (default: the number of CPUs).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::jobs_arg)]
     pub jobs: Option<usize>,
     /// Where sweep.csv goes: <out>/<scenario name>/sweep.csv (default results).
     #[arg(long)]
@@ -36,9 +36,22 @@ pub struct SweepArgs {
     /// Where finished runs are cached (default results/cache).
     #[arg(long)]
     pub cache: Option<PathBuf>,
+    /// Replace an existing sweep.csv instead of writing sweep-2.csv, sweep-3.csv, ...
+    #[arg(long)]
+    pub force: bool,
     /// No progress line.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+/// `dir/sweep.csv`, or with one there already (and no `--force`) the first
+/// free `sweep-N.csv`: a second sweep never replaces the first one's table.
+fn target_file(dir: &std::path::Path, force: bool) -> PathBuf {
+    let first = dir.join("sweep.csv");
+    if force || !first.exists() {
+        return first;
+    }
+    (2..).map(|n| dir.join(format!("sweep-{n}.csv"))).find(|p| !p.exists()).expect("a free name")
 }
 
 pub fn sweep(a: &SweepArgs) -> Result<(), Fail> {
@@ -55,14 +68,14 @@ pub fn sweep(a: &SweepArgs) -> Result<(), Fail> {
     let jobs = a.jobs.unwrap_or(cpus).max(1);
     if !a.quiet {
         let cached = specs.iter().filter(|s| cache.contains(&s.key)).count();
-        eprintln!("{}: {} points ({cached} cached), {jobs} at a time", a.scenario.display(), points.len());
+        errln!("{}: {} points ({cached} cached), {jobs} at a time", a.scenario.display(), points.len());
     }
     let line = std::sync::Mutex::new(ProgressLine::new(a.quiet));
     let show = |s: &Status| line.lock().unwrap_or_else(|e| e.into_inner()).update(|| progress_text(s));
     let t0 = std::time::Instant::now();
     let outcomes = exec::run_all(&specs, &cache, jobs, &show);
     line.lock().unwrap_or_else(|e| e.into_inner()).finish();
-    let target = dir.join("sweep.csv");
+    let target = target_file(&dir, a.force);
     let failed = write_csv(&target, &points, &outcomes, &cache)
         .map_err(|e| Fail::Runtime(format!("cannot write {}: {e}", target.display())))?;
     let ran = outcomes.iter().filter(|o| matches!(o, Outcome::Ran(_))).count();
@@ -75,7 +88,7 @@ pub fn sweep(a: &SweepArgs) -> Result<(), Fail> {
     );
     outln!("results: {} (one row per point and metric)", target.display());
     for (p, e) in &failed {
-        eprintln!("error: point [{}]: {e}", label(p));
+        errln!("error: point [{}]: {e}", label(p));
     }
     if failed.is_empty() {
         Ok(())

@@ -536,3 +536,59 @@ fn sweep_runs_the_grid_then_resumes_from_the_cache() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("point [network.ecn.pmax=2"), "{}", text(&o.stderr));
 }
+
+#[test]
+fn a_full_stderr_is_not_a_crash() {
+    // issue 25: `ccsim run X 2>/dev/full` panicked ("failed printing to stderr")
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else { return };
+    let t = Tmp::new("devfull");
+    let o = Command::new(env!("CARGO_BIN_EXE_ccsim"))
+        .args(["run", "scenarios/dumbbell-2flows.toml", "--out", t.s()])
+        .current_dir(repo())
+        .stderr(full)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "status {:?}, stdout {}", o.status, text(&o.stdout));
+    assert!(text(&o.stdout).contains("slowdown p99"));
+    // and an error still exits with its status when it cannot be printed
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_ccsim"))
+        .args(["run", "scenarios/no-such-file.toml"])
+        .current_dir(repo())
+        .stderr(full)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "input error status");
+}
+
+#[test]
+fn zero_jobs_and_seeds_are_refused_and_a_second_sweep_keeps_the_first() {
+    // issue 25: --jobs 0 and --seeds 0 were accepted (as 1 / as 0 runs)
+    for args in [
+        vec!["compare", "scenarios/dumbbell-2flows.toml", "--jobs", "0"],
+        vec!["sweep", "scenarios/dumbbell-2flows.toml", "--grid", "seed=1", "--jobs", "0"],
+        vec!["reproduce", "sqcc", "--list", "--jobs", "0"],
+    ] {
+        let o = ccsim(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(text(&o.stderr).contains("--jobs") && text(&o.stderr).contains("at least 1"), "{}", text(&o.stderr));
+    }
+    for n in ["0", "100000"] {
+        let o = ccsim(&["reproduce", "sqcc", "--list", "--seeds", n]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(text(&o.stderr).contains("must be in 1..=1000"), "{}", text(&o.stderr));
+    }
+    // issue 25: a second sweep into the same --out replaced sweep.csv without a word
+    let t = Tmp::new("sweep2");
+    let args = ["sweep", "scenarios/dumbbell-2flows.toml", "--grid", "scheme=hpcc", "--out", t.s(), "--cache"];
+    let cache = t.0.join("cache");
+    let cache = cache.to_str().unwrap();
+    let first = ok(&[&args[..], &[cache, "-q"]].concat());
+    assert!(first.contains("sweep.csv"), "{first}");
+    let second = ok(&[&args[..], &[cache, "-q"]].concat());
+    assert!(second.contains("sweep-2.csv"), "{second}");
+    let dir = t.0.join("dumbbell-2flows");
+    assert!(dir.join("sweep.csv").is_file() && dir.join("sweep-2.csv").is_file());
+    let forced = ok(&[&args[..], &[cache, "-q", "--force"]].concat());
+    assert!(forced.contains("sweep.csv") && !dir.join("sweep-3.csv").exists(), "{forced}");
+}

@@ -15,11 +15,17 @@ pub const MAX_BYTES: u64 = 10_000_000_000_000;
 /// Highest rate: 1 Pbps.
 pub const MAX_RATE: u64 = 1_000_000_000_000_000;
 
-/// `v` x `mult` as a whole number, refused above `max` (no silent clamping).
-fn scaled(s: &str, what: &str, v: f64, mult: f64, max: u64, max_text: &str) -> Result<u64, String> {
-    let x = (v * mult).round();
+/// `v` x `mult` as a whole number of the base unit (ps, bytes, bps), refused
+/// above `max` and when it is not whole ("0.5ps", "0.5B": no silent rounding;
+/// a decimal written exactly, "1.1us", is whole up to float error).
+fn scaled(s: &str, what: &str, unit: &str, v: f64, mult: f64, max: u64, max_text: &str) -> Result<u64, String> {
+    let exact = v * mult;
+    let x = exact.round();
     if x.is_nan() || x > max as f64 {
         return Err(format!("invalid {what} '{s}': too large (at most {max_text})"));
+    }
+    if (exact - x).abs() > 1e-6 + exact.abs() * 1e-9 {
+        return Err(format!("invalid {what} '{s}': {exact} {unit} is not a whole number of {unit}"));
     }
     Ok(x as u64)
 }
@@ -66,7 +72,7 @@ pub fn parse_dur(s: &str) -> Result<Time, String> {
     if !(v.is_finite() && v >= 0.0) {
         return Err(err());
     }
-    scaled(s, "duration", v, mult, MAX_DURATION, "1000000s, about 11.6 days of simulated time")
+    scaled(s, "duration", "ps", v, mult, MAX_DURATION, "1000000s, about 11.6 days of simulated time")
 }
 
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
@@ -87,7 +93,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
     if !(v.is_finite() && v >= 0.0) {
         return Err(err());
     }
-    scaled(s, "size", v, mult, MAX_BYTES, "10TB")
+    scaled(s, "size", "bytes", v, mult, MAX_BYTES, "10TB")
 }
 
 pub fn parse_rate(s: &str) -> Result<u64, String> {
@@ -107,7 +113,10 @@ pub fn parse_rate(s: &str) -> Result<u64, String> {
     if !(v.is_finite() && v > 0.0) {
         return Err(err());
     }
-    match scaled(s, "rate", v, mult, MAX_RATE, "1000Tbps")? {
+    if v * mult < 1.0 {
+        return Err(format!("invalid rate '{s}': below 1 bps"));
+    }
+    match scaled(s, "rate", "bps", v, mult, MAX_RATE, "1000Tbps")? {
         0 => Err(format!("invalid rate '{s}': below 1 bps")),
         r => Ok(r),
     }
@@ -244,6 +253,19 @@ mod tests {
         assert!(parse_rate("0.1bps").unwrap_err().contains("below 1 bps"));
         assert!(parse_rate("1e30Gbps").unwrap_err().contains("too large"));
         assert!(parse_dur("NaNs").is_err() && parse_bytes("inf").is_err());
+        // issue 25: below the resolution was rounded silently ("0.5ps" -> 0, "0.5B" -> 1 byte)
+        assert!(parse_dur("0.5ps").unwrap_err().contains("not a whole number of ps"));
+        assert!(parse_dur("1.0004ns").unwrap_err().contains("not a whole number of ps"));
+        assert!(parse_bytes("0.5B").unwrap_err().contains("not a whole number of bytes"));
+        assert!(parse_bytes("1.0001KB").unwrap_err().contains("not a whole number of bytes"));
+        assert!(parse_rate("1.5bps").unwrap_err().contains("not a whole number of bps"));
+        // decimals that are whole in the base unit still read exactly
+        assert_eq!(parse_dur("1.1us").unwrap(), 1_100_000);
+        assert_eq!(parse_dur("0.3us").unwrap(), 300_000);
+        assert_eq!(parse_dur("1930ns").unwrap(), 1_930_000);
+        assert_eq!(parse_bytes("1.5MiB").unwrap(), 1_572_864);
+        assert_eq!(parse_bytes("4.952KB").unwrap(), 4952);
+        assert_eq!(parse_rate("2.5Gbps").unwrap(), 2_500_000_000);
         assert_eq!(fmt_rate(100_000_000_000), "100Gbps");
     }
 }

@@ -233,3 +233,20 @@ fn an_unreachable_destination_loses_packets_until_a_repair() {
     assert!(r.drops > 0);
     assert_conserved(&r);
 }
+
+#[test]
+fn a_host_cut_off_from_the_start_loses_data_without_failing_the_check() {
+    // issue 25: with a link down at time 0 the check took the fabric for
+    // lossless (the event is applied before the run, so none ran) and failed
+    // on the drops the dead link causes; from 1 ns on it passed
+    let topo = two_paths();
+    for at_ps in [0, 1_000] {
+        let mut net = NetConfig::default();
+        net.link_events = vec![LinkEvent { at: Dur(at_ps), a: 1, b: 3, action: LinkAction::Down }];
+        let flows = vec![flow(0, 0, 1, 200_000, 0)];
+        let opts = SimOptions { check: true, stop_at: Some(2_000 * US), ..Default::default() };
+        let r = run(&topo, &net, &flows, &line_rate(), &opts, None).unwrap();
+        assert!(r.drops > 0, "at {at_ps} ps: host 1 is unreachable, its packets are dropped");
+        assert_eq!(r.check, Some(Ok(())), "at {at_ps} ps");
+    }
+}

@@ -32,6 +32,10 @@ pub struct Manifest {
     pub dir: PathBuf,
 }
 
+/// Most seeds a claim, a scale or `--seeds` may ask for (each seed is a
+/// run of every scheme at every point: 100,000 took 4.7 GB to plan).
+pub const MAX_SEEDS: u32 = 1000;
+
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Defaults {
@@ -376,6 +380,9 @@ impl Manifest {
     /// Scheme names are checked against the scenarios when the plan loads them.
     pub fn check(&self) -> Result<(), String> {
         let label = self.label();
+        if let Some(n) = self.defaults.seeds.filter(|&n| n == 0 || n > MAX_SEEDS) {
+            return Err(format!("{label}: defaults.seeds = {n}: must be in 1..={MAX_SEEDS}"));
+        }
         if self.paper.is_empty() || self.dir.file_name().is_some_and(|n| n.to_string_lossy() != self.paper) {
             return Err(format!("{label}: paper = \"{}\" must be the folder's name", self.paper));
         }
@@ -398,6 +405,15 @@ impl Manifest {
                     return Err(at("headline", "a headline claim is one that is run"));
                 }
                 continue;
+            }
+            let seed_counts = std::iter::once(("seeds", c.seeds))
+                .chain(c.reduced.iter().map(|r| ("reduced.seeds", r.seeds)))
+                .chain(c.full.iter().map(|r| ("full.seeds", r.seeds)))
+                .chain(c.sensitivity.iter().map(|s| ("sensitivity.seeds", s.seeds)));
+            for (key, n) in seed_counts {
+                if let Some(n) = n.filter(|&n| n == 0 || n > MAX_SEEDS) {
+                    return Err(at(key, &format!("{n}: must be in 1..={MAX_SEEDS}")));
+                }
             }
             if c.headline && c.kind == Kind::Check {
                 return Err(at("headline", "a check is not a headline result of the paper"));

@@ -148,6 +148,9 @@ struct Planner<'a> {
 
 /// Plans the given papers (manifest folders under `root`).
 pub fn plan(root: &Path, papers: &[String], opts: &Options) -> Result<Plan, String> {
+    if let Some(n) = opts.seeds.filter(|&n| n == 0 || n > crate::manifest::MAX_SEEDS) {
+        return Err(format!("--seeds {n}: must be in 1..={}", crate::manifest::MAX_SEEDS));
+    }
     let mut p = Planner { opts, runs: Vec::new(), by_key: BTreeMap::new(), loaded: BTreeMap::new() };
     let mut out = Vec::new();
     for paper in papers {

@@ -47,8 +47,12 @@ pub fn parse_axis(arg: &str) -> Result<Axis, String> {
         }
         match part.split_once("..").map(|(a, b)| (a.trim().parse::<i64>(), b.trim().parse::<i64>())) {
             Some((Ok(a), Ok(b))) => {
-                if b < a || b - a >= MAX_POINTS as i64 {
+                // (in i128: the width of an i64 range can overflow an i64)
+                if b < a || b as i128 - a as i128 >= MAX_POINTS as i128 {
                     return Err(format!("--grid {arg:?}: range {part} must go up, by at most {MAX_POINTS} values"));
+                }
+                if values.len() + (b - a) as usize >= MAX_POINTS {
+                    return Err(format!("--grid {arg:?}: more than {MAX_POINTS} values"));
                 }
                 values.extend((a..=b).map(toml::Value::Integer));
             }
@@ -259,6 +263,13 @@ mod tests {
         assert_eq!(parse_axis("trace.flows=[0,1],[2]").unwrap().values.len(), 2);
         assert!(parse_axis("seed").unwrap_err().contains("key=value1,value2"));
         assert!(parse_axis("seed=5..1").unwrap_err().contains("must go up"));
+        // issue 25: the width of this range overflows an i64 (it panicked with a capacity overflow)
+        let e = parse_axis("seed=-1..9223372036854775807").unwrap_err();
+        assert!(e.contains("at most 100000 values"), "{e}");
+        let e = parse_axis("seed=-9223372036854775808..9223372036854775807").unwrap_err();
+        assert!(e.contains("at most 100000 values"), "{e}");
+        let e = parse_axis("seed=0..60000,0..60000").unwrap_err();
+        assert!(e.contains("more than 100000 values"), "{e}");
         assert!(parse_axis("seed=1,,2").unwrap_err().contains("empty value"));
     }
 

@@ -109,6 +109,24 @@ fn bad_manifests_are_refused_with_the_claim_named() {
     assert!(e.contains("reason"), "{e}");
     let e = write(&format!("{base}metric = \"fct\"\npaper = {{ none = 1 }}\nwhat = 1\n")).unwrap_err();
     assert!(e.contains("what"), "{e}");
+    // issue 25: seeds = 0 was accepted, and any count was planned however large
+    let e = write(&format!("{base}metric = \"fct\"\npaper = {{ none = 1 }}\nseeds = 0\n")).unwrap_err();
+    assert!(e.contains("claim 'c': seeds: 0: must be in 1..=1000"), "{e}");
+    let e =
+        write(&format!("{base}metric = \"fct\"\npaper = {{ none = 1 }}\n[claim.full]\nseeds = 100000\n")).unwrap_err();
+    assert!(e.contains("full.seeds: 100000"), "{e}");
+    let e = write(&format!("[defaults]\nseeds = 0\n{base}metric = \"fct\"\npaper = {{ none = 1 }}\n")).unwrap_err();
+    assert!(e.contains("defaults.seeds = 0"), "{e}");
+    std::fs::write(
+        dir.join("manifest.toml"),
+        format!("paper = \"bad\"\ntitle = \"t\"\n{base}metric = \"fct\"\npaper = {{ none = 1 }}\n"),
+    )
+    .unwrap();
+    for n in [0, 100_000] {
+        let e =
+            plan::plan(tmp.path(), &["bad".to_string()], &plan::Options { seeds: Some(n), ..opts("t") }).unwrap_err();
+        assert!(e.contains(&format!("--seeds {n}: must be in 1..=1000")), "{e}");
+    }
     // a scheme the scenario cannot make: the claim is planned with an error
     let plan = write("[[claim]]\nid = \"c\"\nwhere = \"w\"\nscenario = \"star.toml\"\nschemes = [\"reno\"]\nmetric = \"fct\"\ncompare = \"order\"\norder = [\"reno\"]\n").unwrap();
     assert!(plan.papers[0].claims[0].error.as_deref().unwrap_or("").contains("reno"));

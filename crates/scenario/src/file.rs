@@ -27,6 +27,9 @@ use crate::tomlpath;
 pub const DEFAULT_SCHEME: &str = "hpcc";
 /// Trace sampling interval when traces are requested without one.
 pub const DEFAULT_TRACE_INTERVAL: Time = 10 * US;
+/// Longest scenario name (as a results folder name), in bytes.
+pub const MAX_NAME_BYTES: usize = 255;
+
 /// Output directory when neither the scenario nor the command line names one.
 pub const DEFAULT_OUT_DIR: &str = "results";
 
@@ -423,6 +426,19 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
         Some(n) => n.clone(),
         None => stem.to_string(),
     };
+    // the name is a folder of the results (`dir_name`): most file systems take 255 bytes
+    if safe_component(&name).len() > MAX_NAME_BYTES {
+        let shown: String = name.chars().take(40).collect();
+        let msg = format!(
+            "{} bytes: a name becomes a results folder, at most {MAX_NAME_BYTES} bytes",
+            safe_component(&name).len()
+        );
+        return Err(if file.name.is_some() {
+            at(label, text, "name", Some(&quote(&format!("{shown}..."))), &msg)
+        } else {
+            format!("{label}: the file name '{shown}...' (the scenario's default name) is {msg}")
+        });
+    }
     let seed = ov.seed.unwrap_or(file.seed);
     let stop = match ov.stop {
         Some(0) => return Err("--stop: must be greater than zero".to_string()),
@@ -523,7 +539,13 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
     let flows = std::mem::take(&mut generated.flows);
     let flow_workload = std::mem::take(&mut generated.flow_workload);
     if flows.is_empty() && generated.messages.is_empty() {
-        return Err(format!("{label}: workload: the workloads generate no flows and no messages"));
+        let each: Vec<String> = file
+            .workload
+            .iter()
+            .enumerate()
+            .map(|(i, w)| format!("workload[{i}] ({}): {}", w.kind(), w.why_empty(&topo, base_dir)))
+            .collect();
+        return Err(format!("{label}: the workloads generate no flows and no messages; {}", each.join("; ")));
     }
     for (i, f) in flows.iter().enumerate() {
         if !topo.is_host(f.src) || !topo.is_host(f.dst) || f.src == f.dst {
@@ -612,6 +634,11 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
         }
     }
 
+    if let Some(d) = file.output.as_ref().and_then(|o| o.dir.as_ref()) {
+        if d.as_os_str().is_empty() {
+            return Err(at_here(label, text, "output.dir", "must not be empty (omit it for \"results\")"));
+        }
+    }
     let out_dir = ov
         .out_dir
         .clone()

@@ -412,6 +412,39 @@ fn poisson_flows(
 }
 
 impl WorkloadSpec {
+    /// Why this entry may have made nothing, for the error when no entry
+    /// made anything: for Poisson arrivals, how many were expected.
+    pub fn why_empty(&self, topo: &Topology, base_dir: &Path) -> String {
+        let poisson = |cdf: &str,
+                       load: f64,
+                       duration: Dur,
+                       sample: SampleMode,
+                       hosts: &Option<Vec<u32>>,
+                       rate: &Option<Rate>| {
+            let dist = Cdf::by_name_or_path(cdf, base_dir).ok()?;
+            let n = hosts.as_ref().map_or(topo.hosts().len(), |h| h.len());
+            let rate = match rate {
+                Some(r) => r.0,
+                None => uniform_host_rate(topo, "host_rate", &topo.hosts()).ok()?,
+            };
+            let gap_s = dist.mean(sample) * 8.0 / (rate as f64 * load * n as f64);
+            let x = duration.0 as f64 / 1e12 / gap_s;
+            let x = if x < 0.01 { format!("{x:.1e}") } else { format!("{x:.2}") };
+            Some(format!(
+                "about {x} arrivals expected in its {duration} window at load {load} (mean size {:.0} B): lengthen duration or raise load",
+                dist.mean(sample)
+            ))
+        };
+        let why = match self {
+            WorkloadSpec::Poisson { cdf, load, duration, sample, hosts, host_rate, .. }
+            | WorkloadSpec::Rpc { cdf, load, duration, sample, hosts, host_rate, .. } => {
+                poisson(cdf, *load, *duration, *sample, hosts, host_rate)
+            }
+            _ => None,
+        };
+        why.unwrap_or_else(|| "it made nothing".to_string())
+    }
+
     /// The `kind` string of this spec.
     pub fn kind(&self) -> &'static str {
         match self {

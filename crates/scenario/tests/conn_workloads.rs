@@ -182,3 +182,39 @@ fn the_ai_scenarios_run_under_every_scheme_deterministically() {
         }
     }
 }
+
+#[test]
+fn silent_acceptances_of_issue_25_are_refused_with_the_key() {
+    // a workload window too short for any arrival: say which entry and why
+    let e = scenario("[[workload]]\nkind = \"poisson\"\ncdf = \"websearch\"\nload = 0.01\nduration = \"1us\"\n")
+        .err()
+        .unwrap();
+    assert!(e.contains("workload[0] (poisson): about") && e.contains("arrivals expected in its 1us window"), "{e}");
+    // an empty output folder
+    let ok_flows = "[[workload]]\nkind = \"flows\"\nflows = [{ src = 0, dst = 1, size = 1000 }]\n";
+    let e = scenario(&format!("{ok_flows}[output]\ndir = \"\"\n")).err().unwrap();
+    assert!(e.contains("output.dir") && e.contains("must not be empty"), "{e}");
+    // a name too long for a results folder (it passed validate and failed run)
+    let long = "n".repeat(300);
+    let e = load_text(
+        "t.toml",
+        &format!("name = \"{long}\"\n{}\n{ok_flows}", &HEAD[HEAD.find("[topology]").unwrap()..]),
+        Path::new("."),
+        "t",
+        &Overrides::default(),
+    )
+    .err()
+    .unwrap();
+    assert!(e.contains("name") && e.contains("300 bytes") && e.contains("at most 255"), "{e}");
+    // sizes and durations below the unit were rounded silently
+    let e =
+        scenario("[[workload]]\nkind = \"flows\"\nflows = [{ src = 0, dst = 1, size = \"0.5B\" }]\n").err().unwrap();
+    assert!(e.contains("not a whole number of bytes"), "{e}");
+    let e = scenario("[[workload]]\nkind = \"flows\"\nflows = [{ src = 0, dst = 1, size = 100, start = \"0.5ps\" }]\n")
+        .err()
+        .unwrap();
+    assert!(e.contains("not a whole number of ps"), "{e}");
+    // a target utilization of 1e308 made every link look idle
+    let e = scenario(&format!("{ok_flows}[scheme.hpcc]\neta = 1e308\n")).err().unwrap();
+    assert!(e.contains("eta") && e.contains("(0, 10]"), "{e}");
+}
