@@ -13,7 +13,7 @@ use ccsim_scenario::{load_text, Overrides, Scenario};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::path::{Path, PathBuf};
 
 create_exception!(
@@ -52,9 +52,29 @@ fn scenario_error(e: String) -> PyErr {
     ScenarioError::new_err(e)
 }
 
+/// How deeply dicts and lists may nest in a value given to a scenario (a
+/// scenario file needs four levels; the limit keeps a runaway structure
+/// from exhausting the native stack).
+pub const MAX_DEPTH: usize = 64;
+
 /// A Python value as a TOML value: str, bool, int, float, lists and dicts
-/// (string keys) of them. `path` names the value in errors.
+/// (string keys) of them. `path` names the value in errors. A container
+/// that holds itself, or nesting deeper than [`MAX_DEPTH`], is refused.
 fn to_toml(v: &Bound<'_, PyAny>, path: &str) -> PyResult<toml::Value> {
+    to_toml_in(v, path, &mut Vec::new())
+}
+
+/// A path for messages: the empty path (the value given) is "the value".
+fn shown(path: &str) -> &str {
+    if path.is_empty() {
+        "the value"
+    } else {
+        path
+    }
+}
+
+/// [`to_toml`] below the containers in `open` (their addresses, outermost first).
+fn to_toml_in(v: &Bound<'_, PyAny>, path: &str, open: &mut Vec<usize>) -> PyResult<toml::Value> {
     if v.is_instance_of::<PyBool>() {
         return Ok(toml::Value::Boolean(v.extract()?));
     }
@@ -74,26 +94,48 @@ fn to_toml(v: &Bound<'_, PyAny>, path: &str) -> PyResult<toml::Value> {
     if v.is_instance_of::<PyString>() {
         return Ok(toml::Value::String(v.extract()?));
     }
-    if let Ok(d) = v.downcast::<PyDict>() {
+    if v.is_instance_of::<PyBytes>() || v.is_instance_of::<PyByteArray>() {
+        return Err(scenario_error(format!("{path} = {v}: bytes cannot be written in a scenario (use a str)")));
+    }
+    let is_dict = v.is_instance_of::<PyDict>();
+    if !(is_dict || v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() || v.hasattr("__iter__")?) {
+        return Err(scenario_error(format!(
+            "{path} = {v}: a {} cannot be written in a scenario (use str, int, float, bool, list or dict)",
+            v.get_type().name()?
+        )));
+    }
+    let id = v.as_ptr() as usize;
+    if open.contains(&id) {
+        return Err(scenario_error(format!(
+            "{}: a {} that contains itself (a cycle) cannot be written in a scenario",
+            shown(path),
+            v.get_type().name()?
+        )));
+    }
+    if open.len() >= MAX_DEPTH {
+        return Err(scenario_error(format!(
+            "{}: dicts and lists nested deeper than {MAX_DEPTH} levels cannot be written in a scenario",
+            shown(path)
+        )));
+    }
+    open.push(id);
+    let out = if let Ok(d) = v.downcast::<PyDict>() {
         let mut t = toml::Table::new();
         for (k, x) in d.iter() {
             let key: String = k.extract().map_err(|_| scenario_error(format!("{path}: key {k} is not a string")))?;
             let sub = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
-            t.insert(key, to_toml(&x, &sub)?);
+            t.insert(key, to_toml_in(&x, &sub, open)?);
         }
-        return Ok(toml::Value::Table(t));
-    }
-    if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() || v.hasattr("__iter__")? {
-        let mut out = Vec::new();
+        toml::Value::Table(t)
+    } else {
+        let mut items = Vec::new();
         for (i, x) in v.try_iter()?.enumerate() {
-            out.push(to_toml(&x?, &format!("{path}[{i}]"))?);
+            items.push(to_toml_in(&x?, &format!("{path}[{i}]"), open)?);
         }
-        return Ok(toml::Value::Array(out));
-    }
-    Err(scenario_error(format!(
-        "{path} = {v}: a {} cannot be written in a scenario (use str, int, float, bool, list or dict)",
-        v.get_type().name()?
-    )))
+        toml::Value::Array(items)
+    };
+    open.pop();
+    Ok(out)
 }
 
 /// `set={"key.path": value}` as overrides, in the dict's order.
@@ -299,6 +341,39 @@ fn traces_table(r: &RunResult) -> Vec<(&'static str, Col)> {
     ]
 }
 
+/// The table `name` of a result: the same columns as the files `ccsim run`
+/// writes (flows.csv, conns.csv, ports.csv, the trace CSVs).
+fn table_columns(r: &RunResult, scn: Option<&Scenario>, name: &str) -> PyResult<Vec<(&'static str, Col)>> {
+    Ok(match name {
+        "flows" => flows_table(r, scn),
+        "ports" => ports_table(r),
+        "conns" => conns_table(r),
+        "queues" => series_table(&r.queues, "queue_bytes"),
+        "utilization" => series_table(&r.utilization, "utilization"),
+        "traces" => traces_table(r),
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "no table {name:?}: flows, conns, ports, queues, utilization or traces"
+            )))
+        }
+    })
+}
+
+/// The columns of table `name` (see `NativeResult.table`) and their kinds
+/// ("f64", "i64" or "str"), for reading a table back from a results folder.
+#[pyfunction]
+fn table_kinds(name: &str) -> PyResult<Vec<(String, String)>> {
+    let kind = |c: &Col| match c {
+        Col::F64(_) => "f64",
+        Col::I64(_) => "i64",
+        Col::Str(_) => "str",
+    };
+    Ok(table_columns(&RunResult::default(), None, name)?
+        .iter()
+        .map(|(n, c)| (n.to_string(), kind(c).to_string()))
+        .collect())
+}
+
 /// One finished (or stopped, deadlocked, interrupted) simulation.
 #[pyclass(module = "ccsim._native", frozen)]
 struct NativeResult {
@@ -334,20 +409,7 @@ impl NativeResult {
     /// little-endian bytes, or "str" with a list. Tables: flows, ports,
     /// queues, utilization, traces.
     fn table<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyList>> {
-        let cols = match name {
-            // the same columns as flows.csv / ports.csv and the Parquet files
-            "flows" => flows_table(&self.r, Some(&self.scn)),
-            "ports" => ports_table(&self.r),
-            "conns" => conns_table(&self.r),
-            "queues" => series_table(&self.r.queues, "queue_bytes"),
-            "utilization" => series_table(&self.r.utilization, "utilization"),
-            "traces" => traces_table(&self.r),
-            _ => {
-                return Err(PyValueError::new_err(format!(
-                    "no table {name:?}: flows, conns, ports, queues, utilization or traces"
-                )))
-            }
-        };
+        let cols = table_columns(&self.r, Some(&self.scn), name)?;
         let items: Vec<Bound<'py, PyTuple>> = cols
             .iter()
             .map(|(n, c)| PyTuple::new(py, [PyString::new(py, n).into_any(), col_py(py, c)?.into_any()]))
@@ -542,6 +604,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeScenario>()?;
     m.add_class::<NativeResult>()?;
     m.add_function(wrap_pyfunction!(scheme_names, m)?)?;
+    m.add_function(wrap_pyfunction!(table_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(plan_sweep, m)?)?;
     m.add_function(wrap_pyfunction!(run_point, m)?)?;
     m.add_function(wrap_pyfunction!(version_of, m)?)?;
@@ -554,5 +617,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("MAX_DEPTH", MAX_DEPTH)?;
     Ok(())
 }

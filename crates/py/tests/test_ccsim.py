@@ -4,6 +4,7 @@ errors, overrides and seeds, the GIL released while simulating."""
 import json
 import os
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -207,3 +208,58 @@ def test_collective_job_times_are_in_the_summary():
     assert ring["messages"] == 2 * (8 - 1) * 8 and ring["job_time_us"] > 0
     per_job = r.flows.groupby("workload").size().to_dict()
     assert per_job == {0: 224, 1: 112}
+
+
+def test_a_dict_that_contains_itself_or_nests_too_deep_is_refused():
+    # in a child interpreter: before the fix each case killed it (SIGSEGV)
+    code = r'''
+import ccsim
+def refused(doc, **kw):
+    try:
+        ccsim.Scenario(doc, **kw)
+    except ValueError as e:
+        return str(e)
+    raise AssertionError("accepted")
+cyclic = {"name": "loop"}
+cyclic["self"] = cyclic
+print(refused(cyclic))
+items = [1]
+items.append(items)
+print(refused({"topology": {"kind": "star", "hosts": items}}))
+print(refused({"name": "x"}, set={"trace.flows": items}))
+deep = leaf = {}
+for _ in range(30_000):
+    leaf["x"] = {}
+    leaf = leaf["x"]
+e = refused(deep)
+print(e[:30] + " ... " + e[-80:])
+deep_list = 1
+for _ in range(30_000):
+    deep_list = [deep_list]
+e = refused({"name": deep_list})
+print(e[:30] + " ... " + e[-80:])
+print(ccsim.MAX_DEPTH)
+'''
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, (p.returncode, p.stderr[-2000:])
+    lines = p.stdout.splitlines()
+    assert lines[0] == "self: a dict that contains itself (a cycle) cannot be written in a scenario"
+    assert lines[1] == "topology.hosts[1]: a list that contains itself (a cycle) cannot be written in a scenario"
+    assert lines[2].startswith("trace.flows[1]: a list that contains itself")
+    deeper = ": dicts and lists nested deeper than 64 levels cannot be written in a scenario"
+    assert lines[3].startswith("x." * 15) and lines[3].endswith(".x" + deeper)
+    assert lines[4].startswith("name" + "[0]" * 6) and lines[4].endswith("0]" + deeper)
+    assert lines[5] == "64"
+    # at the limit a value is converted and the scenario reader judges it
+    nested = 1
+    for _ in range(ccsim.MAX_DEPTH - 1):
+        nested = [nested]
+    with pytest.raises(ccsim.ScenarioError, match="name = .*expected a string"):
+        ccsim.Scenario({"name": nested})
+    # the same list twice is no cycle
+    flows = [{"src": 0, "dst": 1, "size": "1KB"}]
+    s = ccsim.Scenario({"topology": {"kind": "star", "hosts": 3, "rate": "100Gbps"},
+                        "workload": [{"kind": "flows", "flows": flows}, {"kind": "flows", "flows": flows}]})
+    assert s.flows == 2
+    with pytest.raises(ccsim.ScenarioError, match="bytes cannot be written in a scenario"):
+        ccsim.Scenario({"name": b"incast"})

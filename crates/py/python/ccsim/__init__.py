@@ -35,6 +35,7 @@ __all__ = [
     "Result",
     "load",
     "run",
+    "open",
     "schemes",
     "ScenarioError",
     "SimulationError",
@@ -42,6 +43,7 @@ __all__ = [
 ]
 
 __version__: str = _native.__version__
+MAX_DEPTH: int = _native.MAX_DEPTH  # how deeply dicts and lists may nest in a scenario value
 
 Overrides = Mapping[str, Any]
 
@@ -65,7 +67,9 @@ class Scenario:
 
     ``set`` overrides values by key path, as ``--set`` does on the command
     line (``{"workload[0].load": 0.5, "network.pfc.static_xoff": "500KB"}``).
-    Relative paths in a dict (CDF and HPCC files) start at ``base_dir``;
+    Values are str, int, float, bool, lists and dicts of them, nested at
+    most ``MAX_DEPTH`` (64) levels; a dict or list that contains itself is
+    refused with the key path where the cycle closes. Relative paths in a dict (CDF and HPCC files) start at ``base_dir``;
     errors name ``label``. Raises :class:`ScenarioError` on invalid input.
     """
 
@@ -79,8 +83,9 @@ class Scenario:
     ) -> None:
         if not isinstance(doc, Mapping):
             raise TypeError(f"Scenario() takes a dict laid out like a scenario file, not {type(doc).__name__}")
+        # a dict is passed as it is, so that a cycle through it is named at its key
         self._native = _native.NativeScenario.from_dict(
-            dict(doc), label, str(base_dir if base_dir is not None else Path.cwd()), _dict(set)
+            doc if isinstance(doc, dict) else dict(doc), label, str(base_dir if base_dir is not None else Path.cwd()), _dict(set)
         )
 
     @classmethod
@@ -156,16 +161,20 @@ class Result:
     :attr:`utilization`, :attr:`traces` (per traced port or flow, long
     format). :attr:`summary` is ``summary.json`` as a dict, :attr:`run_info`
     is ``run.json`` (wall time, events/s). Times are in microseconds; an
-    unfinished flow has NaN ``fct_us`` and ``slowdown``.
+    unfinished flow has NaN ``fct_us`` and ``slowdown``. :func:`open`
+    makes one from a results folder that ``ccsim run`` or :meth:`write` wrote.
     """
 
-    def __init__(self, native: "_native.NativeResult") -> None:
+    def __init__(self, native: Union["_native.NativeResult", "_Folder"]) -> None:
         self._native = native
         self._cache: Dict[str, Any] = {}
 
     def _table(self, name: str) -> pd.DataFrame:
         if name not in self._cache:
-            self._cache[name] = _frame(self._native.table(name))
+            if isinstance(self._native, _Folder):
+                self._cache[name] = self._native.frame(name)
+            else:
+                self._cache[name] = _frame(self._native.table(name))
         return self._cache[name]
 
     @property
@@ -225,7 +234,9 @@ class Result:
         return self._table("traces")
 
     def write(self, dir: Union[str, os.PathLike]) -> Path:
-        """Writes the files ``ccsim run`` writes (flows.csv, ports.csv, summary.json, run.json, scenario.toml, charts) into ``dir``."""
+        """Writes the files ``ccsim run`` writes (flows.csv, ports.csv, summary.json, run.json, scenario.toml, charts) into ``dir``.
+
+        A result from :func:`open` copies its folder's files."""
         self._native.write(str(dir))
         return Path(dir)
 
@@ -270,6 +281,105 @@ def run(
     if set:
         scenario = scenario.with_overrides(set)
     return Result(scenario._native.run(scheme, seed, stop, check))
+
+
+# The files of a results folder per table: CSV (the default of `ccsim run`)
+# or Parquet (`--format parquet`), and renamed columns (file -> DataFrame).
+_FILES = {
+    "flows": ("flows", {}),
+    "conns": ("conns", {}),
+    "ports": ("ports", {}),
+    "queues": ("queues", {}),
+    "utilization": ("utilization", {"utilization_fraction": "utilization"}),
+    "traces": ("flow_traces", {}),
+}
+_KINDS = {"f64": pa.float64(), "i64": pa.int64(), "str": pa.string()}
+
+
+class _Folder:
+    """A results folder read back: what :class:`Result` asks a run for."""
+
+    def __init__(self, dir: Path) -> None:
+        self.dir = dir
+        summary = dir / "summary.json"
+        if not summary.is_file():
+            runs = sorted(p.parent.name for p in dir.glob("*/summary.json"))
+            if runs:
+                raise ValueError(f"{dir} holds the runs of {', '.join(runs)}: open one of them ({dir / runs[0]})")
+            what = "no such folder" if not dir.is_dir() else "no summary.json in it"
+            raise ValueError(f"{dir}: not a results folder of `ccsim run` ({what})")
+        self.summary_text = summary.read_text()
+        self.summary = json.loads(self.summary_text)
+        self.scheme: str = self.summary["scheme"]
+        self.status: str = self.summary["status"]
+
+    def summary_json(self) -> str:
+        return self.summary_text
+
+    def run_json(self) -> str:
+        p = self.dir / "run.json"
+        return p.read_text() if p.is_file() else "{}"
+
+    def frame(self, name: str) -> pd.DataFrame:
+        """Table ``name`` from its Parquet or CSV file (with the column types
+        of a run's table), or empty when the run wrote none (nothing traced,
+        no connections)."""
+        stem, renames = _FILES[name]
+        kinds = {col: _KINDS[kind] for col, kind in _native.table_kinds(name)}
+        parquet, csv = self.dir / f"{stem}.parquet", self.dir / f"{stem}.csv"
+        if parquet.is_file():
+            import pyarrow.parquet as pq
+
+            table = pq.read_table(parquet)
+        elif csv.is_file():
+            import pyarrow.csv as pcsv
+
+            types = {f: kinds[renames.get(f, f)] for f in _csv_header(csv) if renames.get(f, f) in kinds}
+            table = pcsv.read_csv(csv, convert_options=pcsv.ConvertOptions(column_types=types))
+        else:
+            return pa.Table.from_arrays([pa.array([], type=t) for t in kinds.values()], names=list(kinds)).to_pandas()
+        table = table.rename_columns([renames.get(c, c) for c in table.column_names])
+        arrays = [
+            table.column(c).cast(kinds[c]) if c in kinds else table.column(c) for c in table.column_names
+        ]
+        df = pa.Table.from_arrays(arrays, names=table.column_names).to_pandas()
+        key = {"queues": "port", "utilization": "port", "traces": "flow"}.get(name)
+        if key is not None and key in df.columns and len(df):
+            # the files are written as the run goes (time-major); a run's table
+            # holds each port's or flow's series in turn, in the order traced
+            order = {v: i for i, v in enumerate(pd.unique(df[key]))}
+            df = df.iloc[df[key].map(order).argsort(kind="stable")].reset_index(drop=True)
+        return df
+
+    def write(self, dir: str) -> None:
+        import shutil
+
+        shutil.copytree(self.dir, dir, dirs_exist_ok=True)
+
+
+def _csv_header(path: Path) -> List[str]:
+    with path.open() as f:
+        return f.readline().rstrip("\r\n").split(",")
+
+
+def open(dir: Union[str, os.PathLike]) -> Result:
+    """The :class:`Result` of a run already on disk: a folder that ``ccsim
+    run`` (or :meth:`Result.write`, or one scheme's folder of ``ccsim
+    compare``) wrote.
+
+    It has what :func:`run` would have returned for that run: ``summary``
+    (``summary.json``), ``run_info`` (``run.json``), ``scheme``, ``status``
+    and the DataFrames ``flows``, ``conns``, ``ports``, ``queues``,
+    ``utilization`` and ``traces`` with the same columns and types, read
+    from the CSV files or from the Parquet files of ``--format parquet``
+    (a table the run did not write, as traces when nothing was traced, is
+    empty). CSV files hold numbers to 6 decimals, so values can differ
+    from the run's in the last digits; the flows, conns and ports of
+    ``--format parquet`` are exact. Raises
+    ``ValueError`` when ``dir`` is not such a folder (naming the scheme
+    folders when it is a ``compare`` folder).
+    """
+    return Result(_Folder(Path(dir)))
 
 
 def schemes() -> List[str]:

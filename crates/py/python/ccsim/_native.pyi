@@ -3,6 +3,7 @@
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 __version__: str
+MAX_DEPTH: int
 
 class ScenarioError(ValueError):
     """A scenario (file, dict or override) is invalid; the message names the file, key and value."""
@@ -52,3 +53,4 @@ class NativeResult:
     def write(self, dir: str) -> None: ...
 
 def scheme_names() -> List[str]: ...
+def table_kinds(name: str) -> List[Tuple[str, str]]: ...

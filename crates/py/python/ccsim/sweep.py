@@ -1,8 +1,14 @@
-"""Sweeps on Dask: a scenario at every point of a grid, on this machine or a cluster.
+"""Sweeps: a scenario at every point of a grid, in threads of this process,
+in worker processes, or on a Dask cluster.
 
 The grid, the points and the metrics are the simulator's own (the engine of
-``ccsim sweep``); Dask only carries the points to workers and the rows
-back. Each finished point is written at once to ``<out>/points/<key>.parquet``
+``ccsim sweep``); threads, processes or Dask workers only carry the points
+to the simulator and the rows back. Threads are the default: a point runs
+with the GIL released, so threads simulate in parallel, and nothing is
+started that imports the calling script again, so a plain script or a
+notebook needs no ``if __name__ == "__main__":`` guard.
+
+Each finished point is written at once to ``<out>/points/<key>.parquet``
 (``key`` identifies the run: scenario, overrides, scheme, seed and this
 build), so an interrupted sweep resumes where it stopped and a repeated one
 runs nothing.
@@ -12,9 +18,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import os
+import shutil
 import sys
 import time
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import as_completed as _futures_completed
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
@@ -24,7 +34,7 @@ import pyarrow.parquet as pq
 
 from . import _native
 
-Grid = Mapping[str, Iterable[Any]]
+Grid = Mapping[str, Any]
 
 
 def _run_point(spec: str) -> Tuple[str, List[Tuple[str, float]]]:
@@ -36,8 +46,16 @@ def _version() -> str:
     return _native.version_of(_native.__file__)
 
 
+def _values(v: Any) -> List[Any]:
+    """A grid entry as its values: a list, tuple, range or other iterable
+    holds several; a str, bytes, dict or a scalar is one value."""
+    if isinstance(v, (str, bytes, bytearray, Mapping)) or not hasattr(v, "__iter__"):
+        return [v]
+    return list(v)
+
+
 def _axes(scenario_schemes: List[str], grid: Grid) -> List[Tuple[str, List[Any]]]:
-    axes = [(str(k), list(v)) for k, v in grid.items()]
+    axes = [(str(k), _values(v)) for k, v in grid.items()]
     for k, v in axes:
         if not v:
             raise _native.ScenarioError(f"grid {k!r}: no values")
@@ -47,14 +65,17 @@ def _axes(scenario_schemes: List[str], grid: Grid) -> List[Tuple[str, List[Any]]
 
 
 class _Session:
-    """The Dask client for ``client=``, closing what it opened itself."""
+    """The Dask client for ``client=``, closing what it opened itself:
+    ``None`` or ``"local"`` starts a local cluster (one worker process per
+    core), another string is a scheduler's address, anything else is a
+    ``distributed.Client``."""
 
     def __init__(self, client: Any) -> None:
         from distributed import Client, LocalCluster
 
         self.cluster = None
         self.owned = client is None or isinstance(client, str)
-        if client is None:
+        if client is None or client == "local":
             self.cluster = LocalCluster(
                 n_workers=os.cpu_count() or 1, threads_per_worker=1, processes=True, dashboard_address=":0"
             )
@@ -71,19 +92,141 @@ class _Session:
             self.cluster.close()
 
 
-def _progress(done: int, total: int, cached: int, failed: int, t0: float, ran: int) -> None:
-    el = time.perf_counter() - t0
-    left = total - done
-    eta = f" | ETA {el / ran * left:.0f}s" if ran and left else ""
-    fail = f", {failed} failed" if failed else ""
-    sys.stderr.write(f"\r{done}/{total} points ({cached} cached{fail}) | {el:.0f}s{eta}   ")
-    sys.stderr.flush()
+class _Runner:
+    """Where a sweep's points run: threads (the default), processes, or Dask."""
+
+    def __init__(self, jobs: Optional[int], processes: bool, client: Any) -> None:
+        self.session: Optional[_Session] = None
+        self.pool: Optional[Executor] = None
+        if client is not None:
+            self.session = _Session(client)
+        elif processes:
+            self.pool = ProcessPoolExecutor(max_workers=jobs)
+        else:
+            self.pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="ccsim-sweep")
+
+    def submit(self, spec: str, key: str) -> Any:
+        if self.session is not None:
+            return self.session.client.submit(_run_point, spec, key=f"ccsim-point-{key}", pure=False)
+        assert self.pool is not None
+        return self.pool.submit(_run_point, spec)
+
+    def completed(self, futures: Iterable[Any]) -> Iterable[Any]:
+        if self.session is not None:
+            from distributed import as_completed
+
+            return as_completed(list(futures))
+        return _futures_completed(list(futures))
+
+    def close(self, finished: bool) -> None:
+        """Frees the workers; after an error or Ctrl-C, points not yet started are dropped."""
+        if self.session is not None:
+            self.session.close()
+        elif self.pool is not None:
+            self.pool.shutdown(wait=finished, cancel_futures=not finished)
+
+
+def _in_notebook() -> bool:
+    """Whether this runs in a Jupyter kernel (IPython with a ZMQ front end)."""
+    ipython = sys.modules.get("IPython")
+    if ipython is None:
+        return False
+    shell = ipython.get_ipython()
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
+
+
+def _secs(s: float) -> str:
+    if s < 100:
+        return f"{s:.0f}s"
+    if s < 6000:
+        return f"{s / 60:.0f}min"
+    return f"{s / 3600:.1f}h"
+
+
+class _Progress:
+    """How far a sweep is, in the form its output can show:
+
+    - a terminal: one line, redrawn in place, never wider than the terminal;
+    - Jupyter: one text output, updated in place (an IPython display handle);
+    - anything else (a log file, a pipe): a plain line at the start, after
+      every tenth of the points to run and at the end; no carriage returns.
+    """
+
+    def __init__(self, total: int, cached: int, stream: Any = None) -> None:
+        self.total, self.cached, self.done, self.ran, self.failed = total, cached, cached, 0, 0
+        self.stream = stream if stream is not None else sys.stderr
+        self.t0 = time.perf_counter()
+        self.last = 0.0
+        self.handle: Any = None
+        if _in_notebook():
+            self.mode = "notebook"
+        elif getattr(self.stream, "isatty", lambda: False)():
+            self.mode = "tty"
+        else:
+            self.mode = "log"
+        self.step = max(1, math.ceil((total - cached) / 10))
+        self._show(force=True)
+
+    def point(self, failed: bool) -> None:
+        self.done += 1
+        if failed:
+            self.failed += 1
+        else:
+            self.ran += 1
+        self._show(force=self.done == self.total)
+
+    def text(self, width: Optional[int] = None) -> str:
+        """The progress line; with ``width``, a bar in front when it fits, cut to ``width - 1``."""
+        el = time.perf_counter() - self.t0
+        left = self.total - self.done
+        eta = f" | ETA {_secs(el / self.ran * left)}" if self.ran and left else ""
+        fail = f", {self.failed} failed" if self.failed else ""
+        line = f"sweep: {self.done}/{self.total} points ({self.cached} cached{fail}) | {_secs(el)}{eta}"
+        if width is None:
+            return line
+        bar = 20
+        if width - 1 - len(line) - 3 >= bar:
+            full = bar * self.done // max(self.total, 1)
+            line = f"[{'#' * full}{'.' * (bar - full)}] {line}"
+        return line[: max(width - 1, 1)]
+
+    def _show(self, force: bool) -> None:
+        now = time.perf_counter()
+        if self.mode == "notebook":
+            if not force and now - self.last < 0.5:
+                return
+            from IPython.display import display
+
+            out = {"text/plain": self.text()}
+            if self.handle is None:
+                self.handle = display(out, raw=True, display_id=True)
+            else:
+                self.handle.update(out, raw=True)
+        elif self.mode == "tty":
+            if not force and now - self.last < 0.2:
+                return
+            width = shutil.get_terminal_size().columns
+            self.stream.write("\r" + self.text(width) + "\x1b[K")
+            self.stream.flush()
+        else:
+            if not force and (self.done - self.cached) % self.step:
+                return
+            self.stream.write(self.text() + "\n")
+            self.stream.flush()
+        self.last = now
+
+    def close(self) -> None:
+        if self.mode == "tty":
+            self.stream.write("\n")
+            self.stream.flush()
 
 
 def sweep(
     scenario: Union[str, os.PathLike, Any],
     grid: Grid,
     *,
+    jobs: Optional[int] = None,
+    processes: bool = False,
     client: Any = None,
     out: Union[str, os.PathLike, None] = None,
     progress: bool = True,
@@ -92,22 +235,36 @@ def sweep(
 
     ``grid`` maps keys to values: ``"scheme"``, ``"seed"`` or any scenario
     key path (``"workload[0].load": [0.3, 0.5, 0.8]``, ``"seed": range(5)``).
+    A list, tuple, range or other iterable holds several values; a str (or
+    bytes, dict, number) is one value (``"scheme": "hpcc"`` is one point).
     Points are the product, first key slowest; without a ``scheme`` key
     every scheme of the scenario runs. ``scenario`` is a scenario file (or
     a :class:`ccsim.Scenario` loaded from one): workers read it, so on a
     cluster it must be at the same path on every worker.
 
-    ``client``: ``None`` starts a local ``dask.distributed`` cluster (one
-    worker process per core) for the sweep; a ``distributed.Client`` or a
-    scheduler address (``"tcp://host:8786"``) runs it on that cluster
-    (``ccsim`` must be installed on its workers).
+    Where points run:
+
+    - by default in ``jobs`` threads of this process (default: one per
+      core); a point runs with the GIL released, so they run in parallel,
+      and no ``if __name__ == "__main__":`` guard is needed in a script or
+      a notebook;
+    - ``processes=True``: in ``jobs`` worker processes
+      (``concurrent.futures``; the usual guard is needed where Python
+      starts processes by spawning, as on macOS and Windows);
+    - ``client``: on Dask (``pip install 'ccsim[sweep]'``): a
+      ``distributed.Client``, a scheduler address (``"tcp://host:8786"``;
+      ``ccsim`` must be installed on its workers), or ``"local"`` to start a
+      local ``dask.distributed`` cluster of one worker process per core
+      (which needs the guard).
 
     Each point is written to ``<out>/points/<key>.parquet`` as it finishes
     (default ``out``: ``results/<scenario name>/sweep``), so an interrupted
     sweep resumes with the points not yet done; the whole table is also
     written to ``<out>/sweep.parquet``. A failing point is reported (on
     stderr and in ``df.attrs["failed"]``: point -> error) and does not stop
-    the others.
+    the others. ``progress`` shows how far it is on stderr: one line redrawn
+    in a terminal, one updated output in Jupyter, a plain line every tenth
+    of the points in a log file.
 
     The result has one row per point and metric: the grid's keys as
     columns (with their values as given), ``scheme`` and ``seed`` if not in
@@ -119,6 +276,8 @@ def sweep(
     """
     from . import Scenario, load
 
+    if jobs is not None and jobs < 1:
+        raise ValueError(f"jobs = {jobs}: must be at least 1")
     if isinstance(scenario, Scenario):
         path = Path(scenario._native.label)
         if scenario._native.overrides:
@@ -156,22 +315,14 @@ def sweep(
     specs = [s for _, s in planned]
     run_keys = [json.loads(s)["key"] for s in specs]
     todo = [i for i, k in enumerate(run_keys) if not (points_dir / f"{k}.parquet").is_file()]
-    cached = len(specs) - len(todo)
     failed: Dict[str, str] = {}
-    t0 = time.perf_counter()
     if todo:
-        from distributed import as_completed
-
-        session = _Session(client)
-        dask_client = session.client
+        runner = _Runner(jobs, processes, client)
+        bar = _Progress(len(specs), len(specs) - len(todo)) if progress else None
+        finished = False
         try:
-            futures = {
-                dask_client.submit(_run_point, specs[i], key=f"ccsim-point-{run_keys[i]}", pure=False): i for i in todo
-            }
-            done, ran = cached, 0
-            if progress:
-                _progress(done, len(specs), cached, 0, t0, 0)
-            for fut in as_completed(futures):
+            futures = {runner.submit(specs[i], run_keys[i]): i for i in todo}
+            for fut in runner.completed(futures):
                 i = futures[fut]
                 label = " ".join(f"{k}={v}" for k, v in planned[i][0])
                 try:
@@ -180,14 +331,13 @@ def sweep(
                     failed[label] = f"{type(e).__name__}: {e}"
                 else:
                     _write_point(points_dir, run_keys[i], fixed(i, specs[i]), status, metrics)
-                    ran += 1
-                done += 1
-                if progress:
-                    _progress(done, len(specs), cached, len(failed), t0, ran)
+                if bar is not None:
+                    bar.point(label in failed)
+            finished = True
         finally:
-            session.close()
-        if progress:
-            sys.stderr.write("\n")
+            runner.close(finished)
+            if bar is not None:
+                bar.close()
     for label, err in failed.items():
         sys.stderr.write(f"error: point [{label}]: {err}\n")
     files = [points_dir / f"{k}.parquet" for k in run_keys]
