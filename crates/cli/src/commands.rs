@@ -410,6 +410,17 @@ pub fn list_text(what: Option<ListWhat>) -> String {
         }
         out.push('\n');
     }
+    if all || what == Some(ListWhat::Network) {
+        out.push_str(
+            "Network settings ([network] table; a dotted key is a key of its sub-table, e.g. [network.pfc]):\n\n",
+        );
+        let mut t = Table::new(&["key", "value", "default", "meaning", "source"]);
+        for k in ccsim_core::config::NETWORK_KEYS {
+            t.row(vec![k.key.into(), k.unit.into(), k.default.into(), k.doc.into(), k.source.into()]);
+        }
+        out.push_str(&indent(&render_left(&t), "  "));
+        out.push_str("\n  [[network.link_events]] (any number): at (duration), a, b (the link's two node ids), action (\"down\" | \"up\")\n\n");
+    }
     if all || what == Some(ListWhat::Cdfs) {
         out.push_str("Built-in flow-size distributions (poisson workload `cdf = NAME`; a file path also works):\n\n");
         let mut t = Table::new(&["name", "points", "mean size"]);
@@ -420,6 +431,34 @@ pub fn list_text(what: Option<ListWhat>) -> String {
         out.push('\n');
     }
     out
+}
+
+/// docs/NETWORK.md: the `[network]` reference as Markdown, generated from
+/// `ccsim_core::config::NETWORK_KEYS` (a test keeps the file equal to it).
+#[cfg(test)]
+pub fn network_reference_md() -> String {
+    let mut s = String::from(
+        "# The `[network]` table\n\nGenerated from `ccsim_core::config::NETWORK_KEYS` (`ccsim list network` prints the same); a test \
+         keeps this file, the table and the parser in step. A dotted key is a key of a sub-table: `pfc.static_xoff` is \
+         `static_xoff` in `[network.pfc]`. Sizes are bytes (`\"32MB\"`, `\"4KiB\"` or an integer), durations take a \
+         unit (`\"500us\"`).\n\n| key | value | default | meaning | source |\n| --- | --- | --- | --- | --- |\n",
+    );
+    for k in ccsim_core::config::NETWORK_KEYS {
+        let cell = |x: &str| x.replace('|', "\\|");
+        s.push_str(&format!(
+            "| `{}` | {} | `{}` | {} | {} |\n",
+            k.key,
+            cell(k.unit),
+            k.default,
+            cell(k.doc),
+            cell(k.source)
+        ));
+    }
+    s.push_str(
+        "\n`[[network.link_events]]` (any number): `at` (duration; `\"0us\"` = before the run), `a`, `b` (the two node \
+         ids of the link, either order), `action` (`\"down\"` or `\"up\"`).\n",
+    );
+    s
 }
 
 /// A table with every column left-aligned (for text columns).
@@ -485,5 +524,21 @@ mod tests {
         let line = cdfs.lines().find(|l| l.trim_start().starts_with("websearch")).unwrap();
         assert!(line.contains(" 12 "), "{line}");
         assert!(line.contains("MB"), "{line}");
+    }
+}
+
+#[cfg(test)]
+mod network_reference {
+    /// docs/NETWORK.md is the generated reference (`CCSIM_BLESS=1 cargo test
+    /// -p ccsim network_reference` rewrites it after a change of NETWORK_KEYS).
+    #[test]
+    fn docs_network_md_is_generated_from_the_keys() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/NETWORK.md");
+        let want = super::network_reference_md();
+        if std::env::var_os("CCSIM_BLESS").is_some() {
+            std::fs::write(&path, &want).unwrap();
+        }
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(have == want, "docs/NETWORK.md is out of date: rerun with CCSIM_BLESS=1");
     }
 }

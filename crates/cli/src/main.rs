@@ -220,6 +220,8 @@ pub enum ListWhat {
     Workloads,
     Topologies,
     Cdfs,
+    /// Every `[network]` key with its unit, default and source.
+    Network,
 }
 
 #[derive(Args, Debug, Clone)]

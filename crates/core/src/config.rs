@@ -300,3 +300,113 @@ impl NetConfig {
         Ok(())
     }
 }
+
+/// One key of the `[network]` table, for `ccsim list network` and the
+/// generated reference: a test checks both ways against the parser (every
+/// key here is accepted and its default is the parser's default; every key
+/// the parser writes is here), so this table cannot drift from it.
+#[derive(Clone, Copy, Debug)]
+pub struct NetKey {
+    /// Key path under `[network]` ("pfc.static_xoff").
+    pub key: &'static str,
+    /// What the value is: "bytes", "duration", "count", "number", "bool", or the choices.
+    pub unit: &'static str,
+    /// The default as TOML text ("1000", "\"red\""), or "none" when unset.
+    pub default: &'static str,
+    /// A valid value for an unset default (the test sets it), else "".
+    pub example: &'static str,
+    /// What it does.
+    pub doc: &'static str,
+    /// Where the default comes from.
+    pub source: &'static str,
+}
+
+const HPCC_SIM: &str = "HPCC simulator (mix/config.txt)";
+
+/// Every `[network]` key (`link_events` is a list of tables: see `LinkEvent`).
+pub const NETWORK_KEYS: &[NetKey] = &[
+    NetKey { key: "mtu", unit: "bytes", default: "1000", example: "", doc: "payload bytes per full data packet", source: HPCC_SIM },
+    NetKey { key: "header", unit: "bytes", default: "48", example: "", doc: "header bytes on every data packet (counted in the ideal FCT)", source: HPCC_SIM },
+    NetKey { key: "ack_size", unit: "bytes", default: "60", example: "", doc: "wire size of ACK, NACK and CNP packets", source: HPCC_SIM },
+    NetKey { key: "pause_size", unit: "bytes", default: "64", example: "", doc: "wire size of PFC PAUSE/RESUME frames", source: "IEEE 802.1Qbb: a minimum Ethernet frame" },
+    NetKey { key: "ack_every", unit: "count", default: "1", example: "", doc: "the receiver ACKs every this many data packets (always on a flow's or message's last packet and on a CE mark)", source: HPCC_SIM },
+    NetKey { key: "buffer", unit: "bytes", default: "32000000", example: "", doc: "shared buffer per switch", source: HPCC_SIM },
+    NetKey { key: "reserve", unit: "bytes", default: "4000", example: "", doc: "guaranteed bytes per ingress (port, class) before the shared pool", source: HPCC_SIM },
+    NetKey { key: "pfc.enabled", unit: "bool", default: "true", example: "", doc: "lossless fabric (PFC); false: tail drop at the same dynamic threshold, the transport retransmits", source: "ccsim (RDMA fabrics are lossless)" },
+    NetKey { key: "pfc.alpha_per_100g", unit: "number", default: "0.125", example: "", doc: "dynamic-threshold alpha for a 100 Gbps port, scaled with the port rate, capped at 1", source: HPCC_SIM },
+    NetKey { key: "pfc.static_xoff", unit: "bytes", default: "none", example: "\"500KB\"", doc: "a static XOFF instead of the dynamic threshold: pause an ingress holding more shared bytes", source: "FNCC §5 ('PFC threshold 500 KB')" },
+    NetKey { key: "pfc.resume_offset", unit: "bytes", default: "3000", example: "", doc: "RESUME once shared use + this is at or below the threshold", source: HPCC_SIM },
+    NetKey { key: "pfc.headroom_factor", unit: "number", default: "3.0", example: "", doc: "headroom per ingress = factor x rate x link delay + headroom_extra", source: HPCC_SIM },
+    NetKey { key: "pfc.headroom_extra", unit: "bytes", default: "none", example: "\"3KB\"", doc: "extra headroom per ingress; unset: 2 full packets (one on the wire, one started upstream)", source: "ccsim" },
+    NetKey { key: "ecn.mode", unit: "\"red\" | \"step\" | \"off\"", default: "\"red\"", example: "", doc: "RED-like marking between kmin and kmax, or a step at kmin (DCTCP's K)", source: HPCC_SIM },
+    NetKey { key: "ecn.kmin", unit: "bytes", default: "100000", example: "", doc: "no mark below this egress queue (per 25 Gbps of port rate when scale_per_25g)", source: HPCC_SIM },
+    NetKey { key: "ecn.kmax", unit: "bytes", default: "400000", example: "", doc: "mark every packet above this queue (per 25 Gbps when scale_per_25g)", source: HPCC_SIM },
+    NetKey { key: "ecn.pmax", unit: "number", default: "0.2", example: "", doc: "marking probability at kmax (RED)", source: HPCC_SIM },
+    NetKey { key: "ecn.scale_per_25g", unit: "bool", default: "true", example: "", doc: "kmin/kmax are for a 25 Gbps port and scale with the port rate", source: HPCC_SIM },
+    NetKey { key: "int", unit: "bool", default: "none", example: "true", doc: "stamp INT on data packets; unset: when the scheme asks for it (HPCC, PowerTCP, ...)", source: "ccsim" },
+    NetKey { key: "int_encoding", unit: "\"fixed\" | \"per_hop\" | \"free\"", default: "\"fixed\"", example: "", doc: "wire cost of INT records: a fixed header, per hop, or none", source: HPCC_SIM },
+    NetKey { key: "int_fixed_bytes", unit: "bytes", default: "42", example: "", doc: "size of the fixed INT header (5 records x 8 B + 2 B hop count)", source: "HPCC simulator int-header.h (GetStaticSize)" },
+    NetKey { key: "int_hop_bytes", unit: "bytes", default: "8", example: "", doc: "bytes per INT record under per_hop", source: "HPCC paper (SIGCOMM'19) §4" },
+    NetKey { key: "routing", unit: "\"ecmp\" | \"symmetric\" | \"spray\"", default: "\"ecmp\"", example: "", doc: "per-flow ECMP, ECMP with ACKs retracing their data's path, or per-packet spraying", source: "ccsim" },
+    NetKey { key: "ack_high_priority", unit: "bool", default: "true", example: "", doc: "ACK/NACK in the control class above data; false: in their flow's data class (the HPCC simulator's switches)", source: "ccsim" },
+    NetKey { key: "data_classes", unit: "count", default: "1", example: "", doc: "data priority classes per port (flows' prio 0..n-1, 0 highest), 1..7", source: "ccsim" },
+    NetKey { key: "nack_interval", unit: "duration", default: "\"500us\"", example: "", doc: "at most one NACK per expected sequence number per this interval", source: HPCC_SIM },
+    NetKey { key: "rto", unit: "duration", default: "none", example: "\"1ms\"", doc: "retransmission timeout; unset: off when lossless, in order and without link events, else 1ms; \"0us\": off", source: "ccsim" },
+    NetKey { key: "switch_delay", unit: "duration", default: "\"0us\"", example: "", doc: "fixed processing delay per switch (in base RTTs, BDPs, ideal FCTs and PFC headroom)", source: "ccsim" },
+    NetKey { key: "time_quantum", unit: "duration", default: "none", example: "\"1ns\"", doc: "truncate serialization and pacing times to a multiple of this (ns-3 uses 1ns); unset: exact", source: "ns-3 point-to-point model" },
+    NetKey { key: "receiver", unit: "\"go-back-n\" | \"reorder\"", default: "\"go-back-n\"", example: "", doc: "RDMA RC go-back-N, or accept any order (sprayed lossless fabrics)", source: "ccsim; OSCAR's reference spraying runs (RetxMode None)" },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `[network]` text setting `key` (a dotted path) to `value`.
+    fn doc(key: &str, value: &str) -> String {
+        match key.split_once('.') {
+            Some((table, k)) => format!("[{table}]\n{k} = {value}\n"),
+            None => format!("{key} = {value}\n"),
+        }
+    }
+
+    #[test]
+    fn the_network_reference_matches_the_parser_both_ways() {
+        // every key listed is accepted; a listed default is the parser's default
+        for k in NETWORK_KEYS {
+            let (value, is_default) = if k.default == "none" { (k.example, false) } else { (k.default, true) };
+            assert!(!value.is_empty(), "{}: give an example for an unset default", k.key);
+            let parsed: NetConfig =
+                toml::from_str(&doc(k.key, value)).unwrap_or_else(|e| panic!("network.{} = {value}: {e}", k.key));
+            if is_default {
+                assert_eq!(
+                    parsed,
+                    NetConfig::default(),
+                    "network.{}: the listed default {value} is not the parser's",
+                    k.key
+                );
+            } else {
+                assert_ne!(parsed, NetConfig::default(), "network.{}: the example should set something", k.key);
+            }
+        }
+        // every key the parser writes (with every optional one set) is listed
+        let full = NetConfig {
+            int: Some(true),
+            rto: Some(Dur(1)),
+            time_quantum: Some(Dur(1)),
+            pfc: PfcConfig { static_xoff: Some(Bytes(1)), headroom_extra: Some(Bytes(1)), ..Default::default() },
+            ..Default::default()
+        };
+        let table: toml::Table = toml::from_str(&toml::to_string(&full).unwrap()).unwrap();
+        let mut written = Vec::new();
+        for (k, v) in &table {
+            match v {
+                toml::Value::Table(t) => written.extend(t.keys().map(|s| format!("{k}.{s}"))),
+                _ => written.push(k.clone()),
+            }
+        }
+        for w in &written {
+            assert!(NETWORK_KEYS.iter().any(|k| k.key == w), "network.{w} is not in NETWORK_KEYS");
+        }
+        assert_eq!(written.len(), NETWORK_KEYS.len(), "a listed key the parser does not write");
+    }
+}
