@@ -22,4 +22,7 @@ fi
 cargo build --release --locked -p ccsim
 venv_abs="$(cd "$venv" && pwd)"
 (cd crates/py && VIRTUAL_ENV="$venv_abs" PATH="$venv_abs/bin:$PATH" maturin develop --release --locked -q)
+# the same build's command in the environment: `source target/py-venv/bin/activate`
+# then gives `ccsim` on the PATH and `import ccsim`, with no second build
+ln -sf "$(pwd)/target/release/ccsim" "$venv_abs/bin/ccsim"
 "$venv/bin/python" -m pytest -q crates/py/tests
