@@ -137,51 +137,35 @@ fn class_of(cell: &str) -> &'static str {
     }
 }
 
-/// Escapes text and turns `**bold**`, `` `code` `` and `[text](#anchor)` into HTML.
+/// A paragraph's or cell's Markdown as inline HTML, by pulldown-cmark (a
+/// Markdown library: `*italic*`, `**bold**`, `` `code` ``, links, escapes).
+/// Raw HTML in the text is shown as text, and a text that Markdown would
+/// read as a block (a lone "-" cell is a list item, "# x" a heading) is
+/// shown as written.
 fn inline(t: &str) -> String {
-    let e = escape(t);
-    let mut out = String::with_capacity(e.len());
-    let mut rest = e.as_str();
-    let mut bold = false;
-    let mut code = false;
-    while let Some(c) = rest.chars().next() {
-        if rest.starts_with("**") {
-            out.push_str(if bold { "</b>" } else { "<b>" });
-            bold = !bold;
-            rest = &rest[2..];
-        } else if c == '`' {
-            out.push_str(if code { "</code>" } else { "<code>" });
-            code = !code;
-            rest = &rest[1..];
-        } else if c == '[' {
-            if let Some((text, href, len)) = link(rest) {
-                let _ = write!(out, "<a href=\"{href}\">{text}</a>");
-                rest = &rest[len..];
-            } else {
-                out.push(c);
-                rest = &rest[1..];
-            }
-        } else {
-            out.push(c);
-            rest = &rest[c.len_utf8()..];
+    use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+    let events: Vec<Event> = Parser::new(t).collect();
+    let inline_only = events.iter().all(|e| match e {
+        Event::Start(tag) => {
+            matches!(tag, Tag::Paragraph | Tag::Emphasis | Tag::Strong | Tag::Strikethrough | Tag::Link { .. })
         }
+        Event::Rule | Event::TaskListMarker(_) | Event::FootnoteReference(_) => false,
+        _ => true,
+    });
+    if !inline_only {
+        return escape(t);
     }
-    if bold {
-        out.push_str("</b>");
-    }
-    if code {
-        out.push_str("</code>");
-    }
-    out
-}
-
-/// `[text](target)` at the start of `s`: (text, target, length).
-fn link(s: &str) -> Option<(&str, &str, usize)> {
-    let close = s.find("](")?;
-    let end = s[close..].find(')')? + close;
-    let text = &s[1..close];
-    let href = &s[close + 2..end];
-    (!text.contains('[') && !href.contains(' ')).then_some((text, href, end + 1))
+    let events = events
+        .into_iter()
+        .filter(|e| !matches!(e, Event::Start(Tag::Paragraph) | Event::End(TagEnd::Paragraph)))
+        .map(|e| match e {
+            Event::Html(h) | Event::InlineHtml(h) => Event::Text(h),
+            Event::SoftBreak => Event::Text(" ".into()),
+            e => e,
+        });
+    let mut out = String::new();
+    pulldown_cmark::html::push_html(&mut out, events);
+    out.trim_end().to_string()
 }
 
 #[cfg(test)]
@@ -198,8 +182,19 @@ mod tests {
         assert!(md.contains("## A <b>") && md.contains("| a\\|b | yes |"), "{md}");
         let html = d.html();
         assert!(html.contains("<h2 id=\"a\">A &lt;b&gt;</h2>"), "{html}");
-        assert!(html.contains("<b>bold</b> and <a href=\"#a\">link</a> and <code>x&lt;y</code>"), "{html}");
+        assert!(html.contains("<strong>bold</strong> and <a href=\"#a\">link</a> and <code>x&lt;y</code>"), "{html}");
         assert!(html.contains("<td class=\"yes\">yes</td>"));
         assert!(html.contains("<title>T &amp; t</title>"));
+    }
+
+    #[test]
+    fn italics_render_and_block_markers_stay_text() {
+        // issue 25: the report HTML showed `*italic*` as literal asterisks
+        assert_eq!(inline("*ccsim chose:* a <b> and 5 < 6"), "<em>ccsim chose:</em> a &lt;b&gt; and 5 &lt; 6");
+        assert_eq!(inline("-"), "-", "a lone dash cell is not a list");
+        assert_eq!(inline("1. first"), "1. first");
+        assert_eq!(inline("# x"), "# x");
+        assert_eq!(inline("<100KB"), "&lt;100KB");
+        assert_eq!(inline("a\nb"), "a b");
     }
 }
