@@ -122,6 +122,9 @@ fn messages_on_connections_are_rows_with_their_connection_and_workload() {
     let t = Tmp::new("msgs");
     let out = ok(&["compare", "scenarios/rpc-closed-loop.toml", "--schemes", "bolt,hpcc", "--out", t.s(), "--quiet"]);
     assert!(out.contains("  connections"), "{out}");
+    // the comparison's page: one column per scheme, the job's time
+    let page = std::fs::read_to_string(t.0.join("rpc-closed-loop/compare-bolt-hpcc/report.html")).unwrap();
+    assert!(page.contains("<th>bolt</th><th>hpcc</th>") && page.contains("job time, workload[0] (us)"), "{page}");
     let dir = t.0.join("rpc-closed-loop/compare-bolt-hpcc/bolt");
     let flows = csv_rows(&dir.join("flows.csv"));
     assert_eq!(flows[0][9..].join(","), "workload,conn");
@@ -159,9 +162,16 @@ fn run_writes_a_complete_result_and_never_overwrites() {
         "slowdown.svg",
         "queues.svg",
         "rates.svg",
+        "report.html",
     ] {
         assert!(dir.join(f).is_file(), "missing {f}");
     }
+    // issue 25: a page to look at the run again, charts inline
+    let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(
+        page.contains("<table>") && page.contains("slowdown avg / p50 / p95 / p99") && page.contains("<svg"),
+        "{page}"
+    );
     let flows = csv_rows(&dir.join("flows.csv"));
     assert_eq!(flows[0].join(","), "id,src,dst,size,start_us,fct_us,ideal_fct_us,slowdown,retransmits,workload,conn");
     assert_eq!(flows.len(), 3);

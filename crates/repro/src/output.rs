@@ -296,7 +296,7 @@ pub fn write_run_files(dir: &Path, scn: &Scenario, scheme: &str, r: &RunResult) 
     write_json(dir, "run.json", &speed_json(r))?;
     fs::write(dir.join("scenario.toml"), &scn.text)?;
     plots::write_all(dir, &[(scheme.to_string(), r)])?;
-    Ok(())
+    write_page(dir, scn, &[(scheme.to_string(), r)])
 }
 
 /// A size-bucket label as a column-name part: "<100KB" -> "lt100KB",
@@ -398,7 +398,58 @@ pub fn write_compare_files(dir: &Path, scn: &Scenario, runs: &[(String, &RunResu
     write_json(dir, "compare.json", &doc)?;
     fs::write(dir.join("scenario.toml"), &scn.text)?;
     plots::write_all(dir, runs)?;
-    Ok(())
+    write_page(dir, scn, runs)
+}
+
+/// `report.html` of a run or a comparison: the scenario, the result table
+/// (one column per scheme, units in the row names) and the charts written
+/// beside it, in the look of the reproduction reports (`report::doc`).
+pub fn write_page(dir: &Path, scn: &Scenario, runs: &[(String, &RunResult)]) -> io::Result<()> {
+    use crate::report::doc::{Block, Doc};
+    let schemes: Vec<String> = runs.iter().map(|(n, _)| n.clone()).collect();
+    let mut d = Doc { title: format!("{}: {}", scn.name, schemes.join(", ")), blocks: vec![] };
+    d.push(Block::Heading(1, format!("{} ({})", scn.name, schemes.join(", ")), "top".into()));
+    d.push(Block::Para(scn.summary()));
+    let sums: Vec<Summary> = runs.iter().map(|(_, r)| r.summary()).collect();
+    let mut header = vec!["".to_string()];
+    header.extend(schemes.iter().cloned());
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut row = |name: &str, f: &dyn Fn(usize) -> String| {
+        let mut r = vec![name.to_string()];
+        r.extend((0..runs.len()).map(f));
+        rows.push(r);
+    };
+    let n = |x: f64| if x.is_finite() { format!("{x:.3}") } else { "-".into() };
+    row("status", &|i| runs[i].1.status.name().to_string());
+    row("flows and messages", &|i| sums[i].flows.to_string());
+    row("finished", &|i| sums[i].finished.to_string());
+    row("slowdown avg / p50 / p95 / p99", &|i| {
+        let s = &sums[i].slowdown;
+        format!("{} / {} / {} / {}", n(s.avg), n(s.p50), n(s.p95), n(s.p99))
+    });
+    row("FCT avg / p99 (us)", &|i| format!("{} / {}", n(sums[i].fct_us.avg), n(sums[i].fct_us.p99)));
+    for (k, j) in crate::metrics::jobs::jobs(scn, runs[0].1).iter().enumerate() {
+        row(&format!("job time, workload[{}] (us)", j.workload), &|i| {
+            crate::metrics::jobs::jobs(scn, runs[i].1).get(k).and_then(|j| j.time_us).map_or("unfinished".into(), n)
+        });
+    }
+    row("drops (packets)", &|i| sums[i].drops.to_string());
+    row("PAUSE frames", &|i| sums[i].pause_frames.to_string());
+    row("paused time, all ports (us)", &|i| n(sums[i].paused_time_us));
+    row("max queue (bytes)", &|i| sums[i].max_queue_bytes.to_string());
+    row("simulated time (us)", &|i| n(to_us(runs[i].1.engine.sim_end)));
+    d.push(Block::Heading(2, "Results".into(), "results".into()));
+    d.push(Block::Table(header, rows));
+    d.push(Block::Para(
+        "Files beside this page: `flows.csv` (one row per flow and message), `ports.csv`, `summary.json`, the charts below as SVG; a comparison has one folder per scheme.".into(),
+    ));
+    d.push(Block::Heading(2, "Charts".into(), "charts".into()));
+    for name in ["slowdown.svg", "queues.svg", "utilization.svg", "throughput.svg", "rates.svg", "rates_norm.svg"] {
+        if let Ok(svg) = fs::read_to_string(dir.join(name)) {
+            d.push(Block::Chart(name.into(), svg));
+        }
+    }
+    fs::write(dir.join("report.html"), d.html())
 }
 
 #[cfg(test)]
