@@ -17,7 +17,7 @@ use crate::event::Ev;
 use crate::flow::{MessageEvent, MessageInfo, MessageSpec};
 use crate::results::{ConnResult, FlowResult};
 use crate::sim::{CcOp, Simulator};
-use crate::time::{ser_time, Time};
+use crate::time::Time;
 
 /// The message part of a connection's state.
 #[derive(Default, Debug)]
@@ -308,14 +308,6 @@ impl Simulator {
         }
     }
 
-    /// Ideal completion time of `size` bytes on flow `f`'s path (HPCC
-    /// convention, as a flow's): base RTT + wire bytes at the slowest link.
-    fn ideal_time(&self, f: u32, size: u64) -> Time {
-        let v = &self.flows[f as usize].view;
-        let npkts = size.div_ceil(self.net.mtu.0);
-        v.base_rtt + ser_time(size + npkts * self.net.header.0, v.bottleneck_rate)
-    }
-
     /// The released messages' rows (ids after the flows'), the connections'
     /// totals, and the number of messages never released.
     pub(crate) fn message_results(&self) -> (Vec<FlowResult>, Vec<ConnResult>, u64) {
@@ -330,7 +322,7 @@ impl Simulator {
                 continue;
             }
             let v = &self.flows[msg.flow as usize].view;
-            let ideal = self.ideal_time(msg.flow, msg.size);
+            let ideal = crate::sim::ideal_fct(v, msg.size, &self.net);
             let fct = msg.done.map(|t| t - start);
             rows.push(FlowResult {
                 id: self.n_plain + m as u32,

@@ -185,6 +185,14 @@ pub(crate) struct Flow {
     pub log_slot: Option<u32>,
 }
 
+/// Ideal completion time of `size` payload bytes on `view`'s path (HPCC
+/// convention): base RTT + wire bytes (payload + a header per packet) at the
+/// slowest link. A flow's, and a message's on an idle connection.
+pub(crate) fn ideal_fct(view: &FlowView, size: u64, net: &NetConfig) -> Time {
+    let npkts = size.div_ceil(net.mtu.0);
+    view.base_rtt + ser_time(size + npkts * net.header.0, view.bottleneck_rate)
+}
+
 impl Flow {
     fn new(
         scheme: &dyn Scheme,
@@ -578,36 +586,32 @@ impl Simulator {
             }
         }
         let mut fl = Vec::with_capacity(flows.len());
-        for (i, f) in flows.iter().enumerate() {
-            let name = format!("flow {i} ({} -> {}, {} bytes)", f.src, f.dst, f.size);
-            if !topo.is_host(f.src) || !topo.is_host(f.dst) {
+        // the facts of flow (or connection) `i` from src to dst; a connection
+        // has no size of its own (`size` 0, its data arrives as messages)
+        let view_of = |name: &str, i: usize, src: u32, dst: u32, prio: u8, size: Option<u64>, start: Time| {
+            if !topo.is_host(src) || !topo.is_host(dst) {
                 return Err(format!("{name}: source and destination must be hosts"));
             }
-            if f.src == f.dst {
+            if src == dst {
                 return Err(format!("{name}: source and destination are the same host"));
             }
-            if f.size == 0 {
+            if size == Some(0) {
                 return Err(format!("{name}: size must be positive"));
             }
-            if f.prio as usize >= data_classes {
-                return Err(format!(
-                    "{name}: prio {} needs network.data_classes > {} (it is {})",
-                    f.prio, f.prio, data_classes
-                ));
+            if prio as usize >= data_classes {
+                return Err(format!("{name}: prio {prio} needs network.data_classes > {prio} (it is {data_classes})"));
             }
-            let (prop, ser, minr, sws) = path_props(f.src, f.dst);
+            let (prop, ser, minr, sws) = path_props(src, dst);
             let sws = u8::try_from(sws)
                 .map_err(|_| format!("{name}: its path crosses {sws} switches; at most 255 are supported"))?;
-            let line_rate = ports[node_ports[f.src as usize][0].0 as usize].rate;
+            let line_rate = ports[node_ports[src as usize][0].0 as usize].rate;
             let base_rtt = 2 * prop + ser;
-            let npkts = f.size.div_ceil(net.mtu.0);
-            let ideal = base_rtt + ser_time(f.size + npkts * net.header.0, minr);
-            let view = FlowView {
+            Ok(FlowView {
                 id: i as u32,
-                src: f.src,
-                dst: f.dst,
-                size: f.size,
-                start: f.start,
+                src,
+                dst,
+                size: size.unwrap_or(0),
+                start,
                 line_rate,
                 bottleneck_rate: minr,
                 base_rtt,
@@ -616,46 +620,21 @@ impl Simulator {
                 path_switches: sws,
                 mtu: net.mtu.0 as u32,
                 packet_size: pkt_size as u32,
-            };
-            fl.push(Flow::new(scheme, view, 1 + f.prio, mix64(opts.seed ^ mix64(i as u64 + 0x9E37)), ideal, None));
+            })
+        };
+        let hash = |i: usize| mix64(opts.seed ^ mix64(i as u64 + 0x9E37));
+        for (i, f) in flows.iter().enumerate() {
+            let name = format!("flow {i} ({} -> {}, {} bytes)", f.src, f.dst, f.size);
+            let view = view_of(&name, i, f.src, f.dst, f.prio, Some(f.size), f.start)?;
+            let ideal = ideal_fct(&view, f.size, net);
+            fl.push(Flow::new(scheme, view, 1 + f.prio, hash(i), ideal, None));
         }
         for (c, spec) in conns.iter().enumerate() {
             let i = flows.len() + c;
             let name = format!("connection {c} ({} -> {})", spec.src, spec.dst);
-            if !topo.is_host(spec.src) || !topo.is_host(spec.dst) {
-                return Err(format!("{name}: source and destination must be hosts"));
-            }
-            if spec.src == spec.dst {
-                return Err(format!("{name}: source and destination are the same host"));
-            }
-            if spec.prio as usize >= data_classes {
-                return Err(format!(
-                    "{name}: prio {} needs network.data_classes > {} (it is {})",
-                    spec.prio, spec.prio, data_classes
-                ));
-            }
-            let (prop, ser, minr, sws) = path_props(spec.src, spec.dst);
-            let sws = u8::try_from(sws)
-                .map_err(|_| format!("{name}: its path crosses {sws} switches; at most 255 are supported"))?;
-            let line_rate = ports[node_ports[spec.src as usize][0].0 as usize].rate;
-            let base_rtt = 2 * prop + ser;
-            let view = FlowView {
-                id: i as u32,
-                src: spec.src,
-                dst: spec.dst,
-                size: 0,
-                start: 0,
-                line_rate,
-                bottleneck_rate: minr,
-                base_rtt,
-                bdp: (line_rate as u128 * base_rtt as u128 / 8 / 1_000_000_000_000) as u64,
-                max_base_rtt,
-                path_switches: sws,
-                mtu: net.mtu.0 as u32,
-                packet_size: pkt_size as u32,
-            };
+            let view = view_of(&name, i, spec.src, spec.dst, spec.prio, None, 0)?;
             let conn = Box::new(ConnState { id: c as u32, ..Default::default() });
-            fl.push(Flow::new(scheme, view, 1 + spec.prio, mix64(opts.seed ^ mix64(i as u64 + 0x9E37)), 0, Some(conn)));
+            fl.push(Flow::new(scheme, view, 1 + spec.prio, hash(i), 0, Some(conn)));
         }
         // the wheel covers the longest packet time + propagation of any link, with margin
         let horizon =

@@ -30,11 +30,7 @@ pub fn create(dir: &Path, name: &str) -> io::Result<BufWriter<fs::File>> {
 pub fn write_flows_csv(w: &mut impl Write, r: &RunResult, scn: Option<&Scenario>) -> io::Result<()> {
     writeln!(w, "id,src,dst,size,start_us,fct_us,ideal_fct_us,slowdown,retransmits,workload,conn")?;
     for f in &r.flows {
-        let workload = match (f.tag, scn) {
-            (Some(t), _) => Some(t),
-            (None, Some(s)) => s.flow_workload.get(f.id as usize).copied(),
-            (None, None) => None,
-        };
+        let workload = scn.map_or(f.tag, |s| s.workload_of(f));
         writeln!(
             w,
             "{},{},{},{},{},{},{},{},{},{},{}",
@@ -428,9 +424,10 @@ pub fn write_page(dir: &Path, scn: &Scenario, runs: &[(String, &RunResult)]) -> 
         format!("{} / {} / {} / {}", n(s.avg), n(s.p50), n(s.p95), n(s.p99))
     });
     row("FCT avg / p99 (us)", &|i| format!("{} / {}", n(sums[i].fct_us.avg), n(sums[i].fct_us.p99)));
-    for (k, j) in crate::metrics::jobs::jobs(scn, runs[0].1).iter().enumerate() {
+    let jobs: Vec<_> = runs.iter().map(|(_, r)| crate::metrics::jobs::jobs(scn, r)).collect();
+    for (k, j) in jobs[0].iter().enumerate() {
         row(&format!("job time, workload[{}] (us)", j.workload), &|i| {
-            crate::metrics::jobs::jobs(scn, runs[i].1).get(k).and_then(|j| j.time_us).map_or("unfinished".into(), n)
+            jobs[i].get(k).and_then(|j| j.time_us).map_or("unfinished".into(), n)
         });
     }
     row("drops (packets)", &|i| sums[i].drops.to_string());

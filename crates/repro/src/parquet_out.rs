@@ -112,11 +112,8 @@ fn nan_or(t: Option<u64>) -> f64 {
 /// connection, is NaN for a flow; `workload` is -1 only when no scenario is given).
 pub fn flows_table(r: &RunResult, scn: Option<&ccsim_scenario::Scenario>) -> Vec<(&'static str, Col)> {
     let f = &r.flows;
-    let workload = |x: &ccsim_core::results::FlowResult| match (x.tag, scn) {
-        (Some(t), _) => t as i64,
-        (None, Some(s)) => s.flow_workload.get(x.id as usize).map_or(-1, |&w| w as i64),
-        (None, None) => -1,
-    };
+    let workload =
+        |x: &ccsim_core::results::FlowResult| scn.map_or(x.tag, |s| s.workload_of(x)).map_or(-1, |w| w as i64);
     vec![
         ("id", Col::I64(f.iter().map(|x| x.id as i64).collect())),
         ("src", Col::I64(f.iter().map(|x| x.src as i64).collect())),

@@ -32,11 +32,13 @@ pub struct Part {
     pub messages: Vec<MessageSpec>,
     /// Empty, or one entry per message.
     pub meta: Vec<MsgMeta>,
-    pub closed_loop: Option<ClosedLoop>,
+    /// A closed loop and its connections (local ids), which it keeps using while the run goes.
+    pub closed_loop: Option<(ClosedLoop, ConnPool)>,
 }
 
 /// The connections of one workload entry: `per_pair` per ordered host pair,
 /// made as first used.
+#[derive(Clone, Debug)]
 pub struct ConnPool {
     per_pair: u32,
     prio: u8,
@@ -153,8 +155,9 @@ pub struct ClosedLoop {
 impl ClosedLoop {
     /// The loop's connections (every client to every server, and back when
     /// requests are answered) and its first `outstanding` requests per client,
-    /// all at `start`. Draws from `rng`, which the run's [`LoopSource`] continues.
-    pub fn initial(&self, rng: &mut Rng) -> Part {
+    /// all at `start`, as a part that carries the loop and its connections.
+    /// Draws from `rng`, which the run's [`LoopSource`] continues.
+    pub fn initial(self, rng: &mut Rng) -> Part {
         let mut pool = ConnPool::new(self.per_pair, self.prio);
         for &c in &self.clients {
             for &s in self.servers.iter().filter(|&&s| s != c) {
@@ -182,7 +185,7 @@ impl ClosedLoop {
                 });
             }
         }
-        Part { conns: pool.conns, messages, ..Default::default() }
+        Part { conns: pool.conns.clone(), messages, closed_loop: Some((self, pool)), ..Default::default() }
     }
 
     fn server_for(&self, client: u32, rng: &mut Rng) -> u32 {
@@ -206,11 +209,9 @@ struct LoopRun {
     spec: ClosedLoop,
     /// Workload entry (message tag).
     tag: u32,
-    /// The loop's connections: (src, dst) -> first global connection id.
-    conns: BTreeMap<(u32, u32), u32>,
-    /// Global id of the loop's first connection, and each one's (src, dst) in order.
+    /// The loop's connections (local ids), and the global id of the first.
+    pool: ConnPool,
     conn_base: u32,
-    ends: Vec<(u32, u32)>,
     /// Requests issued per client.
     issued: Vec<u64>,
     rng: Rng,
@@ -232,10 +233,10 @@ pub struct LoopSource {
 pub struct LoopPlacement {
     pub spec: ClosedLoop,
     pub tag: u32,
+    /// The loop's connections (local ids, in the order of its part's).
+    pub pool: ConnPool,
     /// Global id of the loop's first connection (its part's conns follow in order).
     pub conn_base: u32,
-    /// The part's connections (local order).
-    pub conns: Vec<ConnSpec>,
     /// Global id of the loop's first initial request (the others follow, per client in order).
     pub msg_base: u32,
     /// The generator after drawing the initial requests.
@@ -248,10 +249,6 @@ impl LoopSource {
         let mut slots = HashMap::new();
         let mut loops = Vec::new();
         for (lp, p) in placed.into_iter().enumerate() {
-            let mut conns = BTreeMap::new();
-            for (i, c) in p.conns.iter().enumerate() {
-                conns.entry((c.src, c.dst)).or_insert(p.conn_base + i as u32);
-            }
             let first = p.spec.requests.map_or(p.spec.outstanding as u64, |r| r.min(p.spec.outstanding as u64));
             let mut id = p.msg_base;
             for client in 0..p.spec.clients.len() {
@@ -261,21 +258,14 @@ impl LoopSource {
                 }
             }
             let issued = vec![first; p.spec.clients.len()];
-            let ends = p.conns.iter().map(|c| (c.src, c.dst)).collect();
-            loops.push(LoopRun { spec: p.spec, tag: p.tag, conns, conn_base: p.conn_base, ends, issued, rng: p.rng });
+            loops.push(LoopRun { spec: p.spec, tag: p.tag, pool: p.pool, conn_base: p.conn_base, issued, rng: p.rng });
         }
         LoopSource { loops, slots, next_id: total_messages }
     }
 
-    /// A connection of the loop from `src` to `dst`, one of its `per_pair` at random.
+    /// A connection of the loop from `src` to `dst` (global id), one of its `per_pair` at random.
     fn conn(run: &mut LoopRun, src: u32, dst: u32) -> u32 {
-        let first = run.conns[&(src, dst)];
-        let k = run.spec.per_pair.max(1);
-        if k > 1 {
-            first + run.rng.below(k as u64) as u32
-        } else {
-            first
-        }
+        run.conn_base + run.pool.pick(src, dst, &mut run.rng)
     }
 }
 
@@ -290,7 +280,7 @@ impl MessageSource for LoopSource {
             // the server has the request: it answers at once
             (false, MessageEvent::Delivered) if answered => {
                 self.slots.remove(&msg.id);
-                let server = run.ends[(msg.conn - run.conn_base) as usize].1;
+                let server = run.pool.conns[(msg.conn - run.conn_base) as usize].dst;
                 let size = run.spec.response.as_ref().expect("answered").draw(&mut run.rng);
                 let conn = Self::conn(run, server, client);
                 (

@@ -725,9 +725,7 @@ impl WorkloadSpec {
                     per_pair: *connections,
                     prio: *prio,
                 };
-                let mut part = spec.initial(rng);
-                part.closed_loop = Some(spec);
-                Ok(part)
+                Ok(spec.initial(rng))
             }
             WorkloadSpec::Collective { op, hosts, size, channels, iterations, compute, start, prio } => {
                 check_host_list(topo, &format!("{w}.hosts"), hosts)?;
@@ -920,8 +918,8 @@ pub fn generate_traffic(
             g.meta.extend(part.meta);
         }
         g.conn_workload.extend(std::iter::repeat_n(i as u32, part.conns.len()));
-        if let Some(spec) = part.closed_loop {
-            g.loops.push(LoopPlacement { spec, tag: i as u32, conn_base, conns: part.conns.clone(), msg_base, rng });
+        if let Some((spec, pool)) = part.closed_loop {
+            g.loops.push(LoopPlacement { spec, pool, tag: i as u32, conn_base, msg_base, rng });
         }
         g.conns.extend(part.conns);
     }
