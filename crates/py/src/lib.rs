@@ -460,16 +460,63 @@ fn plan_sweep(
         .collect()
 }
 
+/// A sweep point's outcome: (status, [(metric, value)]).
+type PointMetrics = (String, Vec<(String, f64)>);
+
+fn point_metrics(r: &RunResult) -> PointMetrics {
+    (r.status.name().to_string(), ccsim_repro::sweep::metric_rows(r))
+}
+
 /// Runs one sweep point (a `RunSpec` as JSON) with the GIL released;
-/// returns (status, [(metric, value)]). What a Dask worker calls.
+/// returns (status, [(metric, value)]). With `cache_dir`, the finished run
+/// is also stored in the run cache there, as `ccsim sweep` stores it (a
+/// run that cannot be stored fails, as on the command line). What a
+/// thread or worker process calls.
 #[pyfunction]
-fn run_point(py: Python<'_>, spec: &str) -> PyResult<(String, Vec<(String, f64)>)> {
+#[pyo3(signature = (spec, cache_dir=None))]
+fn run_point(py: Python<'_>, spec: &str, cache_dir: Option<PathBuf>) -> PyResult<PointMetrics> {
     let spec: ccsim_repro::plan::RunSpec =
         serde_json::from_str(spec).map_err(|e| SimulationError::new_err(format!("not a sweep point: {e}")))?;
-    let r = py.allow_threads(|| ccsim_repro::exec::simulate(&spec)).map_err(|e| {
-        SimulationError::new_err(format!("{} {} seed {}: {e}", spec.scenario.display(), spec.scheme, spec.seed))
-    })?;
-    Ok((r.status.name().to_string(), ccsim_repro::sweep::metric_rows(&r)))
+    let r = py
+        .allow_threads(|| {
+            let r = ccsim_repro::exec::simulate(&spec)?;
+            if let Some(dir) = &cache_dir {
+                ccsim_repro::cache::Cache::new(dir).put(&spec, &r)?;
+            }
+            Ok::<_, String>(r)
+        })
+        .map_err(|e| {
+            SimulationError::new_err(format!("{} {} seed {}: {e}", spec.scenario.display(), spec.scheme, spec.seed))
+        })?;
+    Ok(point_metrics(&r))
+}
+
+/// The sweep point of run `key` read from the run cache at `cache_dir`
+/// (written by `ccsim sweep`, `ccsim reproduce` or `ccsim.sweep` of the
+/// same build): (status, [(metric, value)]) as [`run_point`] returns them,
+/// or None when the cache holds no readable run under `key`.
+#[pyfunction]
+fn cached_point(py: Python<'_>, cache_dir: PathBuf, key: &str) -> Option<PointMetrics> {
+    py.allow_threads(|| {
+        let stored = ccsim_repro::cache::Cache::new(&cache_dir).get(key)?;
+        Some(point_metrics(&stored.result))
+    })
+}
+
+/// A sweep point from [`run_encoded`]'s bytes (a run simulated elsewhere,
+/// on a Dask worker): (status, [(metric, value)]); with `cache_dir`, the
+/// run is stored in the run cache there first.
+#[pyfunction]
+#[pyo3(signature = (data, cache_dir=None))]
+fn point_of_encoded(py: Python<'_>, data: &[u8], cache_dir: Option<PathBuf>) -> PyResult<PointMetrics> {
+    py.allow_threads(|| {
+        let stored = ccsim_repro::cache::Cache::decode(data)?;
+        if let Some(dir) = &cache_dir {
+            ccsim_repro::cache::Cache::new(dir).put(&stored.spec, &stored.result)?;
+        }
+        Ok::<_, String>(point_metrics(&stored.result))
+    })
+    .map_err(SimulationError::new_err)
 }
 
 /// A hash of a file (the native library: the version part of run keys).
@@ -607,6 +654,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(table_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(plan_sweep, m)?)?;
     m.add_function(wrap_pyfunction!(run_point, m)?)?;
+    m.add_function(wrap_pyfunction!(cached_point, m)?)?;
+    m.add_function(wrap_pyfunction!(point_of_encoded, m)?)?;
     m.add_function(wrap_pyfunction!(version_of, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce_papers, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce_plan, m)?)?;

@@ -79,13 +79,14 @@ def test_a_failing_point_is_reported_and_the_others_finish(client, tmp_path, cap
 
 def test_a_resumed_sweep_runs_only_the_missing_points(client, tmp_path):
     grid = {"workload[0].fan_in": [2, 3], "trace.flows": [[0]], "scheme": ["hpcc"]}
-    first = ccsim.sweep(INCAST, grid, client=client, out=tmp_path, progress=False)
+    first = ccsim.sweep(INCAST, grid, client=client, out=tmp_path, progress=False, cache=None)
     files = sorted((tmp_path / "points").glob("*.parquet"))
     assert len(files) == 2
     stamps = {f: f.stat().st_mtime_ns for f in files}
     files[0].unlink()
-    again = ccsim.sweep(INCAST, grid, client=client, out=tmp_path, progress=False)
+    again = ccsim.sweep(INCAST, grid, client=client, out=tmp_path, progress=False, cache=None)
     assert files[0].is_file(), "the missing point ran again"
+    assert (again.attrs["simulated"], again.attrs["resumed"]) == (1, 1)
     assert files[1].stat().st_mtime_ns == stamps[files[1]], "the finished point was not run again"
     pd.testing.assert_frame_equal(first, again)
 
@@ -98,3 +99,17 @@ def test_bad_grids_raise_before_anything_runs(tmp_path):
     with pytest.raises(ccsim.ScenarioError, match="no values"):
         ccsim.sweep(INCAST, {"seed": []}, out=tmp_path)
     assert not list(tmp_path.glob("points/*.parquet"))
+
+
+def test_runs_on_dask_are_stored_in_the_run_cache_by_the_client(client, tmp_path):
+    cache = tmp_path / "cache"
+    df = ccsim.sweep(INCAST, GRID, client=client, out=tmp_path / "dask", cache=cache, progress=False)
+    assert df.attrs["simulated"] == 8 and len(list(cache.glob("*.run"))) == 8
+    # read back on this machine without Dask: every point from the cache, the same values
+    local = ccsim.sweep(INCAST, GRID, out=tmp_path / "local", cache=cache, progress=False)
+    assert (local.attrs["simulated"], local.attrs["cached"]) == (0, 8)
+    pd.testing.assert_frame_equal(df, local)
+    # and the other way: Dask starts no task for a cached point
+    again = ccsim.sweep(INCAST, GRID, client=client, out=tmp_path / "dask2", cache=cache, progress=False)
+    assert (again.attrs["simulated"], again.attrs["cached"]) == (0, 8)
+    pd.testing.assert_frame_equal(df, again)

@@ -71,11 +71,24 @@ def test_progress_in_a_log_is_a_line_per_tenth_of_the_points(tmp_path, capsys):
     assert lines[0].startswith("sweep: 0/24 points (0 cached)")
     assert lines[-1].startswith("sweep: 24/24 points (0 cached)")
     assert 5 <= len(lines) <= 14, lines
-    # a resumed sweep counts what it found
+    # a resumed sweep counts what it found (without the run cache, which
+    # holds the removed point's run too)
     (tmp_path / "points").iterdir().__next__().unlink()
-    ccsim.sweep(INCAST, grid, out=tmp_path)
-    lines = capsys.readouterr().err.splitlines()
+    df = ccsim.sweep(INCAST, grid, out=tmp_path, cache=None)
+    err = capsys.readouterr().err
+    assert "\r" not in err and "\x1b" not in err
+    lines = err.splitlines()
     assert lines[0].startswith("sweep: 23/24 points (23 cached)") and lines[-1].startswith("sweep: 24/24")
+    assert len(lines) == 2 and (df.attrs["simulated"], df.attrs["resumed"]) == (1, 23)
+    # a sweep with some points in the run cache counts them as cached
+    for f in list((tmp_path / "points").iterdir())[:6]:
+        f.unlink()
+    df = ccsim.sweep(INCAST, dict(grid, seed=[1, 2, 3, 4]), out=tmp_path)
+    err = capsys.readouterr().err
+    assert "\r" not in err and "\x1b" not in err
+    lines = err.splitlines()
+    assert lines[0].startswith("sweep: 24/32 points (24 cached)") and lines[-1].startswith("sweep: 32/32 points (24 cached)")
+    assert (df.attrs["simulated"], df.attrs["cached"], df.attrs["resumed"]) == (8, 6, 18)
 
 
 class Terminal(io.StringIO):
@@ -89,7 +102,7 @@ def test_progress_on_a_terminal_is_one_line_that_fits(tmp_path, monkeypatch):
     for columns in (30, 100):
         monkeypatch.setenv("COLUMNS", str(columns))
         term.seek(0), term.truncate()
-        ccsim.sweep(INCAST, SMALL, out=tmp_path / str(columns))
+        ccsim.sweep(INCAST, SMALL, out=tmp_path / str(columns), cache=None)
         out = term.getvalue()
         assert out.endswith("\n") and out.count("\n") == 1, "one line, redrawn"
         frames = [f.replace("\x1b[K", "") for f in out.rstrip("\n").split("\r") if f]

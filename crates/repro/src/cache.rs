@@ -49,7 +49,11 @@ impl Cache {
         std::fs::create_dir_all(&self.dir).map_err(|e| fail(&e))?;
         let stored = Stored { spec: spec.clone(), result: result.clone() };
         let bytes = rmp_serde::to_vec_named(&stored).map_err(|e| fail(&e))?;
-        let tmp = self.dir.join(format!(".{}.{}.tmp", spec.key, std::process::id()));
+        // unique per process and call: two threads storing the same run
+        // (a grid that names a point twice) must not share a temporary file
+        static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = self.dir.join(format!(".{}.{}.{seq}.tmp", spec.key, std::process::id()));
         std::fs::write(&tmp, bytes).map_err(|e| fail(&e))?;
         std::fs::rename(&tmp, self.path(&spec.key)).map_err(|e| {
             let _ = std::fs::remove_file(&tmp);
@@ -92,5 +96,36 @@ pub fn version_of(file: &Path) -> String {
             )
         }
         Err(_) => format!("{}+unknown", env!("CARGO_PKG_VERSION")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threads_storing_the_same_run_at_once_all_succeed() {
+        let t = ccsim_scenario::testutil::TempDir::new("cache-race");
+        let cache = Cache::new(t.path());
+        let spec = RunSpec {
+            paper: "p".into(),
+            scenario: "x.toml".into(),
+            sets: vec![],
+            scheme: "hpcc".into(),
+            seed: 1,
+            key: "k".repeat(16),
+            est_events: 0.0,
+        };
+        let r = crate::testing::sample_result(1.0);
+        std::thread::scope(|s| {
+            let hs: Vec<_> =
+                (0..4).map(|_| s.spawn(|| (0..25).map(|_| cache.put(&spec, &r)).collect::<Vec<_>>())).collect();
+            for h in hs {
+                for res in h.join().unwrap() {
+                    res.unwrap();
+                }
+            }
+        });
+        assert_eq!(cache.get(&spec.key).unwrap().result.flows.len(), r.flows.len());
     }
 }

@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 from . import _native
-from .sweep import _Session, _version
+from .sweep import _Progress, _Session, _version
 
 _REPO_EXPERIMENTS = Path(__file__).resolve().parents[4] / "experiments"
 
@@ -83,26 +82,23 @@ def reproduce(
 
         session = _Session(client)
         dask_client = session.client
-        t0 = time.perf_counter()
+        # the progress display of ccsim.sweep: a line redrawn in a terminal,
+        # one updated output in Jupyter, plain lines in a log file or pipe
+        bar = _Progress(len(specs), len(specs) - len(todo), label="reproduce", unit="runs") if progress else None
         try:
             futures = {dask_client.submit(_run_encoded, specs[i], key=f"ccsim-run-{keys[i]}", pure=False): i for i in todo}
-            done = 0
             for fut in as_completed(futures):
                 i = futures[fut]
                 try:
                     _native.cache_store(str(cache_dir), fut.result())
                 except Exception as e:  # reported in the report; the others go on
                     failed[keys[i]] = f"{type(e).__name__}: {e}"
-                done += 1
-                if progress:
-                    el = time.perf_counter() - t0
-                    eta = f" | ETA {el / done * (len(todo) - done):.0f}s" if done < len(todo) else ""
-                    sys.stderr.write(f"\r{done}/{len(todo)} runs ({len(failed)} failed) | {el:.0f}s{eta}   ")
-                    sys.stderr.flush()
+                if bar is not None:
+                    bar.point(keys[i] in failed)
         finally:
             session.close()
-        if progress:
-            sys.stderr.write("\n")
+            if bar is not None:
+                bar.close()
     for key, err in failed.items():
         sys.stderr.write(f"error: run {key}: {err}\n")
     rows = _native.reproduce_report(

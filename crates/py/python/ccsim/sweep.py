@@ -8,10 +8,14 @@ with the GIL released, so threads simulate in parallel, and nothing is
 started that imports the calling script again, so a plain script or a
 notebook needs no ``if __name__ == "__main__":`` guard.
 
-Each finished point is written at once to ``<out>/points/<key>.parquet``
-(``key`` identifies the run: scenario, overrides, scheme, seed and this
-build), so an interrupted sweep resumes where it stopped and a repeated one
-runs nothing.
+Runs share the run cache of ``ccsim sweep`` and ``ccsim reproduce``
+(``results/cache``, one ``<key>.run`` file per run; ``key`` identifies the
+run: what the scenario, overrides, scheme and seed make, and the simulator
+build): a point whose run is there is read from it, not simulated, and a
+point simulated here is stored there, so the command line finds it too.
+Each finished point is also written at once to
+``<out>/points/<key>.parquet``, so an interrupted sweep resumes where it
+stopped and a repeated one runs nothing, with the cache or without it.
 """
 
 from __future__ import annotations
@@ -37,9 +41,28 @@ from . import _native
 Grid = Mapping[str, Any]
 
 
-def _run_point(spec: str) -> Tuple[str, List[Tuple[str, float]]]:
-    """What a worker runs: one point (a run spec as JSON) -> (status, metrics)."""
-    return _native.run_point(spec)
+Metrics = Tuple[str, List[Tuple[str, float]]]
+
+
+def _run_point(spec: str, cache: Optional[str] = None) -> Metrics:
+    """What a thread or worker process runs: one point (a run spec as JSON)
+    -> (status, metrics); with ``cache``, the run is stored there too."""
+    return _native.run_point(spec, cache)
+
+
+def _run_encoded(spec: str) -> bytes:
+    """What a Dask worker runs when the client keeps a run cache: one run
+    (JSON) -> the run as the cache stores it, for the client to store."""
+    return _native.run_encoded(spec)
+
+
+def _cache_dir(cache: Union[str, os.PathLike, bool, None]) -> Optional[str]:
+    """``cache=`` as an absolute folder, or None when disabled."""
+    if cache is None or cache is False:
+        return None
+    if cache is True:
+        cache = "results/cache"
+    return os.path.abspath(os.fspath(cache))
 
 
 def _version() -> str:
@@ -93,11 +116,16 @@ class _Session:
 
 
 class _Runner:
-    """Where a sweep's points run: threads (the default), processes, or Dask."""
+    """Where a sweep's points run: threads (the default), processes, or Dask.
 
-    def __init__(self, jobs: Optional[int], processes: bool, client: Any) -> None:
+    With a run cache, threads and processes (this machine) store each run
+    themselves; Dask workers, which may be elsewhere, send the run back and
+    :meth:`outcome` stores it here."""
+
+    def __init__(self, jobs: Optional[int], processes: bool, client: Any, cache: Optional[str]) -> None:
         self.session: Optional[_Session] = None
         self.pool: Optional[Executor] = None
+        self.cache = cache
         if client is not None:
             self.session = _Session(client)
         elif processes:
@@ -107,9 +135,16 @@ class _Runner:
 
     def submit(self, spec: str, key: str) -> Any:
         if self.session is not None:
-            return self.session.client.submit(_run_point, spec, key=f"ccsim-point-{key}", pure=False)
+            fn = _run_encoded if self.cache is not None else _run_point
+            return self.session.client.submit(fn, spec, key=f"ccsim-point-{key}", pure=False)
         assert self.pool is not None
-        return self.pool.submit(_run_point, spec)
+        return self.pool.submit(_run_point, spec, self.cache)
+
+    def outcome(self, fut: Any) -> Metrics:
+        """A finished future's (status, metrics); raises what the point raised."""
+        if self.session is not None and self.cache is not None:
+            return _native.point_of_encoded(fut.result(), self.cache)
+        return fut.result()
 
     def completed(self, futures: Iterable[Any]) -> Iterable[Any]:
         if self.session is not None:
@@ -144,7 +179,7 @@ def _secs(s: float) -> str:
 
 
 class _Progress:
-    """How far a sweep is, in the form its output can show:
+    """How far a sweep (or a reproduction) is, in the form its output can show:
 
     - a terminal: one line, redrawn in place, never wider than the terminal;
     - Jupyter: one text output, updated in place (an IPython display handle);
@@ -152,8 +187,11 @@ class _Progress:
       every tenth of the points to run and at the end; no carriage returns.
     """
 
-    def __init__(self, total: int, cached: int, stream: Any = None) -> None:
+    def __init__(
+        self, total: int, cached: int, stream: Any = None, label: str = "sweep", unit: str = "points"
+    ) -> None:
         self.total, self.cached, self.done, self.ran, self.failed = total, cached, cached, 0, 0
+        self.label, self.unit = label, unit
         self.stream = stream if stream is not None else sys.stderr
         self.t0 = time.perf_counter()
         self.last = 0.0
@@ -181,7 +219,7 @@ class _Progress:
         left = self.total - self.done
         eta = f" | ETA {_secs(el / self.ran * left)}" if self.ran and left else ""
         fail = f", {self.failed} failed" if self.failed else ""
-        line = f"sweep: {self.done}/{self.total} points ({self.cached} cached{fail}) | {_secs(el)}{eta}"
+        line = f"{self.label}: {self.done}/{self.total} {self.unit} ({self.cached} cached{fail}) | {_secs(el)}{eta}"
         if width is None:
             return line
         bar = 20
@@ -229,6 +267,7 @@ def sweep(
     processes: bool = False,
     client: Any = None,
     out: Union[str, os.PathLike, None] = None,
+    cache: Union[str, os.PathLike, bool, None] = "results/cache",
     progress: bool = True,
 ) -> pd.DataFrame:
     """Runs ``scenario`` at every point of ``grid``; returns one tidy DataFrame.
@@ -257,14 +296,27 @@ def sweep(
       local ``dask.distributed`` cluster of one worker process per core
       (which needs the guard).
 
+    ``cache`` is the run cache of ``ccsim sweep`` and ``ccsim reproduce``
+    (default ``"results/cache"``, relative to the current directory, as on
+    the command line; ``None`` or ``False``: no cache). A point whose run
+    is in it (from this function, ``ccsim sweep`` or ``ccsim reproduce``
+    with the same simulator build: the run's key includes the build) is
+    read from it instead of simulated, with the same values a simulation
+    gives; each point simulated here is stored in it as it finishes (on
+    Dask, by this process, so workers need no access to it), where a later
+    ``ccsim sweep`` of the same point finds it.
+
     Each point is written to ``<out>/points/<key>.parquet`` as it finishes
     (default ``out``: ``results/<scenario name>/sweep``), so an interrupted
-    sweep resumes with the points not yet done; the whole table is also
-    written to ``<out>/sweep.parquet``. A failing point is reported (on
-    stderr and in ``df.attrs["failed"]``: point -> error) and does not stop
-    the others. ``progress`` shows how far it is on stderr: one line redrawn
-    in a terminal, one updated output in Jupyter, a plain line every tenth
-    of the points in a log file.
+    sweep resumes with the points not yet done, even without a cache; the
+    whole table is also written to ``<out>/sweep.parquet``. A failing point
+    is reported (on stderr and in ``df.attrs["failed"]``: point -> error)
+    and does not stop the others. Where the points came from is counted in
+    ``df.attrs``: ``"simulated"`` (now), ``"cached"`` (read from the run
+    cache), ``"resumed"`` (already in ``<out>/points``); ``"cache"`` is the
+    cache folder used (or None). ``progress`` shows how far it is on
+    stderr: one line redrawn in a terminal, one updated output in Jupyter,
+    a plain line every tenth of the points in a log file or pipe.
 
     The result has one row per point and metric: the grid's keys as
     columns (with their values as given), ``scheme`` and ``seed`` if not in
@@ -314,25 +366,48 @@ def sweep(
 
     specs = [s for _, s in planned]
     run_keys = [json.loads(s)["key"] for s in specs]
-    todo = [i for i, k in enumerate(run_keys) if not (points_dir / f"{k}.parquet").is_file()]
+    cache_dir = _cache_dir(cache)
+    labels = [" ".join(f"{k}={v}" for k, v in planned[i][0]) for i in range(len(specs))]
+    # where each point's rows come from: this sweep's points folder (an
+    # earlier call with the same `out`), the run cache, or a simulation
+    # (once per distinct run: two points can be the same run)
+    resumed = {i for i, k in enumerate(run_keys) if (points_dir / f"{k}.parquet").is_file()}
+    cached: List[int] = []
+    by_key: Dict[str, List[int]] = {}
+    found: Dict[str, Optional[Metrics]] = {}
+    for i, k in enumerate(run_keys):
+        if i in resumed:
+            continue
+        if cache_dir is not None:
+            if k not in found:
+                found[k] = _native.cached_point(cache_dir, k)
+            hit = found[k]
+            if hit is not None:
+                _write_point(points_dir, k, fixed(i, specs[i]), *hit)
+                cached.append(i)
+                continue
+        by_key.setdefault(k, []).append(i)
+    todo = [i for idx in by_key.values() for i in idx]
     failed: Dict[str, str] = {}
-    if todo:
-        runner = _Runner(jobs, processes, client)
+    if by_key:
+        runner = _Runner(jobs, processes, client, cache_dir)
         bar = _Progress(len(specs), len(specs) - len(todo)) if progress else None
         finished = False
         try:
-            futures = {runner.submit(specs[i], run_keys[i]): i for i in todo}
+            futures = {runner.submit(specs[idx[0]], k): k for k, idx in by_key.items()}
             for fut in runner.completed(futures):
-                i = futures[fut]
-                label = " ".join(f"{k}={v}" for k, v in planned[i][0])
+                k = futures[fut]
+                idx = by_key[k]
                 try:
-                    status, metrics = fut.result()
+                    status, metrics = runner.outcome(fut)
                 except Exception as e:  # a failing point is reported, the others go on
-                    failed[label] = f"{type(e).__name__}: {e}"
+                    for i in idx:
+                        failed[labels[i]] = f"{type(e).__name__}: {e}"
                 else:
-                    _write_point(points_dir, run_keys[i], fixed(i, specs[i]), status, metrics)
-                if bar is not None:
-                    bar.point(label in failed)
+                    _write_point(points_dir, k, fixed(idx[0], specs[idx[0]]), status, metrics)
+                for i in idx:
+                    if bar is not None:
+                        bar.point(labels[i] in failed)
             finished = True
         finally:
             runner.close(finished)
@@ -346,6 +421,10 @@ def sweep(
     df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
     df.to_parquet(out_dir / "sweep.parquet", index=False)
     df.attrs["failed"] = failed
+    df.attrs["simulated"] = len(todo) - len([i for i in todo if labels[i] in failed])
+    df.attrs["cached"] = len(cached)
+    df.attrs["resumed"] = len(resumed)
+    df.attrs["cache"] = cache_dir
     return df
 
 
