@@ -102,6 +102,12 @@ fn to_parquet(dir: &Path, r: &RunResult, scn: &Scenario) -> std::io::Result<()> 
     std::fs::remove_file(dir.join("ports.csv"))
 }
 
+/// The chart options of `--window` and `--figures`.
+fn plot_options(scn: &ccsim_scenario::Scenario, c: &crate::ChartArgs) -> ccsim_repro::plots::PlotOptions {
+    let formats = c.figures.as_ref().map(|f| f.0.clone()).unwrap_or_default();
+    output::plot_options(scn, c.window, &formats)
+}
+
 pub fn run(a: &RunArgs) -> Result<(), Fail> {
     let ov = Overrides {
         seed: a.seed,
@@ -128,11 +134,13 @@ pub fn run(a: &RunArgs) -> Result<(), Fail> {
             scn.topo.hosts().len(),
             scn.seed
         );
+        errln!("{}", progress::estimate_line(ccsim_repro::plan::estimate_events(&scn), 1, 1));
     }
     let r = simulate(&scn, &name, a.quiet)?;
     // the results first, then the table: stdout may be closed or full
     let fail = |e: std::io::Error| Fail::Runtime(format!("cannot write results to {}: {e}", target.display()));
-    output::write_run_files(pending.path(), &scn, &name, &r).map_err(fail)?;
+    let opts = plot_options(&scn, &a.charts);
+    output::write_run_files_with(pending.path(), &scn, &name, &r, &opts).map_err(fail)?;
     if a.format == crate::Format::Parquet {
         to_parquet(pending.path(), &r, &scn).map_err(fail)?;
     }
@@ -267,6 +275,8 @@ pub fn compare(a: &CompareArgs) -> Result<(), Fail> {
             scn.schemes.join(", "),
             jobs.min(made.len())
         );
+        let events = ccsim_repro::plan::estimate_events(&scn);
+        errln!("{}", progress::estimate_line(events * made.len() as f64, made.len(), jobs));
     }
     let results = run_all(&scn, &made, &dirs, jobs, a.quiet);
     let mut ok: Vec<(String, &RunResult)> = Vec::new();
@@ -297,7 +307,7 @@ pub fn compare(a: &CompareArgs) -> Result<(), Fail> {
         return Err(failure(format!("{}: no scheme could be simulated", scn.label)));
     }
     // the results first, then the table: stdout may be closed or full
-    output::write_compare_files(pending.path(), &scn, &ok).map_err(fail)?;
+    output::write_compare_files(pending.path(), &scn, &ok, &plot_options(&scn, &a.charts)).map_err(fail)?;
     if a.format == crate::Format::Parquet {
         for (name, r) in &ok {
             to_parquet(&pending.path().join(safe_component(name)), r, &scn).map_err(fail)?;
@@ -336,7 +346,10 @@ pub fn validate(a: &ValidateArgs) -> Result<(), Fail> {
     let mut bad = 0;
     for f in &a.files {
         match scenario::load(f, &Overrides::default()).and_then(|s| s.check_schemes().map(|_| s)) {
-            Ok(s) => outln!("ok: {}\n", s.summary()),
+            Ok(s) => {
+                let est = progress::estimate_line(ccsim_repro::plan::estimate_events(&s), 1, 1);
+                outln!("ok: {}\n{est}, per scheme\n", s.summary())
+            }
             Err(e) => {
                 errln!("error: {e}\n");
                 bad += 1;

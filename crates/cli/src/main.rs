@@ -127,6 +127,36 @@ fn parse_stop(s: &str) -> Result<Time, String> {
     Ok(t)
 }
 
+/// `--window FROM..TO`: a span of simulated time (either end may be left out).
+fn parse_window(s: &str) -> Result<(Time, Time), String> {
+    let (a, b) = s.split_once("..").ok_or("expected FROM..TO, e.g. 500us..1ms (or 2ms.., ..1ms)")?;
+    let from = if a.trim().is_empty() { 0 } else { ccsim_core::units::parse_dur(a.trim())? };
+    let to = if b.trim().is_empty() { Time::MAX } else { ccsim_core::units::parse_dur(b.trim())? };
+    if to <= from {
+        return Err(format!("the window ends ({}) before it starts ({})", b.trim(), a.trim()));
+    }
+    Ok((from, to))
+}
+
+/// Chart file formats besides SVG.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Figures(pub Vec<ccsim_repro::chart::export::Format>);
+
+fn parse_figures(s: &str) -> Result<Figures, String> {
+    ccsim_repro::chart::export::Format::parse_list(s).map(Figures)
+}
+
+/// How `run` and `compare` draw their charts.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ChartArgs {
+    /// Draw the time axes of the charts over this span only, e.g. --window 500us..1ms (2ms.. and ..1ms also work).
+    #[arg(long, value_parser = parse_window, value_name = "FROM..TO")]
+    pub window: Option<(Time, Time)>,
+    /// Chart files to write besides SVG (always written, the HTML page shows it): --figures png,pdf.
+    #[arg(long, value_parser = parse_figures, value_name = "FORMATS")]
+    pub figures: Option<Figures>,
+}
+
 /// Format of the result tables.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -167,6 +197,8 @@ pub struct RunArgs {
     /// No progress line.
     #[arg(long, short)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub charts: ChartArgs,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -205,6 +237,8 @@ pub struct CompareArgs {
     /// No progress line.
     #[arg(long, short)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub charts: ChartArgs,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -77,6 +77,28 @@ pub fn describe(p: &Progress) -> String {
     )
 }
 
+/// What a run will cost, before it starts, from `ccsim reproduce`'s
+/// estimator (`ccsim_repro::plan::estimate_events` at
+/// `reproduce::EVENTS_PER_SEC` on one core): `events` in total over `runs`
+/// runs, `jobs` at a time. "estimate: ~1.20s of CPU time (3.60M events at
+/// ~3M events/s on one core)"; for several runs also the time with `jobs`
+/// at a time.
+pub fn estimate_line(events: f64, runs: usize, jobs: usize) -> String {
+    let rate = crate::reproduce::EVENTS_PER_SEC;
+    let time = |secs: f64| if secs < 0.01 { "<0.01s".to_string() } else { format!("~{}", wall(secs)) };
+    let cpu = events / rate;
+    let mut s = format!("estimate: {} of CPU time", time(cpu));
+    if runs > 1 {
+        s.push_str(&format!(" for {runs} runs"));
+    }
+    s.push_str(&format!(" ({} events at ~{:.0}M events/s on one core)", si(events), rate / 1e6));
+    let at_once = jobs.clamp(1, runs.max(1));
+    if at_once > 1 {
+        s.push_str(&format!(", {} with {at_once} at a time", time(cpu / at_once as f64)));
+    }
+    s
+}
+
 /// Short form for one of several parallel runs: "hpcc 1.25ms 17%".
 pub fn describe_short(name: &str, p: Option<&Progress>, done: bool) -> String {
     match (p, done) {
@@ -101,6 +123,26 @@ mod tests {
         assert_eq!(describe_short("hpcc", Some(&p), false), "hpcc 1.25ms 2%");
         assert_eq!(describe_short("hpcc", None, false), "hpcc starting");
         assert_eq!(describe_short("hpcc", Some(&p), true), "hpcc done");
+    }
+
+    #[test]
+    fn estimate_text() {
+        assert_eq!(
+            estimate_line(3.6e6, 1, 4),
+            "estimate: ~1.20s of CPU time (3.60M events at ~3M events/s on one core)"
+        );
+        assert_eq!(
+            estimate_line(10.8e6, 3, 2),
+            "estimate: ~3.60s of CPU time for 3 runs (10.80M events at ~3M events/s on one core), ~1.80s with 2 at a time"
+        );
+        assert_eq!(
+            estimate_line(9e6, 2, 8),
+            "estimate: ~3.00s of CPU time for 2 runs (9.00M events at ~3M events/s on one core), ~1.50s with 2 at a time"
+        );
+        assert_eq!(
+            estimate_line(1000.0, 1, 1),
+            "estimate: <0.01s of CPU time (1.0K events at ~3M events/s on one core)"
+        );
     }
 
     #[test]

@@ -53,7 +53,7 @@ pub struct ReproduceArgs {
 }
 
 /// Simulator events per second assumed for estimates (one core, this machine class).
-const EVENTS_PER_SEC: f64 = 3.0e6;
+pub(crate) const EVENTS_PER_SEC: f64 = 3.0e6;
 
 /// The experiments folder: --experiments, else ./experiments, else the repository's.
 fn experiments_dir(a: &ReproduceArgs) -> Result<PathBuf, Fail> {

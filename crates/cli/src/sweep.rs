@@ -8,9 +8,11 @@ use clap::Args;
 use std::io::Write as _;
 use std::path::PathBuf;
 
+use ccsim_core::time::Time;
 use ccsim_repro::cache::Cache;
 use ccsim_repro::exec::{self, Outcome, Status};
-use ccsim_repro::sweep::{self, Point};
+use ccsim_repro::sweep::{self, Axis, Point};
+use ccsim_scenario::Overrides;
 
 use crate::progress::ProgressLine;
 use crate::reproduce::{progress_text, version};
@@ -27,6 +29,16 @@ pub struct SweepArgs {
     /// scheme axis every scheme of the scenario runs.
     #[arg(long = "grid", value_name = "KEY=VALUES", required = true)]
     pub grid: Vec<String>,
+    /// Override any scenario value at every point, as `run --set` does, e.g.
+    /// --set network.pfc.static_xoff=500KB (repeatable; not a --grid key).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Seed of every point, instead of the scenario's (not with a seed axis).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Stop every point at this simulated time, e.g. 5ms (default: the scenario's `stop`).
+    #[arg(long, value_parser = crate::parse_stop)]
+    pub stop: Option<Time>,
     /// Simulations at once (default: the number of CPUs).
     #[arg(long, value_parser = crate::jobs_arg)]
     pub jobs: Option<usize>,
@@ -54,11 +66,49 @@ fn target_file(dir: &std::path::Path, force: bool) -> PathBuf {
     (2..).map(|n| dir.join(format!("sweep-{n}.csv"))).find(|p| !p.exists()).expect("a free name")
 }
 
+/// Whether `--set` key `set` and `--grid` key `axis` name the same value
+/// or one inside the other (`workload[0]` and `workload[0].load`). The
+/// `scheme` axis is the scheme's name, not a key path.
+fn overlaps(set: &str, axis: &str) -> bool {
+    let norm = |k: &str| k.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let (s, g) = (norm(set), norm(axis));
+    let inside = |outer: &str, inner: &str| {
+        inner.strip_prefix(outer).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+    };
+    if g == "scheme" {
+        return s == g;
+    }
+    inside(&s, &g) || inside(&g, &s)
+}
+
+/// The overrides every point shares, read as `run` reads them; refused
+/// when a grid axis also sets the value.
+fn shared_overrides(a: &SweepArgs, axes: &[Axis]) -> Result<Overrides, Fail> {
+    let sets = crate::commands::parse_sets(&a.set)?;
+    for (k, v) in &sets {
+        if let Some(axis) = axes.iter().find(|x| overlaps(k, &x.key)) {
+            return Err(Fail::Input(format!(
+                "--set {k}={v}: {} is a --grid axis; a value is either fixed for every point (--set) or swept (--grid), not both",
+                axis.key
+            )));
+        }
+    }
+    for (flag, given, key) in [("--seed", a.seed.is_some(), "seed"), ("--stop", a.stop.is_some(), "stop")] {
+        if given && axes.iter().any(|x| x.key.trim() == key) {
+            return Err(Fail::Input(format!(
+                "{flag} and --grid {key}=... both set the {key} of every point: give one of them"
+            )));
+        }
+    }
+    Ok(Overrides { seed: a.seed, stop: a.stop, sets, ..Default::default() })
+}
+
 pub fn sweep(a: &SweepArgs) -> Result<(), Fail> {
     let axes = a.grid.iter().map(|g| sweep::parse_axis(g)).collect::<Result<Vec<_>, _>>().map_err(Fail::Input)?;
+    let ov = shared_overrides(a, &axes)?;
     let version = version();
-    let points = sweep::plan(&a.scenario, &axes, &version).map_err(Fail::Input)?;
-    let name = ccsim_scenario::load(&a.scenario, &Default::default()).map_err(Fail::Input)?.dir_name();
+    let points = sweep::plan_with(&a.scenario, &ov, &axes, &version).map_err(Fail::Input)?;
+    let name = ccsim_scenario::load(&a.scenario, &ov).map_err(Fail::Input)?.dir_name();
     let dir = a.out.clone().unwrap_or_else(|| PathBuf::from("results")).join(name);
     std::fs::create_dir_all(&dir)
         .map_err(|e| Fail::Runtime(format!("cannot write results to {}: {e}", dir.display())))?;
@@ -67,8 +117,12 @@ pub fn sweep(a: &SweepArgs) -> Result<(), Fail> {
     let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let jobs = a.jobs.unwrap_or(cpus).max(1);
     if !a.quiet {
-        let cached = specs.iter().filter(|s| cache.contains(&s.key)).count();
+        let todo: Vec<_> = specs.iter().filter(|s| !cache.contains(&s.key)).collect();
+        let cached = specs.len() - todo.len();
         errln!("{}: {} points ({cached} cached), {jobs} at a time", a.scenario.display(), points.len());
+        if !todo.is_empty() {
+            errln!("{}", crate::progress::estimate_line(todo.iter().map(|s| s.est_events).sum(), todo.len(), jobs));
+        }
     }
     let line = std::sync::Mutex::new(ProgressLine::new(a.quiet));
     let show = |s: &Status| line.lock().unwrap_or_else(|e| e.into_inner()).update(|| progress_text(s));
@@ -133,4 +187,25 @@ fn write_csv<'a>(
     }
     std::fs::rename(&tmp, target)?;
     Ok(failed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::overlaps;
+
+    #[test]
+    fn a_set_overlaps_an_axis_of_the_same_value_or_inside_it() {
+        assert!(overlaps("workload[0].load", "workload[0].load"));
+        assert!(overlaps("workload[ 0 ].load", "workload[0].load"));
+        assert!(overlaps("workload[0]", "workload[0].load"));
+        assert!(overlaps("workload", "workload[1].load"));
+        assert!(overlaps("network.pfc.static_xoff", "network.pfc"));
+        assert!(overlaps("seed", "seed"));
+        assert!(!overlaps("workload[0].load", "workload[1].load"));
+        assert!(!overlaps("workload[0].load", "workload[0].load_x"));
+        assert!(!overlaps("network.pfc", "network.pfc_x"));
+        // the scheme axis is a name, not the [scheme] table
+        assert!(!overlaps("scheme.hpcc.eta", "scheme"));
+        assert!(overlaps("scheme", "scheme"));
+    }
 }

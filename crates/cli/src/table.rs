@@ -127,6 +127,33 @@ pub fn sim_per_wall(sim_secs: f64, wall_secs: f64) -> String {
     }
 }
 
+/// Events per second of CPU time of the simulating thread: unlike events
+/// per wall-clock second, it does not fall when the machine is shared.
+/// NaN without a CPU time (results written before it was measured).
+pub fn events_per_cpu_sec(r: &RunResult) -> f64 {
+    if r.engine.cpu_secs > 0.0 {
+        r.engine.events as f64 / r.engine.cpu_secs
+    } else {
+        f64::NAN
+    }
+}
+
+/// The speed rows of the result table, (label, value): wall and CPU time,
+/// events per CPU-second, simulated time per wall-clock second.
+pub fn speed_rows(r: &RunResult) -> Vec<(&'static str, String)> {
+    let e = &r.engine;
+    let positive = |x: f64| if x > 0.0 { x } else { f64::NAN };
+    vec![
+        ("wall time", wall(e.wall_secs)),
+        ("CPU time", wall(positive(e.cpu_secs))),
+        ("events/s (CPU)", si(events_per_cpu_sec(r))),
+        (
+            "sim time / wall time",
+            if e.wall_secs > 0.0 { sim_per_wall(to_us(e.sim_end) / 1e6, e.wall_secs) } else { "-".into() },
+        ),
+    ]
+}
+
 fn stats4(s: &Stats) -> String {
     if s.count == 0 {
         "-".into()
@@ -236,16 +263,10 @@ pub fn results_table(runs: &[(String, &RunResult)], scn: Option<&ccsim_scenario:
     });
     add("events", &|i| thousands(runs[i].1.engine.events));
     add("data packets", &|i| thousands(runs[i].1.engine.data_packets));
-    add("wall time", &|i| wall(runs[i].1.engine.wall_secs));
-    add("events/s", &|i| si(crate::output::events_per_sec(runs[i].1)));
-    add("sim time / wall time", &|i| {
-        let e = &runs[i].1.engine;
-        if e.wall_secs > 0.0 {
-            sim_per_wall(to_us(e.sim_end) / 1e6, e.wall_secs)
-        } else {
-            "-".into()
-        }
-    });
+    let speed: Vec<_> = runs.iter().map(|(_, r)| speed_rows(r)).collect();
+    for (k, (label, _)) in speed_rows(&RunResult::default()).iter().enumerate() {
+        add(label, &|i| speed[i][k].1.clone());
+    }
     t
 }
 
@@ -297,6 +318,28 @@ mod tests {
         assert_eq!(wall(725.0), "12m05s");
     }
 
+    #[test]
+    fn speed_rows_are_per_cpu_second() {
+        let mut r = RunResult::default();
+        r.engine.events = 3_000_000;
+        r.engine.sim_end = MS;
+        r.engine.wall_secs = 2.0;
+        r.engine.cpu_secs = 1.0;
+        assert_eq!(events_per_cpu_sec(&r), 3e6);
+        let rows = speed_rows(&r);
+        let labels: Vec<&str> = rows.iter().map(|(l, _)| *l).collect();
+        assert_eq!(labels, ["wall time", "CPU time", "events/s (CPU)", "sim time / wall time"]);
+        assert_eq!(rows[0].1, "2.00s");
+        assert_eq!(rows[1].1, "1.00s");
+        assert_eq!(rows[2].1, "3.00M");
+        assert_eq!(rows[3].1, "5.00e-4 (2000x slower)");
+        // no CPU time measured (results from before it was): "-", not infinity
+        r.engine.cpu_secs = 0.0;
+        assert!(events_per_cpu_sec(&r).is_nan());
+        assert_eq!(speed_rows(&r)[1].1, "-");
+        assert_eq!(speed_rows(&r)[2].1, "-");
+    }
+
     fn result(sd: &[f64], sizes: &[u64]) -> RunResult {
         RunResult {
             scheme: "x".into(),
@@ -319,7 +362,13 @@ mod tests {
                 })
                 .collect(),
             ports: vec![PortResult { port: PortRef { node: 2, peer: 3 }, max_qlen: 150_000, ..Default::default() }],
-            engine: EngineStats { events: 2_000_000, sim_end: 2 * MS, wall_secs: 0.5, ..Default::default() },
+            engine: EngineStats {
+                events: 2_000_000,
+                sim_end: 2 * MS,
+                wall_secs: 0.5,
+                cpu_secs: 0.25,
+                ..Default::default()
+            },
             pause_frames: 7,
             ..Default::default()
         }
@@ -345,7 +394,11 @@ mod tests {
         assert_eq!(get("PAUSE frames")[1], "7");
         assert_eq!(get("max queue")[1], "150.0 KB");
         assert_eq!(get("events")[1], "2,000,000");
-        assert_eq!(get("events/s")[1], "4.00M");
+        // per CPU-second (0.25 s of CPU in 0.5 s of wall time: a shared machine)
+        assert_eq!(get("events/s (CPU)")[1], "8.00M");
+        assert_eq!(get("CPU time")[1], "0.25s");
+        assert_eq!(get("wall time")[1], "0.50s");
+        assert!(!t.rows.iter().any(|r| r[0] == "events/s"), "no wall-clock events/s row");
         assert_eq!(get("simulated time")[1], "2ms");
         let text = t.render();
         assert!(text.lines().all(|l| !l.ends_with(' ')));

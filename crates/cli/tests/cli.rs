@@ -272,8 +272,45 @@ fn compare_runs_every_scheme_side_by_side() {
         assert!(dir.join(s).join("queues.csv").is_file());
     }
     let svg = std::fs::read_to_string(dir.join("queues.svg")).unwrap();
-    assert!(svg.contains("dcqcn port 17:16") && svg.contains("hpcc port 17:16"), "legend lists both schemes");
+    // ports are named by node kind: switch 17's port towards host 16
+    assert!(svg.contains("dcqcn s17→h16") && svg.contains("hpcc s17→h16"), "legend lists both schemes");
     assert!(dir.join("slowdown.svg").is_file());
+    assert!(!dir.join("slowdown.png").exists(), "PNG only with --figures");
+}
+
+#[test]
+fn charts_take_a_time_window_and_more_formats() {
+    let t = Tmp::new("figs");
+    ok(&[
+        "compare",
+        "scenarios/incast-16to1.toml",
+        "--schemes",
+        "dcqcn,hpcc",
+        "--out",
+        t.s(),
+        "-q",
+        "--figures",
+        "png,pdf",
+        "--window",
+        "10us..60us",
+    ]);
+    let dir = t.0.join("incast-16to1/compare-dcqcn-hpcc");
+    for stem in ["slowdown", "queues"] {
+        let png = std::fs::read(dir.join(format!("{stem}.png"))).unwrap();
+        assert_eq!(&png[..4], b"\x89PNG");
+        let pdf = std::fs::read(dir.join(format!("{stem}.pdf"))).unwrap();
+        assert!(pdf.starts_with(b"%PDF-"));
+        assert!(dir.join(format!("{stem}.svg")).is_file(), "SVG is always written");
+    }
+    // the time axis spans the window: 10 us to 60 us, not the whole run
+    let svg = std::fs::read_to_string(dir.join("queues.svg")).unwrap();
+    assert!(svg.contains(">\n10\n<") && svg.contains(">\n60\n<"), "x ticks");
+    assert!(!svg.contains(">\n80\n<") && !svg.contains(">\n100\n<"), "ticks past the window");
+    for (arg, val, msg) in [("--figures", "png,jpg", "'jpg'"), ("--window", "60us..10us", "before it starts")] {
+        let o = ccsim(&["run", "scenarios/incast-16to1.toml", "--out", t.s(), arg, val]);
+        assert_eq!(o.status.code(), Some(2), "{arg} {val}");
+        assert!(text(&o.stderr).contains(msg), "{}", text(&o.stderr));
+    }
 }
 
 #[test]

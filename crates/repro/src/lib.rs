@@ -6,11 +6,12 @@
 //! in parallel with progress; [`metrics`] is the one vocabulary of measures
 //! computed from run results; [`verdict`] puts measured beside paper; and
 //! [`report`] writes Markdown and self-contained HTML with SVG charts
-//! ([`svg`], [`plots`]). Plan, runs, results and report are separate steps
+//! ([`chart`], [`plots`]). Plan, runs, results and report are separate steps
 //! with serializable boundaries, so another executor (a cluster) can run
 //! the plan's runs.
 
 pub mod cache;
+pub mod chart;
 pub mod exec;
 pub mod manifest;
 pub mod metrics;
@@ -19,7 +20,6 @@ pub mod parquet_out;
 pub mod plan;
 pub mod plots;
 pub mod report;
-pub mod svg;
 pub mod sweep;
 #[doc(hidden)]
 pub mod testing;

@@ -4,7 +4,8 @@
 //! the charts, and a comparison's `compare.csv` / `compare.json`. Shared by
 //! the `ccsim` command and the Python package, so both write the same bytes.
 
-use crate::plots;
+use crate::chart::export::Format;
+use crate::plots::{self, PlotOptions};
 use ccsim_core::results::{RunResult, Stats, Summary};
 use ccsim_core::time::{to_secs, to_us, Time};
 use ccsim_scenario::Scenario;
@@ -277,6 +278,22 @@ pub fn summary_json(scn: &Scenario, scheme: &str, r: &RunResult) -> Value {
 /// traces (`queues.csv`, `utilization.csv`, `flow_traces.csv`, `changes.csv`,
 /// `acks.csv`) are not among them: the run streamed them into `dir` as it went.
 pub fn write_run_files(dir: &Path, scn: &Scenario, scheme: &str, r: &RunResult) -> io::Result<()> {
+    write_run_files_with(dir, scn, scheme, r, &plot_options(scn, None, &[Format::Svg]))
+}
+
+/// The chart options of a scenario's results: ports named by its topology.
+pub fn plot_options(scn: &Scenario, window: Option<(Time, Time)>, formats: &[Format]) -> PlotOptions {
+    PlotOptions { window, formats: formats.to_vec(), nodes: scn.topo.nodes.clone() }
+}
+
+/// [`write_run_files`] with the charts drawn as `opts` says.
+pub fn write_run_files_with(
+    dir: &Path,
+    scn: &Scenario,
+    scheme: &str,
+    r: &RunResult,
+    opts: &PlotOptions,
+) -> io::Result<()> {
     let mut w = create(dir, "flows.csv")?;
     write_flows_csv(&mut w, r, Some(scn))?;
     w.flush()?;
@@ -291,7 +308,7 @@ pub fn write_run_files(dir: &Path, scn: &Scenario, scheme: &str, r: &RunResult) 
     write_json(dir, "summary.json", &summary_json(scn, scheme, r))?;
     write_json(dir, "run.json", &speed_json(r))?;
     fs::write(dir.join("scenario.toml"), &scn.text)?;
-    plots::write_all(dir, &[(scheme.to_string(), r)])?;
+    plots::write_all(dir, &[(scheme.to_string(), r)], opts)?;
     write_page(dir, scn, &[(scheme.to_string(), r)])
 }
 
@@ -373,12 +390,17 @@ pub fn write_compare_csv(w: &mut impl Write, runs: &[(String, &RunResult)]) -> i
 
 /// Writes a compare directory: one subdirectory per scheme, compare.csv,
 /// compare.json and the overlaid charts.
-pub fn write_compare_files(dir: &Path, scn: &Scenario, runs: &[(String, &RunResult)]) -> io::Result<()> {
+pub fn write_compare_files(
+    dir: &Path,
+    scn: &Scenario,
+    runs: &[(String, &RunResult)],
+    opts: &PlotOptions,
+) -> io::Result<()> {
     for (name, r) in runs {
         let sub = dir.join(ccsim_scenario::safe_component(name));
         // exists already when the scheme streamed its traces into it
         fs::create_dir_all(&sub)?;
-        write_run_files(&sub, scn, name, r)?;
+        write_run_files_with(&sub, scn, name, r, opts)?;
     }
     let mut w = create(dir, "compare.csv")?;
     write_compare_csv(&mut w, runs)?;
@@ -393,7 +415,7 @@ pub fn write_compare_files(dir: &Path, scn: &Scenario, runs: &[(String, &RunResu
     });
     write_json(dir, "compare.json", &doc)?;
     fs::write(dir.join("scenario.toml"), &scn.text)?;
-    plots::write_all(dir, runs)?;
+    plots::write_all(dir, runs, opts)?;
     write_page(dir, scn, runs)
 }
 

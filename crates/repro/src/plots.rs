@@ -1,18 +1,55 @@
-//! The charts written with every result: slowdown by flow size, and when
-//! traced, queue length, link utilization and flow rates over time. With
-//! several schemes (compare) every chart overlays them, one colour per scheme.
+//! The charts written with every result: slowdown by flow size (average and
+//! p99 panels), and when traced, queue length, link utilization and flow
+//! rates over time. With several schemes (compare) every chart overlays them,
+//! one colour per scheme. [`PlotOptions`] picks a time window, the file
+//! formats (SVG, PNG, PDF) and names ports by the topology's nodes.
 
 use ccsim_core::results::RunResult;
 use ccsim_core::time::{to_us, Time};
+use ccsim_core::topology::NodeKind;
 use std::io;
 use std::path::Path;
 
-use crate::svg::{decimate, Chart, Dash, Scale, Series, PALETTE};
+use crate::chart::export::{self, Format};
+use crate::chart::{decimate, Chart, Dash, Figure, Scale, Series, TickFormat, PALETTE};
 
 /// Groups of equal flow count in the slowdown chart (HPCC-style).
 pub const SLOWDOWN_GROUPS: usize = 20;
 /// Most points drawn per time series.
 const MAX_POINTS: usize = 800;
+
+/// How the charts of a run are drawn and written.
+#[derive(Clone, Debug)]
+pub struct PlotOptions {
+    /// Only this span of simulated time on time axes (from, to).
+    pub window: Option<(Time, Time)>,
+    /// Files written per chart. Default SVG only.
+    pub formats: Vec<Format>,
+    /// Node kinds by id, to name ports "s32→h5" (switch 32 towards host 5);
+    /// empty: "32→5".
+    pub nodes: Vec<NodeKind>,
+}
+
+impl Default for PlotOptions {
+    fn default() -> Self {
+        PlotOptions { window: None, formats: vec![Format::Svg], nodes: vec![] }
+    }
+}
+
+impl PlotOptions {
+    /// A port series name "node:peer" as "s32→h5".
+    pub fn port_name(&self, name: &str) -> String {
+        let node = |s: &str| match s.parse::<usize>().ok().and_then(|i| self.nodes.get(i)) {
+            Some(NodeKind::Host) => format!("h{s}"),
+            Some(NodeKind::Switch) => format!("s{s}"),
+            None => s.to_string(),
+        };
+        match name.split_once(':') {
+            Some((a, b)) => format!("{}→{}", node(a), node(b)),
+            None => name.to_string(),
+        }
+    }
+}
 
 /// How a series is drawn: by scheme when several runs are overlaid, else by series.
 fn style(run: usize, runs: usize, idx: usize) -> (String, Dash) {
@@ -32,59 +69,97 @@ fn label(scheme: &str, runs: usize, name: &str) -> String {
 }
 
 /// Time unit for the x axis: ms for long spans, else us. Returns (divisor of us, unit name).
-fn time_unit(max_t: Time) -> (f64, &'static str) {
-    if to_us(max_t) >= 5_000.0 {
+fn time_unit(span: Time) -> (f64, &'static str) {
+    if to_us(span) >= 5_000.0 {
         (1_000.0, "ms")
     } else {
         (1.0, "us")
     }
 }
 
-/// p50/p95/p99 slowdown per group of flows of equal count, by the largest size in the group.
-pub fn slowdown_chart(runs: &[(String, &RunResult)]) -> Chart {
-    let mut c = Chart::new(
-        &format!("FCT slowdown by flow size ({SLOWDOWN_GROUPS} groups of equal flow count)"),
-        "flow size (bytes, largest in group)",
-        "FCT slowdown",
-    );
-    c.x_scale = Scale::Log;
-    c.y_scale = Scale::Log;
-    c.y_from_zero = false;
-    for (i, (scheme, r)) in runs.iter().enumerate() {
-        let groups = r.count_buckets(SLOWDOWN_GROUPS);
-        let color = PALETTE[i % PALETTE.len()].to_string();
-        for (name, dash, pick) in [("p50", Dash::Solid, 0usize), ("p95", Dash::Dashed, 1), ("p99", Dash::Dotted, 2)] {
-            let points = groups.iter().map(|(size, st)| (*size as f64, [st.p50, st.p95, st.p99][pick])).collect();
-            let label = if runs.len() > 1 { format!("{scheme} {name}") } else { name.to_string() };
-            c.series.push(Series { label, color: color.clone(), dash, markers: true, points });
+/// Average and p99 slowdown per group of flows of equal count (by the
+/// largest size in the group), as two panels with one line per scheme.
+pub fn slowdown_figure(runs: &[(String, &RunResult)]) -> Figure {
+    let per_group =
+        runs.iter().map(|(_, r)| r.flows.iter().filter(|f| f.slowdown.is_some()).count()).max().unwrap_or(0)
+            / SLOWDOWN_GROUPS.max(1);
+    let panel = |title: &str, pick: fn(&ccsim_core::results::Stats) -> f64| {
+        let mut c = Chart::new(title, "flow size (largest in group)", "FCT slowdown");
+        c.x_scale = Scale::Log;
+        c.x_format = TickFormat::Bytes;
+        c.y_scale = Scale::Log;
+        c.y_from_zero = false;
+        for (i, (scheme, r)) in runs.iter().enumerate() {
+            let points = r.count_buckets(SLOWDOWN_GROUPS).iter().map(|(size, st)| (*size as f64, pick(st))).collect();
+            c.series.push(Series {
+                label: scheme.clone(),
+                color: PALETTE[i % PALETTE.len()].to_string(),
+                dash: Dash::nth(i),
+                markers: true,
+                points,
+            });
         }
+        c
+    };
+    let p99 = if per_group < 100 {
+        format!("99th percentile (~{per_group} flows per group: near the maximum)")
+    } else {
+        "99th percentile".to_string()
+    };
+    Figure {
+        id: "slowdown".into(),
+        title: format!("FCT slowdown by flow size ({SLOWDOWN_GROUPS} groups of equal flow count)"),
+        panels: vec![panel("average", |s| s.avg), panel(&p99, |s| s.p99)],
+        width: 1100,
+        height: 500,
     }
-    c
 }
 
 /// Named time series of one run: (name, sample times, values).
 pub type NamedSeries = Vec<(String, Vec<Time>, Vec<f64>)>;
 
-/// Generic over-time chart of named series drawn from every run (`scale`
-/// multiplies the values); one run's chart names its scheme in the title.
+/// What a time chart shows on its y axis.
+#[derive(Clone, Copy, Debug)]
+pub struct YAxis<'a> {
+    pub label: &'a str,
+    /// Multiplies the values.
+    pub scale: f64,
+    pub format: TickFormat,
+}
+
+impl<'a> YAxis<'a> {
+    pub fn number(label: &'a str, scale: f64) -> YAxis<'a> {
+        YAxis { label, scale, format: TickFormat::Number }
+    }
+    pub fn bytes(label: &'a str) -> YAxis<'a> {
+        YAxis { label, scale: 1.0, format: TickFormat::Bytes }
+    }
+}
+
+/// Generic over-time chart of named series drawn from every run; one run's
+/// chart names its scheme in the title; `opts.window` limits the time axis.
 pub fn time_chart(
     runs: &[(String, &RunResult)],
     title: &str,
-    y_label: &str,
+    y: YAxis,
     series_of: impl Fn(&RunResult) -> NamedSeries,
-    scale: f64,
+    opts: &PlotOptions,
 ) -> Chart {
     let all: Vec<NamedSeries> = runs.iter().map(|(_, r)| series_of(r)).collect();
     let max_t = all.iter().flatten().flat_map(|s| s.1.last().copied()).max().unwrap_or(0);
-    let (div, unit) = time_unit(max_t);
+    let (div, unit) = time_unit(opts.window.map_or(max_t, |(a, b)| b.saturating_sub(a)));
     let title = match runs {
         [(scheme, _)] => format!("{scheme}: {title}"),
         _ => title.to_string(),
     };
-    let mut c = Chart::new(&title, &format!("time ({unit})"), y_label);
+    let mut c = Chart::new(&title, &format!("time ({unit})"), y.label);
+    c.y_format = y.format;
+    c.x_range = opts.window.map(|(a, b)| (to_us(a) / div, to_us(b) / div));
     for (i, ((scheme, _), list)) in runs.iter().zip(&all).enumerate() {
         for (j, (name, t, v)) in list.iter().enumerate() {
-            let pts: Vec<(f64, f64)> = t.iter().zip(v).map(|(&t, &v)| (to_us(t) / div, v * scale)).collect();
+            let in_window = |t: Time| opts.window.is_none_or(|(a, b)| t >= a && t <= b);
+            let pts: Vec<(f64, f64)> =
+                t.iter().zip(v).filter(|(t, _)| in_window(**t)).map(|(&t, &v)| (to_us(t) / div, v * y.scale)).collect();
             let (color, dash) = style(i, runs.len(), j);
             c.series.push(Series {
                 label: label(scheme, runs.len(), name),
@@ -98,23 +173,25 @@ pub fn time_chart(
     c
 }
 
-pub fn queue_chart(runs: &[(String, &RunResult)]) -> Chart {
-    time_chart(
-        runs,
-        "Egress queue length",
-        "queue (KB)",
-        |r| r.queues.iter().map(|s| (format!("port {}", s.name), s.t.clone(), s.v.clone())).collect(),
-        1e-3,
-    )
+/// One series per traced port of a run (all, or those named in `only`).
+pub fn port_series(list: &[ccsim_core::results::Series], only: Option<&[String]>, opts: &PlotOptions) -> NamedSeries {
+    list.iter()
+        .filter(|s| only.is_none_or(|p| p.contains(&s.name)))
+        .map(|s| (opts.port_name(&s.name), s.t.clone(), s.v.clone()))
+        .collect()
 }
 
-pub fn utilization_chart(runs: &[(String, &RunResult)]) -> Chart {
+pub fn queue_chart(runs: &[(String, &RunResult)], opts: &PlotOptions) -> Chart {
+    time_chart(runs, "Egress queue length", YAxis::bytes("queue"), |r| port_series(&r.queues, None, opts), opts)
+}
+
+pub fn utilization_chart(runs: &[(String, &RunResult)], opts: &PlotOptions) -> Chart {
     let mut c = time_chart(
         runs,
         "Link utilization",
-        "utilization (%)",
-        |r| r.utilization.iter().map(|s| (format!("port {}", s.name), s.t.clone(), s.v.clone())).collect(),
-        100.0,
+        YAxis::number("utilization (%)", 100.0),
+        |r| port_series(&r.utilization, None, opts),
+        opts,
     );
     c.series.iter_mut().for_each(|s| s.points.iter_mut().for_each(|p| p.1 = p.1.min(100.0)));
     c
@@ -122,23 +199,23 @@ pub fn utilization_chart(runs: &[(String, &RunResult)]) -> Chart {
 
 /// The pacing rate each scheme set (for window-based schemes it can stay at
 /// line rate while the window limits what is sent: see [`throughput_chart`]).
-pub fn rate_chart(runs: &[(String, &RunResult)]) -> Chart {
+pub fn rate_chart(runs: &[(String, &RunResult)], opts: &PlotOptions) -> Chart {
     time_chart(
         runs,
         "Pacing rate set by the scheme",
-        "pacing rate (Gbps)",
+        YAxis::number("pacing rate (Gbps)", 1e-9),
         |r| r.flow_traces.iter().map(|f| (format!("flow {}", f.flow), f.t.clone(), f.rate_bps.clone())).collect(),
-        1e-9,
+        opts,
     )
 }
 
 /// Sending rate as a fraction of each flow's NIC line rate (the OSCAR
 /// slides' "rate normalized to link capacity").
-pub fn rate_norm_chart(runs: &[(String, &RunResult)]) -> Chart {
+pub fn rate_norm_chart(runs: &[(String, &RunResult)], opts: &PlotOptions) -> Chart {
     time_chart(
         runs,
         "Pacing rate / line rate",
-        "pacing rate / line rate",
+        YAxis::number("pacing rate / line rate", 1.0),
         |r| {
             r.flow_traces
                 .iter()
@@ -148,7 +225,7 @@ pub fn rate_norm_chart(runs: &[(String, &RunResult)]) -> Chart {
                 })
                 .collect()
         },
-        1.0,
+        opts,
     )
 }
 
@@ -178,12 +255,12 @@ pub fn throughput_window(r: &RunResult) -> Time {
 }
 
 /// What each flow delivered (acknowledged payload over [`throughput_window`]).
-pub fn throughput_chart(runs: &[(String, &RunResult)]) -> Chart {
+pub fn throughput_chart(runs: &[(String, &RunResult)], opts: &PlotOptions) -> Chart {
     let w = runs.iter().map(|(_, r)| throughput_window(r)).max().unwrap_or(5_000_000);
     time_chart(
         runs,
         &format!("Delivered throughput (acked payload over {} us)", to_us(w)),
-        "throughput (Gbps)",
+        YAxis::number("throughput (Gbps)", 1e-9),
         |r| {
             r.flow_traces
                 .iter()
@@ -193,32 +270,34 @@ pub fn throughput_chart(runs: &[(String, &RunResult)]) -> Chart {
                 })
                 .collect()
         },
-        1e-9,
+        opts,
     )
 }
 
-/// Writes slowdown.svg, and queues.svg / utilization.svg / rates.svg /
-/// rates_norm.svg / throughput.svg when any run traced them.
-pub fn write_all(dir: &Path, runs: &[(String, &RunResult)]) -> io::Result<()> {
-    let titled = |mut c: Chart| {
-        if let [(scheme, _)] = runs {
-            if !c.title.starts_with(scheme.as_str()) {
-                c.title = format!("{scheme}: {}", c.title);
-            }
-        }
-        c
-    };
-    std::fs::write(dir.join("slowdown.svg"), titled(slowdown_chart(runs)).render())?;
+/// Writes slowdown, and queues / utilization / rates / rates_norm /
+/// throughput when any run traced them: SVG always (the HTML page shows
+/// it), and the other formats of `opts`.
+pub fn write_all(dir: &Path, runs: &[(String, &RunResult)], opts: &PlotOptions) -> io::Result<()> {
+    let mut formats = opts.formats.clone();
+    if !formats.contains(&Format::Svg) {
+        formats.insert(0, Format::Svg);
+    }
+    let write = |stem: &str, svg: String| export::write(dir, stem, &svg, &formats);
+    let mut slow = slowdown_figure(runs);
+    if let [(scheme, _)] = runs {
+        slow.title = format!("{scheme}: {}", slow.title);
+    }
+    write("slowdown", slow.render())?;
     if runs.iter().any(|(_, r)| !r.queues.is_empty()) {
-        std::fs::write(dir.join("queues.svg"), queue_chart(runs).render())?;
+        write("queues", queue_chart(runs, opts).render())?;
     }
     if runs.iter().any(|(_, r)| !r.utilization.is_empty()) {
-        std::fs::write(dir.join("utilization.svg"), utilization_chart(runs).render())?;
+        write("utilization", utilization_chart(runs, opts).render())?;
     }
     if runs.iter().any(|(_, r)| !r.flow_traces.is_empty()) {
-        std::fs::write(dir.join("rates.svg"), rate_chart(runs).render())?;
-        std::fs::write(dir.join("rates_norm.svg"), rate_norm_chart(runs).render())?;
-        std::fs::write(dir.join("throughput.svg"), throughput_chart(runs).render())?;
+        write("rates", rate_chart(runs, opts).render())?;
+        write("rates_norm", rate_norm_chart(runs, opts).render())?;
+        write("throughput", throughput_chart(runs, opts).render())?;
     }
     Ok(())
 }
@@ -226,7 +305,7 @@ pub fn write_all(dir: &Path, runs: &[(String, &RunResult)]) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::svg::tests::check_well_formed;
+    use crate::chart::export::parse;
     use crate::testing::sample_result;
 
     #[test]
@@ -251,43 +330,77 @@ mod tests {
     }
 
     #[test]
-    fn slowdown_chart_has_three_percentiles_per_scheme() {
+    fn slowdown_has_an_average_and_a_p99_panel_with_a_line_per_scheme() {
         let a = sample_result(0.5);
         let b = sample_result(2.0);
-        let c = slowdown_chart(&[("dcqcn".into(), &a), ("hpcc".into(), &b)]);
-        assert_eq!(c.series.len(), 6);
-        assert_eq!(c.series[0].label, "dcqcn p50");
-        assert_eq!(c.series[3].label, "hpcc p50");
-        assert_eq!(c.series[0].points.len(), SLOWDOWN_GROUPS);
-        // One colour per scheme.
-        assert_eq!(c.series[0].color, c.series[2].color);
-        assert_ne!(c.series[0].color, c.series[3].color);
-        // The last group holds the largest flows.
-        assert_eq!(c.series[0].points.last().unwrap().0, 100_000.0);
-        check_well_formed(&c.render()).unwrap();
+        let f = slowdown_figure(&[("dcqcn".into(), &a), ("hpcc".into(), &b)]);
+        assert_eq!(f.panels.len(), 2);
+        assert!(f.panels[0].title.contains("average") && f.panels[1].title.starts_with("99th"));
+        // 100 flows in 20 groups: the p99 panel says it is near the maximum
+        assert!(f.panels[1].title.contains("~5 flows per group"), "{}", f.panels[1].title);
+        for p in &f.panels {
+            assert_eq!(p.series.len(), 2);
+            assert_eq!(p.series[0].label, "dcqcn");
+            assert_ne!(p.series[0].color, p.series[1].color);
+            assert_eq!(p.series[0].points.len(), SLOWDOWN_GROUPS);
+            // the last group holds the largest flows
+            assert_eq!(p.series[0].points.last().unwrap().0, 100_000.0);
+        }
+        // p99 >= average in every group
+        for (avg, p99) in f.panels[0].series[1].points.iter().zip(&f.panels[1].series[1].points) {
+            assert!(p99.1 >= avg.1);
+        }
+        parse(&f.render()).unwrap();
     }
 
     #[test]
     fn normalized_rates_divide_by_the_line_rate() {
         let r = sample_result(0.0);
-        let c = rate_norm_chart(&[("x".into(), &r)]);
+        let c = rate_norm_chart(&[("x".into(), &r)], &PlotOptions::default());
         let ys: Vec<f64> = c.series[0].points.iter().map(|p| p.1).collect();
         assert_eq!(ys, vec![1.0, 0.5]);
     }
 
     #[test]
-    fn time_charts_scale_values_and_write_files() {
+    fn ports_are_named_by_node_kind() {
+        let opts = PlotOptions { nodes: vec![NodeKind::Host, NodeKind::Host, NodeKind::Switch], ..Default::default() };
+        assert_eq!(opts.port_name("2:0"), "s2→h0");
+        assert_eq!(opts.port_name("7:1"), "7→h1");
+        assert_eq!(PlotOptions::default().port_name("2:3"), "2→3");
+    }
+
+    #[test]
+    fn a_window_keeps_only_its_samples() {
         let a = sample_result(1.0);
-        let q = queue_chart(&[("hpcc".into(), &a)]);
-        assert_eq!(q.series[0].label, "port 2:3");
-        assert_eq!(q.series[0].points[2], (20.0, 2.0)); // 20us, 2000 B = 2 KB
-        let r = rate_chart(&[("hpcc".into(), &a)]);
+        let opts = PlotOptions {
+            window: Some((100 * ccsim_core::time::US, 200 * ccsim_core::time::US)),
+            ..Default::default()
+        };
+        let q = queue_chart(&[("hpcc".into(), &a)], &opts);
+        let xs: Vec<f64> = q.series[0].points.iter().map(|p| p.0).collect();
+        assert_eq!(xs.first(), Some(&100.0));
+        assert_eq!(xs.last(), Some(&200.0));
+        assert_eq!(q.x_range, Some((100.0, 200.0)));
+    }
+
+    #[test]
+    fn time_charts_scale_values_and_write_every_format() {
+        let a = sample_result(1.0);
+        let opts = PlotOptions { formats: Format::ALL.to_vec(), ..Default::default() };
+        let q = queue_chart(&[("hpcc".into(), &a)], &opts);
+        assert_eq!(q.series[0].label, "2→3");
+        assert_eq!(q.series[0].points[2], (20.0, 2000.0)); // 20 us, 2000 B
+        assert_eq!(q.y_format, TickFormat::Bytes);
+        let r = rate_chart(&[("hpcc".into(), &a)], &opts);
         assert_eq!(r.series[0].points[1], (10.0, 50.0));
         let t = ccsim_scenario::testutil::TempDir::new("plots");
-        write_all(t.path(), &[("hpcc".into(), &a)]).unwrap();
-        for f in ["slowdown.svg", "queues.svg", "rates.svg", "rates_norm.svg", "throughput.svg"] {
-            let text = std::fs::read_to_string(t.path().join(f)).unwrap();
-            check_well_formed(&text).unwrap();
+        write_all(t.path(), &[("hpcc".into(), &a)], &opts).unwrap();
+        for f in ["slowdown", "queues", "rates", "rates_norm", "throughput"] {
+            let text = std::fs::read_to_string(t.path().join(format!("{f}.svg"))).unwrap();
+            parse(&text).unwrap();
+            for ext in ["png", "pdf"] {
+                assert!(t.path().join(format!("{f}.{ext}")).exists(), "{f}.{ext}");
+            }
         }
         assert!(!t.path().join("utilization.svg").exists());
     }

@@ -102,6 +102,20 @@ pub struct Point {
 /// Each point's scenario is read and checked as `run` would, so a bad
 /// value fails here, naming the point.
 pub fn plan(file: &Path, axes: &[Axis], version: &str) -> Result<Vec<Point>, String> {
+    plan_with(file, &Overrides::default(), axes, version)
+}
+
+/// [`plan`] with values every point shares (`ccsim sweep --set/--seed/--stop`,
+/// read as `ccsim run` reads them): `base.sets` are laid over the file
+/// before each point's grid values, `base.seed` replaces the scenario's
+/// seed where the grid has no `seed` axis, and `base.stop` is the point's
+/// stop time (carried in its sets as `stop`, so any executor applies it);
+/// `base.schemes` are the schemes run without a `scheme` axis.
+pub fn plan_with(file: &Path, base: &Overrides, axes: &[Axis], version: &str) -> Result<Vec<Point>, String> {
+    let mut shared = base.sets.clone();
+    if let Some(stop) = base.stop {
+        shared.push(("stop".to_string(), toml::Value::String(exact_duration(stop))));
+    }
     let mut axes = axes.to_vec();
     for (i, a) in axes.iter().enumerate() {
         if a.values.is_empty() {
@@ -111,7 +125,10 @@ pub fn plan(file: &Path, axes: &[Axis], version: &str) -> Result<Vec<Point>, Str
             return Err(format!("--grid {}: the key is given twice", a.key));
         }
     }
-    let base = ccsim_scenario::load(file, &Overrides::default())?;
+    let base = ccsim_scenario::load(
+        file,
+        &Overrides { seed: base.seed, schemes: base.schemes.clone(), sets: shared.clone(), ..Default::default() },
+    )?;
     if !axes.iter().any(|a| a.key == "scheme") {
         axes.push(Axis {
             key: "scheme".into(),
@@ -131,16 +148,31 @@ pub fn plan(file: &Path, axes: &[Axis], version: &str) -> Result<Vec<Point>, Str
             grid[k] = (a.key.clone(), a.values[rest % a.values.len()].clone());
             rest /= a.values.len();
         }
-        points.push(point(file, &base, grid, version)?);
+        points.push(point(file, &base, &shared, grid, version)?);
     }
     Ok(points)
 }
 
-fn point(file: &Path, base: &Scenario, grid: Vec<(String, toml::Value)>, version: &str) -> Result<Point, String> {
+/// A duration in picoseconds as scenario text, exactly, in the largest unit
+/// that divides it: "5ms", "1500ns", "7ps".
+fn exact_duration(ps: u64) -> String {
+    [(1_000_000_000_000, "s"), (1_000_000_000, "ms"), (1_000_000, "us"), (1_000, "ns")]
+        .into_iter()
+        .find(|&(unit, _)| ps > 0 && ps.is_multiple_of(unit))
+        .map_or_else(|| format!("{ps}ps"), |(unit, name)| format!("{}{name}", ps / unit))
+}
+
+fn point(
+    file: &Path,
+    base: &Scenario,
+    shared: &[(String, toml::Value)],
+    grid: Vec<(String, toml::Value)>,
+    version: &str,
+) -> Result<Point, String> {
     let label = grid.iter().map(|(k, v)| format!("{k}={}", value_text(v))).collect::<Vec<_>>().join(" ");
     let mut scheme = base.schemes[0].clone();
     let mut seed = base.seed;
-    let mut sets = Vec::new();
+    let mut sets = shared.to_vec();
     for (k, v) in &grid {
         match (k.as_str(), v) {
             ("scheme", toml::Value::String(s)) => scheme = s.clone(),
@@ -303,6 +335,37 @@ mod tests {
         assert!(e.contains("point [scheme=cubic]") && e.contains("cubic"), "{e}");
         let e = plan(&file, &[parse_axis("seed=1").unwrap(), parse_axis("seed=2").unwrap()], "t").unwrap_err();
         assert!(e.contains("given twice"), "{e}");
+    }
+
+    #[test]
+    fn shared_overrides_apply_to_every_point_before_the_grid() {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/dumbbell-2flows.toml");
+        let ms = ccsim_core::time::MS;
+        let base = Overrides {
+            seed: Some(9),
+            stop: Some(ms / 2),
+            sets: vec![("schemes".to_string(), toml::Value::Array(vec![toml::Value::String("hpcc".into())]))],
+            ..Default::default()
+        };
+        let pts = plan_with(&file, &base, &[parse_axis("network.ecn.pmax=0.1,0.2").unwrap()], "t").unwrap();
+        // the schemes set for every point decide the scheme axis: hpcc only
+        assert_eq!(pts.len(), 2);
+        for p in &pts {
+            assert_eq!((p.spec.scheme.as_str(), p.spec.seed), ("hpcc", 9));
+            let scn = p.spec.load().unwrap();
+            assert_eq!((scn.seed, scn.stop), (9, Some(ms / 2)));
+        }
+        assert_eq!(pts[1].spec.sets[0].0, "schemes");
+        assert_eq!(pts[1].spec.sets[1], ("stop".to_string(), toml::Value::String("500us".into())));
+        assert_eq!(pts[1].spec.sets[2], ("network.ecn.pmax".to_string(), toml::Value::Float(0.2)));
+        // a different stop is a different run
+        let plain = plan(&file, &[parse_axis("network.ecn.pmax=0.2").unwrap()], "t").unwrap();
+        let hpcc = plain.iter().find(|p| p.spec.scheme == "hpcc").unwrap();
+        assert_ne!(hpcc.spec.key, pts[1].spec.key);
+        assert_eq!(exact_duration(7), "7ps");
+        assert_eq!(exact_duration(1_500_000), "1500ns");
+        assert_eq!(exact_duration(5 * ms), "5ms");
+        assert_eq!(exact_duration(0), "0ps");
     }
 
     #[test]

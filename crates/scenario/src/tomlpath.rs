@@ -8,7 +8,7 @@
 //! message quotes.
 
 use std::ops::Range;
-use toml::de::{DeTable, DeValue};
+use toml::de::{DeArray, DeTable, DeValue};
 
 /// Where in a document an error points.
 #[derive(Clone, Debug, PartialEq)]
@@ -81,6 +81,9 @@ struct Found<'a, 'i> {
     path: String,
     value: Option<&'a DeValue<'i>>,
     span: Range<usize>,
+    /// When this is an element of an array (of tables): the array, its
+    /// path and the element's index.
+    array: Option<(&'a DeArray<'i>, String, usize)>,
 }
 
 fn join(prefix: &str, key: &str) -> String {
@@ -98,9 +101,9 @@ fn walk<'a, 'i>(table: &'a DeTable<'i>, prefix: &str, span: &Range<usize>, best:
     for (k, v) in table.iter() {
         let path = join(prefix, k.get_ref());
         if contains(&k.span(), span) {
-            *best = Some(Found { path: path.clone(), value: Some(v.get_ref()), span: k.span() });
+            *best = Some(Found { path: path.clone(), value: Some(v.get_ref()), span: k.span(), array: None });
         }
-        walk_value(v.get_ref(), v.span(), &path, span, best);
+        walk_value(v.get_ref(), v.span(), &path, None, span, best);
     }
 }
 
@@ -108,21 +111,50 @@ fn walk_value<'a, 'i>(
     v: &'a DeValue<'i>,
     vspan: Range<usize>,
     path: &str,
+    array: Option<(&'a DeArray<'i>, &str, usize)>,
     span: &Range<usize>,
     best: &mut Option<Found<'a, 'i>>,
 ) {
     if contains(&vspan, span) {
-        *best = Some(Found { path: path.to_string(), value: Some(v), span: vspan.clone() });
+        let array = array.map(|(a, p, i)| (a, p.to_string(), i));
+        *best = Some(Found { path: path.to_string(), value: Some(v), span: vspan.clone(), array });
     }
     match v {
         DeValue::Table(t) => walk(t, path, span, best),
         DeValue::Array(a) => {
             for (i, item) in a.iter().enumerate() {
-                walk_value(item.get_ref(), item.span(), &format!("{path}[{i}]"), span, best);
+                walk_value(item.get_ref(), item.span(), &format!("{path}[{i}]"), Some((a, path, i)), span, best);
             }
         }
         _ => {}
     }
+}
+
+/// The key of `t` the message names: a key equal to a quoted token, or a
+/// key whose scalar value is one.
+fn named_key<'a, 'i>(
+    t: &'a DeTable<'i>,
+    tokens: &[String],
+) -> Option<(&'a toml::Spanned<std::borrow::Cow<'i, str>>, &'a toml::Spanned<DeValue<'i>>)> {
+    tokens.iter().find_map(|tok| {
+        t.iter().find(|(k, v)| {
+            (!tok.is_empty() && k.get_ref().as_ref() == tok.as_str())
+                || scalar_text(v.get_ref()).as_deref() == Some(tok.as_str())
+        })
+    })
+}
+
+/// The tables of `array` after element `from`, in order, with their paths and spans.
+fn later_tables<'a, 'i>(
+    array: &'a DeArray<'i>,
+    path: &str,
+    from: usize,
+) -> impl Iterator<Item = (String, &'a DeTable<'i>, Range<usize>)> + 'a {
+    let path = path.to_string();
+    array.iter().enumerate().skip(from + 1).filter_map(move |(i, item)| match item.get_ref() {
+        DeValue::Table(t) => Some((format!("{path}[{i}]"), t, item.span())),
+        _ => None,
+    })
 }
 
 /// Names and values a serde message quotes (`x`, 'x' or "x", possibly
@@ -159,27 +191,39 @@ pub fn locate(text: &str, span: Range<usize>, message: &str) -> Option<Located> 
     let mut at = found.span;
     if let Some(DeValue::Table(t)) = found.value {
         // The error is about a whole table: find the key the message names.
+        // toml points at the first table of an array of tables (an
+        // internally tagged `[[workload]]`) whatever element is wrong, so
+        // when the message does not fit that table a later one it fits is
+        // the culprit (serde reads them in order: the first that fits)
         if let Some(rest) = message.strip_prefix("missing field `") {
             let field = rest.split('`').next().unwrap_or("");
+            let has = |t: &DeTable| t.iter().any(|(k, _)| k.get_ref().as_ref() == field);
+            if has(t) {
+                if let Some((array, array_path, i)) = &found.array {
+                    if let Some((p, span)) =
+                        later_tables(array, array_path, *i).find(|(_, t, _)| !has(t)).map(|(p, _, s)| (p, s))
+                    {
+                        path = p;
+                        at = span;
+                    }
+                }
+            }
             path = join(&path, field);
             value = None;
         } else {
             let tokens = quoted_tokens(message);
-            let here = tokens.iter().find_map(|tok| {
-                t.iter().find(|(k, v)| {
-                    (!tok.is_empty() && k.get_ref().as_ref() == tok.as_str())
-                        || scalar_text(v.get_ref()).as_deref() == Some(tok.as_str())
-                })
+            let here = named_key(t, &tokens).map(|kv| (path.clone(), kv)).or_else(|| {
+                let (array, array_path, i) = found.array.as_ref()?;
+                later_tables(array, array_path, *i).find_map(|(p, t, _)| named_key(t, &tokens).map(|kv| (p, kv)))
             });
             match here {
-                Some((k, v)) => {
-                    path = join(&path, k.get_ref());
+                Some((table_path, (k, v))) => {
+                    path = join(&table_path, k.get_ref());
                     value = Some(render(v.get_ref()));
                     at = k.span();
                 }
-                // toml can point at the first table of an array of tables
-                // when a later one is wrong: a value quoted by the message
-                // that appears once in the whole document locates it
+                // else a value quoted by the message that appears once in
+                // the whole document locates it
                 None => {
                     if let Some(f) = tokens.iter().find_map(|tok| unique_value(doc.get_ref(), tok)) {
                         path = f.path;
@@ -202,7 +246,7 @@ fn unique_value<'a, 'i>(doc: &'a DeTable<'i>, tok: &str) -> Option<Found<'a, 'i>
                 for (k, x) in t.iter() {
                     let p = join(path, k.get_ref());
                     if scalar_text(x.get_ref()).as_deref() == Some(tok) {
-                        out.push(Found { path: p.clone(), value: Some(x.get_ref()), span: k.span() });
+                        out.push(Found { path: p.clone(), value: Some(x.get_ref()), span: k.span(), array: None });
                     }
                     scan(x.get_ref(), x.span(), &p, tok, out);
                 }
@@ -221,7 +265,7 @@ fn unique_value<'a, 'i>(doc: &'a DeTable<'i>, tok: &str) -> Option<Found<'a, 'i>
     for (k, v) in doc.iter() {
         let p = join("", k.get_ref());
         if scalar_text(v.get_ref()).as_deref() == Some(tok) {
-            out.push(Found { path: p.clone(), value: Some(v.get_ref()), span: k.span() });
+            out.push(Found { path: p.clone(), value: Some(v.get_ref()), span: k.span(), array: None });
         }
         scan(v.get_ref(), v.span(), &p, tok, &mut out);
     }
@@ -339,6 +383,39 @@ mod tests {
         let loc = locate(DOC, span, "missing field `rate`").unwrap();
         assert_eq!(loc.path, "topology.rate");
         assert_eq!(loc.value, None);
+    }
+
+    /// Two incast `[[workload]]` tables; `first` and `second` are spliced into them.
+    fn two_incasts(first: &str, second: &str) -> String {
+        format!(
+            "[topology]\nkind = \"star\"\nhosts = 4\nrate = \"100Gbps\"\ndelay = \"1us\"\n\n\
+             [[workload]]\nkind = \"incast\"\nfan_in = 3\nreceiver = 0\n{first}\n\
+             [[workload]]\nkind = \"incast\"\nfan_in = 3\nreceiver = 0\n{second}"
+        )
+    }
+
+    #[test]
+    fn a_table_span_of_an_array_of_tables_is_refined_to_the_element_the_message_names() {
+        // toml points at the first [[workload]] whichever element is wrong
+        let doc = two_incasts("size = \"10KB\"\n", "size = \"10KB\"\nsendrs = 3\n");
+        let first = doc.find("[[workload]]").unwrap();
+        let span = first..first + "[[workload]]".len();
+        let msg = "unknown field `sendrs`, expected one of `senders`, `fan_in`";
+        let loc = locate(&doc, span.clone(), msg).unwrap();
+        assert_eq!(loc.path, "workload[1].sendrs");
+        assert_eq!(loc.value.as_deref(), Some("3"));
+        assert_eq!((loc.line, loc.column), (18, 1));
+        // the first element still wins when it has the key
+        let doc = two_incasts("size = \"10KB\"\nsendrs = 3\n", "size = \"10KB\"\nsendrs = 3\n");
+        let loc = locate(&doc, span.clone(), msg).unwrap();
+        assert_eq!((loc.path.as_str(), loc.line), ("workload[0].sendrs", 12));
+        // a missing field: the first element that lacks it, at its header
+        let doc = two_incasts("size = \"10KB\"\n", "");
+        let loc = locate(&doc, span.clone(), "missing field `size`").unwrap();
+        assert_eq!((loc.path.as_str(), loc.line, loc.value.as_deref()), ("workload[1].size", 13, None));
+        let doc = two_incasts("", "size = \"10KB\"\n");
+        let loc = locate(&doc, span, "missing field `size`").unwrap();
+        assert_eq!((loc.path.as_str(), loc.line), ("workload[0].size", 7));
     }
 
     #[test]

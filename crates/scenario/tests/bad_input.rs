@@ -161,6 +161,25 @@ fn a_bad_value_in_the_second_workload_is_located_there() {
     names(&refused(text), &["workload[1].host_rate", "\"x\"", "line 17"]);
 }
 
+#[test]
+fn a_misspelt_key_in_the_second_workload_is_located_there() {
+    // was: "workload[0] = {...}: unknown field `sendrs` ... (line 7, column 1)", the first entry's header
+    let text = "name = \"w\"\n[topology]\nkind = \"star\"\nhosts = 4\nrate = \"100Gbps\"\ndelay = \"1us\"\n\
+                [[workload]]\nkind = \"incast\"\nfan_in = 3\nreceiver = 0\nsize = \"10KB\"\n\
+                [[workload]]\nkind = \"incast\"\nfan_in = 3\nreceiver = 0\nsize = \"10KB\"\nsendrs = 3\n";
+    let e = refused(text);
+    names(&e, &["workload[1].sendrs = 3", "unknown field `sendrs`", "line 17, column 1", "17 | sendrs = 3"]);
+    assert!(!e.contains("workload[0]"), "{e}");
+}
+
+#[test]
+fn a_missing_key_in_the_second_workload_is_located_there() {
+    let text = "name = \"w\"\n[topology]\nkind = \"star\"\nhosts = 4\nrate = \"100Gbps\"\ndelay = \"1us\"\n\
+                [[workload]]\nkind = \"incast\"\nfan_in = 3\nreceiver = 0\nsize = \"10KB\"\n\
+                [[workload]]\nkind = \"incast\"\nfan_in = 3\nreceiver = 0\n";
+    names(&refused(text), &["workload[1].size", "missing field `size`", "line 12"]);
+}
+
 /// A 2x2 leaf-spine with four hosts; `extra` goes into `[topology]`.
 fn leaf_spine(extra: &str, dst: u32) -> String {
     format!(

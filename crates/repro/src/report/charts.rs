@@ -6,24 +6,40 @@ use ccsim_core::results::RunResult;
 use ccsim_core::time::Time;
 use ccsim_scenario::Scenario;
 
+use crate::chart::{decimate, BarChart, Bars, Chart, Dash, Scale, Series, PALETTE};
 use crate::manifest::{value_text, Figure};
 use crate::metrics;
-use crate::plots::{self, time_chart, NamedSeries};
-use crate::svg::{BarChart, Bars, Chart, Dash, Scale, Series, PALETTE};
+use crate::plots::{self, port_series, time_chart, PlotOptions, YAxis};
 use crate::verdict::{fmt_num, ClaimEval, PaperValue, Row, SensitivityEval};
 
 const PAPER_COLOR: &str = "#555555";
 const MEASURED_COLOR: &str = "#1f77b4";
 
-/// x positions of sweep values: the numbers themselves, else 0, 1, 2, ...
-fn xs(values: &[Option<toml::Value>]) -> (Vec<f64>, bool) {
+/// x positions of sweep values: the numbers themselves, or 0, 1, 2, ...
+/// with the values' names for a categorical axis (booleans, strings,
+/// sizes such as "16KiB", tables).
+fn xs(values: &[Option<toml::Value>]) -> (Vec<f64>, Option<Vec<String>>) {
     let nums: Option<Vec<f64>> = values
         .iter()
         .map(|v| v.as_ref().and_then(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64))))
         .collect();
     match nums {
-        Some(n) => (n, true),
-        None => ((0..values.len()).map(|i| i as f64).collect(), false),
+        Some(n) => (n, None),
+        None => (
+            (0..values.len()).map(|i| i as f64).collect(),
+            Some(values.iter().map(|v| v.as_ref().map_or("-".to_string(), value_text)).collect()),
+        ),
+    }
+}
+
+/// A relative claim is judged on its changes ("a/b" rows, in %): chart
+/// those alone, so that one axis never holds both a quantity and a change.
+fn judged_rows<'a>(rows: &'a [Row], unit: &str) -> (Vec<&'a Row>, String) {
+    let unit = if unit.is_empty() { "value" } else { unit };
+    if rows.iter().any(|r| r.name.contains('/')) {
+        (rows.iter().filter(|r| r.name.contains('/')).collect(), "change (%)".into())
+    } else {
+        (rows.iter().collect(), unit.to_string())
     }
 }
 
@@ -57,7 +73,7 @@ fn bars_of(id: &str, title: &str, unit: &str, rows: &[&Row]) -> BarChart {
     let paper = Bars {
         label: "paper".into(),
         color: PAPER_COLOR.into(),
-        hatched: true,
+        outlined: true,
         values: rows.iter().map(|r| paper_mid(&r.paper)).collect(),
         ranges: rows
             .iter()
@@ -70,7 +86,7 @@ fn bars_of(id: &str, title: &str, unit: &str, rows: &[&Row]) -> BarChart {
     let measured = Bars {
         label: "ccsim".into(),
         color: MEASURED_COLOR.into(),
-        hatched: false,
+        outlined: false,
         values: rows.iter().map(|r| r.measured.mean).collect(),
         ranges: rows.iter().map(|r| (r.measured.n > 1).then_some((r.measured.min, r.measured.max))).collect(),
     };
@@ -88,24 +104,15 @@ pub fn claim_chart(id: &str, title: &str, unit: &str, sweep_label: &str, e: &Cla
         return None;
     }
     if e.points.len() == 1 {
-        let rows: Vec<&Row> = e.points[0].rows.iter().collect();
-        // a relative claim is judged on its changes: chart those
-        let rows: Vec<&Row> = if rows.iter().any(|r| r.name.contains('/')) {
-            rows.into_iter().filter(|r| r.name.contains('/')).collect()
-        } else {
-            rows
-        };
-        let unit = if e.points[0].rows.iter().any(|r| r.name.contains('/')) { "change (%)" } else { unit };
-        return Some(bars_of(id, title, unit, &rows).render());
+        let (rows, unit) = judged_rows(&e.points[0].rows, unit);
+        return Some(bars_of(id, title, &unit, &rows).render());
     }
-    let (x, numeric) = xs(&e.points.iter().map(|p| p.x.clone()).collect::<Vec<_>>());
-    let mut c = Chart::new(
-        title,
-        if numeric { sweep_label } else { "sweep point" },
-        if unit.is_empty() { "value" } else { unit },
-    );
+    let (x, cats) = xs(&e.points.iter().map(|p| p.x.clone()).collect::<Vec<_>>());
+    let (rows, unit) = judged_rows(&e.points[0].rows, unit);
+    let mut c = Chart::new(title, sweep_label, &unit);
     c.id = id.to_string();
-    let names: Vec<String> = e.points[0].rows.iter().map(|r| r.name.clone()).collect();
+    c.x_categories = cats;
+    let names: Vec<String> = rows.iter().map(|r| r.name.clone()).collect();
     for (k, name) in names.iter().enumerate() {
         let color = PALETTE[k % PALETTE.len()].to_string();
         let row_at = |i: usize| e.points[i].rows.iter().find(|r| &r.name == name);
@@ -138,19 +145,13 @@ pub fn claim_chart(id: &str, title: &str, unit: &str, sweep_label: &str, e: &Cla
 
 /// A sensitivity sweep: the claim's (first point) value per setting value, per scheme.
 pub fn sensitivity_chart(id: &str, title: &str, unit: &str, s: &SensitivityEval) -> String {
-    let (x, numeric) = xs(&s.values.iter().cloned().map(Some).collect::<Vec<_>>());
-    let mut c = Chart::new(
-        title,
-        if numeric { &s.key } else { "setting (see table)" },
-        if unit.is_empty() { "value" } else { unit },
-    );
+    let (x, cats) = xs(&s.values.iter().cloned().map(Some).collect::<Vec<_>>());
+    let first: &[Row] = s.rows.first().and_then(|p| p.first()).map(|r| r.as_slice()).unwrap_or(&[]);
+    let (rows, unit) = judged_rows(first, unit);
+    let mut c = Chart::new(title, &s.key, &unit);
     c.id = id.to_string();
-    let names: Vec<String> = s
-        .rows
-        .first()
-        .and_then(|p| p.first())
-        .map(|rows| rows.iter().map(|r| r.name.clone()).collect())
-        .unwrap_or_default();
+    c.x_categories = cats;
+    let names: Vec<String> = rows.iter().map(|r| r.name.clone()).collect();
     for (k, name) in names.iter().enumerate() {
         let points: Vec<(f64, f64)> = s
             .rows
@@ -168,13 +169,6 @@ pub fn sensitivity_chart(id: &str, title: &str, unit: &str, s: &SensitivityEval)
     }
     c.y_scale = y_scale(c.series.iter().flat_map(|s| s.points.iter().map(|p| p.1)));
     c.y_from_zero = c.y_scale == Scale::Linear;
-    if !numeric {
-        c.title = format!(
-            "{} ({})",
-            c.title,
-            s.values.iter().enumerate().map(|(i, v)| format!("{i}: {}", value_text(v))).collect::<Vec<_>>().join(", ")
-        );
-    }
     c.render()
 }
 
@@ -198,14 +192,6 @@ fn flows_param(f: &Figure) -> Option<Vec<u32>> {
         .map(|a| a.iter().filter_map(|x| x.as_integer().map(|i| i as u32)).collect())
 }
 
-/// One series per traced port (filtered) of a run.
-fn port_series(list: &[ccsim_core::results::Series], ports: &Option<Vec<String>>) -> NamedSeries {
-    list.iter()
-        .filter(|s| ports.as_ref().is_none_or(|p| p.contains(&s.name)))
-        .map(|s| (format!("port {}", s.name), s.t.clone(), s.v.clone()))
-        .collect()
-}
-
 fn cdf_chart(id: &str, title: &str, x_label: &str, runs: &[FigRun], values: impl Fn(&RunResult) -> Vec<f64>) -> Chart {
     let mut c = Chart::new(title, x_label, "fraction of samples (CDF)");
     c.id = id.into();
@@ -220,27 +206,64 @@ fn cdf_chart(id: &str, title: &str, x_label: &str, runs: &[FigRun], values: impl
             color: PALETTE[i % PALETTE.len()].into(),
             dash: Dash::Solid,
             markers: false,
-            points: crate::svg::decimate(&pts, 1200),
+            points: decimate(&pts, 1200),
         });
     }
     c
+}
+
+/// A figure's time window: `from` and `to` durations (either may be left out).
+fn figure_window(f: &Figure) -> Result<Option<(Time, Time)>, String> {
+    let get = |k: &str| -> Result<Option<Time>, String> {
+        match f.params.get(k) {
+            None => Ok(None),
+            Some(v) => v
+                .as_str()
+                .and_then(|s| ccsim_core::units::parse_dur(s).ok())
+                .map(Some)
+                .ok_or_else(|| format!("figure '{}': {k} = {v}: expected a duration such as \"500us\"", f.id)),
+        }
+    };
+    match (get("from")?, get("to")?) {
+        (None, None) => Ok(None),
+        (a, b) => {
+            let (a, b) = (a.unwrap_or(0), b.unwrap_or(Time::MAX));
+            if b <= a {
+                return Err(format!("figure '{}': from must come before to", f.id));
+            }
+            Ok(Some((a, b)))
+        }
+    }
 }
 
 /// Draws a figure from seed-1 runs of its schemes.
 pub fn figure_chart(id: &str, f: &Figure, runs: &[FigRun]) -> Result<String, String> {
     let pairs: Vec<(String, &RunResult)> = runs.iter().map(|(n, r, _)| (n.clone(), *r)).collect();
     let ports = ports_param(f);
+    let only = ports.as_deref();
     let flows = flows_param(f);
+    let opts = PlotOptions {
+        nodes: runs.first().map(|r| r.2.topo.nodes.clone()).unwrap_or_default(),
+        window: figure_window(f)?,
+        ..Default::default()
+    };
+    let opts = &opts;
     let keep_flow = |id: u32| flows.as_ref().is_none_or(|v| v.contains(&id));
     let mut chart = match f.kind.as_str() {
-        "queue_series" => time_chart(&pairs, &f.title, "queue (KB)", |r| port_series(&r.queues, &ports), 1e-3),
-        "utilization_series" => {
-            time_chart(&pairs, &f.title, "utilization (%)", |r| port_series(&r.utilization, &ports), 100.0)
+        "queue_series" => {
+            time_chart(&pairs, &f.title, YAxis::bytes("queue"), |r| port_series(&r.queues, only, opts), opts)
         }
+        "utilization_series" => time_chart(
+            &pairs,
+            &f.title,
+            YAxis::number("utilization (%)", 100.0),
+            |r| port_series(&r.utilization, only, opts),
+            opts,
+        ),
         "rate_series" => time_chart(
             &pairs,
             &f.title,
-            "pacing rate (Gbps)",
+            YAxis::number("pacing rate (Gbps)", 1e-9),
             |r| {
                 r.flow_traces
                     .iter()
@@ -248,12 +271,12 @@ pub fn figure_chart(id: &str, f: &Figure, runs: &[FigRun]) -> Result<String, Str
                     .map(|t| (format!("flow {}", t.flow), t.t.clone(), t.rate_bps.clone()))
                     .collect()
             },
-            1e-9,
+            opts,
         ),
         "window_series" => time_chart(
             &pairs,
             &f.title,
-            "window (KB)",
+            YAxis::bytes("window"),
             |r| {
                 r.flow_traces
                     .iter()
@@ -267,7 +290,7 @@ pub fn figure_chart(id: &str, f: &Figure, runs: &[FigRun]) -> Result<String, Str
                     })
                     .collect()
             },
-            1e-3,
+            opts,
         ),
         "throughput_series" => {
             let w: Time = f
@@ -279,7 +302,7 @@ pub fn figure_chart(id: &str, f: &Figure, runs: &[FigRun]) -> Result<String, Str
             time_chart(
                 &pairs,
                 &f.title,
-                "delivered throughput (Gbps)",
+                YAxis::number("delivered throughput (Gbps)", 1e-9),
                 |r| {
                     r.flow_traces
                         .iter()
@@ -290,13 +313,14 @@ pub fn figure_chart(id: &str, f: &Figure, runs: &[FigRun]) -> Result<String, Str
                         })
                         .collect()
                 },
-                1e-9,
+                opts,
             )
         }
         "slowdown_by_size" => {
-            let mut c = plots::slowdown_chart(&pairs);
-            c.title = f.title.clone();
-            c
+            let mut fig = plots::slowdown_figure(&pairs);
+            fig.title = f.title.clone();
+            fig.id = id.to_string();
+            return Ok(fig.render());
         }
         "slowdown_cdf" => {
             cdf_chart(id, &f.title, "FCT slowdown", runs, |r| r.flows.iter().filter_map(|x| x.slowdown).collect())

@@ -3,7 +3,12 @@
 
 use std::fmt::Write as _;
 
-use crate::svg::escape;
+/// Escapes text for HTML content and attribute values.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let _ = pulldown_cmark_escape::escape_html(&mut out, s);
+    out
+}
 
 /// One block of a report.
 #[derive(Clone, Debug)]

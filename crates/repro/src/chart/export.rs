@@ -1,0 +1,139 @@
+//! Writing a chart in the formats a paper needs: SVG as drawn, PNG rendered
+//! by resvg (at twice the drawn size, for print), PDF converted by svg2pdf.
+//! Both read the SVG through usvg with DejaVu Sans embedded in the binary,
+//! so the output does not depend on the fonts of the machine.
+
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use resvg::usvg;
+
+/// A file format of the charts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Format {
+    Svg,
+    Png,
+    Pdf,
+}
+
+impl Format {
+    pub const ALL: [Format; 3] = [Format::Svg, Format::Png, Format::Pdf];
+
+    pub fn ext(self) -> &'static str {
+        match self {
+            Format::Svg => "svg",
+            Format::Png => "png",
+            Format::Pdf => "pdf",
+        }
+    }
+
+    /// "svg,png,pdf" (any order, at least one).
+    pub fn parse_list(s: &str) -> Result<Vec<Format>, String> {
+        let mut out = Vec::new();
+        for part in s.split(',').map(str::trim) {
+            let f = Format::ALL
+                .into_iter()
+                .find(|f| f.ext() == part.to_ascii_lowercase())
+                .ok_or_else(|| format!("unknown chart format '{part}': expected svg, png or pdf (comma-separated)"))?;
+            if !out.contains(&f) {
+                out.push(f);
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+}
+
+/// Pixels per SVG unit in PNG files.
+pub const PNG_SCALE: f32 = 2.0;
+
+fn options() -> &'static usvg::Options<'static> {
+    static OPTIONS: OnceLock<usvg::Options<'static>> = OnceLock::new();
+    OPTIONS.get_or_init(|| {
+        let mut db = usvg::fontdb::Database::new();
+        db.load_font_data(dejavu::sans::regular().to_vec());
+        db.load_font_data(dejavu::sans::bold().to_vec());
+        db.set_sans_serif_family("DejaVu Sans");
+        usvg::Options { font_family: "DejaVu Sans".into(), fontdb: Arc::new(db), ..Default::default() }
+    })
+}
+
+/// Parses an SVG document (also the test of a chart's validity).
+pub fn parse(svg: &str) -> Result<usvg::Tree, String> {
+    usvg::Tree::from_str(svg, options()).map_err(|e| format!("invalid SVG: {e}"))
+}
+
+pub fn to_png(svg: &str) -> Result<Vec<u8>, String> {
+    let tree = parse(svg)?;
+    let size = tree.size().to_int_size().scale_by(PNG_SCALE).ok_or("the chart has no size")?;
+    let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height()).ok_or("the chart has no size")?;
+    pixmap.fill(resvg::tiny_skia::Color::WHITE);
+    resvg::render(&tree, resvg::tiny_skia::Transform::from_scale(PNG_SCALE, PNG_SCALE), &mut pixmap.as_mut());
+    pixmap.encode_png().map_err(|e| format!("PNG encoding failed: {e}"))
+}
+
+pub fn to_pdf(svg: &str) -> Result<Vec<u8>, String> {
+    let tree = parse(svg)?;
+    svg2pdf::to_pdf(&tree, svg2pdf::ConversionOptions::default(), svg2pdf::PageOptions::default())
+        .map_err(|e| format!("PDF conversion failed: {e}"))
+}
+
+/// Writes `<dir>/<stem>.<ext>` for every format.
+pub fn write(dir: &Path, stem: &str, svg: &str, formats: &[Format]) -> std::io::Result<()> {
+    for f in formats {
+        let bytes = match f {
+            Format::Svg => svg.as_bytes().to_vec(),
+            Format::Png => to_png(svg).map_err(std::io::Error::other)?,
+            Format::Pdf => to_pdf(svg).map_err(std::io::Error::other)?,
+        };
+        std::fs::write(dir.join(format!("{stem}.{}", f.ext())), bytes)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chart::{Chart, Series};
+
+    fn sample() -> String {
+        let mut c = Chart::new("Queue", "time (us)", "queue");
+        c.series.push(Series {
+            label: "s32→h5".into(),
+            color: "#1f77b4".into(),
+            dash: crate::chart::Dash::Solid,
+            markers: false,
+            points: vec![(0.0, 0.0), (1.0, 3.0), (2.0, 1.0)],
+        });
+        c.render()
+    }
+
+    #[test]
+    fn formats_parse_and_refuse_unknown_names() {
+        assert_eq!(Format::parse_list("pdf, SVG").unwrap(), vec![Format::Svg, Format::Pdf]);
+        let e = Format::parse_list("svg,jpg").unwrap_err();
+        assert!(e.contains("'jpg'") && e.contains("svg, png or pdf"), "{e}");
+    }
+
+    #[test]
+    fn png_and_pdf_hold_the_rendered_chart() {
+        let svg = sample();
+        let png = to_png(&svg).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        // width in the IHDR chunk: twice the drawn 820 px
+        assert_eq!(u32::from_be_bytes(png[16..20].try_into().unwrap()), 1640);
+        let pdf = to_pdf(&svg).unwrap();
+        assert!(pdf.starts_with(b"%PDF-"));
+        // text is embedded as a font, not dropped
+        assert!(pdf.windows(8).any(|w| w == b"FontFile"), "no embedded font in the PDF");
+    }
+
+    #[test]
+    fn write_writes_each_format() {
+        let t = ccsim_scenario::testutil::TempDir::new("export");
+        write(t.path(), "q", &sample(), &Format::ALL).unwrap();
+        for ext in ["svg", "png", "pdf"] {
+            assert!(std::fs::metadata(t.path().join(format!("q.{ext}"))).unwrap().len() > 100);
+        }
+    }
+}
