@@ -104,6 +104,7 @@ const SCHEMES: &[Entry] = &[
     Entry::of::<crate::sqcc::SqccConfig>(),
     Entry::of::<crate::srcc::SrccConfig>(),
     Entry::of::<crate::oscar::OscarConfig>(),
+    Entry::of::<crate::nscc::NsccConfig>(),
 ];
 
 /// Names of all registered schemes.

@@ -234,6 +234,9 @@ pub fn results_table(runs: &[(String, &RunResult)], scn: Option<&ccsim_scenario:
         }
     });
     add("drops", &|i| thousands(sums[i].drops));
+    if runs.iter().any(|(_, r)| r.trimmed > 0) {
+        add("trimmed packets", &|i| thousands(runs[i].1.trimmed));
+    }
     add("PAUSE frames", &|i| thousands(sums[i].pause_frames));
     add("paused time (all ports)", &|i| fmt_time((sums[i].paused_time_us * 1e6) as u64));
     add("max queue", &|i| human_bytes(sums[i].max_queue_bytes as f64));

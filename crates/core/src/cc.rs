@@ -58,6 +58,10 @@ pub struct SenderCx<'a> {
     pub snd_nxt: u64,
     /// Lowest unacknowledged byte.
     pub snd_una: u64,
+    /// Payload bytes the receiver holds as of the latest ACK or NACK, the
+    /// reordered ones above `snd_una` included (UET's Rcvd_Bytes): its
+    /// growth is what was delivered. `snd_una` for an in-order receiver.
+    pub delivered: u64,
     /// End of the data the application has handed to the transport so far:
     /// the flow's size, or on a connection the end of its last released
     /// message (it grows as messages arrive). `avail - snd_nxt` is the data
@@ -90,6 +94,7 @@ impl<'a> SenderCx<'a> {
             flow,
             snd_nxt,
             snd_una,
+            delivered: snd_una,
             avail: flow.size,
             msg_start: 0,
             burst_start: 0,
@@ -119,7 +124,11 @@ pub trait SenderCc {
     /// An ACK arrived (`ack.seq` = next byte the receiver expects; INT, ECN echo,
     /// timestamp echo and the receiver's fields are in the packet).
     fn on_ack(&mut self, cx: &mut SenderCx, ack: &Packet);
-    /// A NACK arrived; the core has already gone back to `nack.seq`.
+    /// A NACK arrived; the core has already gone back to `nack.seq`. A
+    /// trim NACK (`nack.trim` = [`crate::packet::TRIMMED`] or
+    /// [`crate::packet::TRIMMED_LAST_HOP`]) names one trimmed packet
+    /// (`trim_seq`, `trim_len`); with a reorder receiver the core resends
+    /// just those bytes, ahead of new data and outside the window.
     fn on_nack(&mut self, _cx: &mut SenderCx, _nack: &Packet) {}
     /// A CNP or scheme control packet (`Ctrl`) for this flow arrived.
     fn on_control(&mut self, _cx: &mut SenderCx, _pkt: &Packet) {}

@@ -21,13 +21,14 @@ impl Simulator {
     /// lossless, buffer accounting.
     pub(crate) fn check_invariants(&self) -> Result<(), String> {
         let in_flight = self.data_in_flight();
-        let accounted = self.data_bytes_delivered + self.data_bytes_dropped + in_flight;
+        let accounted = self.data_bytes_delivered + self.data_bytes_dropped + self.data_bytes_trimmed + in_flight;
         if accounted != self.data_bytes_sent {
             return Err(format!(
-                "byte conservation: hosts sent {} data bytes, but {} were delivered, {} dropped and {} are in flight ({} unaccounted)",
+                "byte conservation: hosts sent {} data bytes, but {} were delivered, {} dropped, {} trimmed and {} are in flight ({} unaccounted)",
                 self.data_bytes_sent,
                 self.data_bytes_delivered,
                 self.data_bytes_dropped,
+                self.data_bytes_trimmed,
                 in_flight,
                 self.data_bytes_sent as i128 - accounted as i128
             ));

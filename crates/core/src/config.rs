@@ -153,6 +153,32 @@ pub struct LinkEvent {
     pub action: LinkAction,
 }
 
+/// Packet trimming (`[network.trim]`), Ultra Ethernet's alternative to
+/// dropping (UE spec 1.0 §4.1; uet-htsim `CompositeQueue`): a data packet a
+/// switch cannot admit is cut to its header and forwarded in the control
+/// class, above every data class; the receiver answers with a trim NACK and
+/// the sender resends those bytes at once.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrimConfig {
+    /// Trim instead of dropping. Default false.
+    pub enabled: bool,
+    /// Wire bytes of a trimmed packet. Default 64 (uet-htsim `trimsize`,
+    /// main_uec.cpp; the spec's MIN_TRIM_SIZE for UET/UDP/IP is 24 B).
+    pub size: Bytes,
+    /// Also trim a data packet when its egress class queue would pass this
+    /// many bytes (UE spec 1.0 §3.6.17 recommends one Plane_BDP, 1.5 at the
+    /// last hop; uet-htsim trims when a 1 x BDP data queue is full). Default
+    /// none: only what the shared buffer cannot admit is trimmed.
+    pub threshold: Option<Bytes>,
+}
+
+impl Default for TrimConfig {
+    fn default() -> Self {
+        TrimConfig { enabled: false, size: Bytes(64), threshold: None }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NetConfig {
@@ -173,6 +199,7 @@ pub struct NetConfig {
     pub reserve: Bytes,
     pub pfc: PfcConfig,
     pub ecn: EcnConfig,
+    pub trim: TrimConfig,
     /// Stamp INT records on data packets at every switch egress. Default: on when
     /// the scheme asks for it (HPCC, PowerTCP, ...), off otherwise; true/false forces it.
     pub int: Option<bool>,
@@ -232,6 +259,7 @@ impl Default for NetConfig {
             reserve: Bytes(4_000),
             pfc: PfcConfig::default(),
             ecn: EcnConfig::default(),
+            trim: TrimConfig::default(),
             int: None,
             int_encoding: IntEncoding::Fixed,
             int_fixed_bytes: Bytes(42),
@@ -294,6 +322,13 @@ impl NetConfig {
                 ));
             }
         }
+        if self.trim.enabled && (self.trim.size.0 == 0 || self.trim.size.0 > self.header.0 + self.mtu.0) {
+            return Err(format!(
+                "network.trim.size = {}: must be between 1 byte and a full packet ({} bytes)",
+                self.trim.size,
+                self.header.0 + self.mtu.0
+            ));
+        }
         if self.buffer.0 < 100_000 {
             return Err(format!("network.buffer = {}: too small for any switch (at least 100KB)", self.buffer));
         }
@@ -343,6 +378,9 @@ pub const NETWORK_KEYS: &[NetKey] = &[
     NetKey { key: "ecn.kmax", unit: "bytes", default: "400000", example: "", doc: "mark every packet above this queue (per 25 Gbps when scale_per_25g)", source: HPCC_SIM },
     NetKey { key: "ecn.pmax", unit: "number", default: "0.2", example: "", doc: "marking probability at kmax (RED)", source: HPCC_SIM },
     NetKey { key: "ecn.scale_per_25g", unit: "bool", default: "true", example: "", doc: "kmin/kmax are for a 25 Gbps port and scale with the port rate", source: HPCC_SIM },
+    NetKey { key: "trim.enabled", unit: "bool", default: "false", example: "", doc: "trim instead of dropping: a data packet a switch cannot admit goes on as its header in the control class; the receiver NACKs it and the sender resends it at once", source: "UE spec 1.0 §4.1; uet-htsim CompositeQueue" },
+    NetKey { key: "trim.threshold", unit: "bytes", default: "none", example: "\"60KB\"", doc: "also trim when the packet's egress class queue would pass this; unset: only what the buffer cannot admit", source: "UE spec 1.0 §3.6.17 (one Plane_BDP); uet-htsim (1 x BDP queues)" },
+    NetKey { key: "trim.size", unit: "bytes", default: "64", example: "", doc: "wire size of a trimmed packet", source: "uet-htsim main_uec.cpp (trimsize 64); the UE spec's minimum is 24 B" },
     NetKey { key: "int", unit: "bool", default: "none", example: "true", doc: "stamp INT on data packets; unset: when the scheme asks for it (HPCC, PowerTCP, ...)", source: "ccsim" },
     NetKey { key: "int_encoding", unit: "\"fixed\" | \"per_hop\" | \"free\"", default: "\"fixed\"", example: "", doc: "wire cost of INT records: a fixed header, per hop, or none", source: HPCC_SIM },
     NetKey { key: "int_fixed_bytes", unit: "bytes", default: "42", example: "", doc: "size of the fixed INT header (5 records x 8 B + 2 B hop count)", source: "HPCC simulator int-header.h (GetStaticSize)" },

@@ -75,7 +75,7 @@ impl Simulator {
         };
         if out == u32::MAX {
             let pkt = self.pool.get(h);
-            if pkt.kind == PktKind::Data {
+            if pkt.kind == PktKind::Data && pkt.trim == 0 {
                 self.data_bytes_dropped += pkt.payload as u64;
             }
             self.drops += 1;
@@ -93,8 +93,16 @@ impl Simulator {
         }
         let class = self.pool.get(h).class as usize;
         let size = self.pool.get(h).size as u64;
+        if class != 0 && self.over_trim_threshold(out, class, size, h) {
+            self.trim_packet(out, h);
+            return;
+        }
         if class != 0 && !self.admit(si, in_port, class, size) {
-            self.drop_packet(out, h);
+            if self.net.trim.enabled && self.pool.get(h).kind == PktKind::Data {
+                self.trim_packet(out, h);
+            } else {
+                self.drop_packet(out, h);
+            }
             return;
         }
         let sw = &mut self.switches[si];
@@ -117,6 +125,39 @@ impl Simulator {
             self.check_pause(si, in_port, class);
         }
         self.flush_emitted(si);
+        self.try_send(out);
+    }
+
+    /// Whether a data packet of `size` would take egress `out`'s class queue
+    /// past `network.trim.threshold`.
+    #[inline]
+    fn over_trim_threshold(&self, out: u32, class: usize, size: u64, h: u32) -> bool {
+        match self.net.trim.threshold {
+            Some(t) if self.net.trim.enabled => {
+                self.ports[out as usize].cls[class].bytes + size > t.0 && self.pool.get(h).kind == PktKind::Data
+            }
+            _ => false,
+        }
+    }
+
+    /// Cuts a data packet that egress `out` cannot admit to its header and
+    /// queues it in the control class (UE spec 1.0 §4.1: trimmed packets
+    /// go in a class above data; uet-htsim serves them first). It is marked
+    /// as trimmed at the last hop when `out` leads to a host.
+    fn trim_packet(&mut self, out: u32, h: u32) {
+        let last_hop = !self.ports[out as usize].peer_is_switch;
+        let size = self.net.trim.size.0;
+        let pkt = self.pool.get_mut(h);
+        pkt.trim = if last_hop { crate::packet::TRIMMED_LAST_HOP } else { crate::packet::TRIMMED };
+        pkt.size = size as u32;
+        pkt.class = 0;
+        pkt.paused = false;
+        pkt.trim_len = pkt.payload;
+        pkt.payload = 0;
+        self.data_bytes_trimmed += pkt.trim_len as u64;
+        self.trimmed += 1;
+        self.ports[out as usize].trimmed += 1;
+        self.enqueue(out, 0, h, size);
         self.try_send(out);
     }
 
@@ -342,7 +383,8 @@ impl Simulator {
         let kind = self.pool.get(h).kind;
         // records added from here on cost wire bytes under per-hop encoding
         let n_int = self.pool.get(h).n_int;
-        if kind == PktKind::Data {
+        // (a data packet in the control class is a trimmed header: not marked)
+        if kind == PktKind::Data && c != 0 {
             // ECN on the egress queue of this class, excluding the departing packet
             if self.ecn_enabled() {
                 let p = &self.ports[port as usize];

@@ -179,22 +179,72 @@ impl Simulator {
         }
     }
 
-    /// Builds the next data packet of flow `f` (new or go-back-N resend).
+    /// The next range a trim NACK asked for, above the cumulative ACK
+    /// (ranges it has passed are dropped): (first byte, end of the range).
+    fn next_rtx(&mut self, f: u32) -> Option<(u64, u64)> {
+        let fl = &mut self.flows[f as usize];
+        while let Some(&(a, b)) = fl.rtx.first() {
+            if b > fl.snd_una {
+                return Some((a.max(fl.snd_una), b));
+            }
+            fl.rtx.remove(0);
+        }
+        None
+    }
+
+    /// Builds the next data packet of flow `f`: bytes a trim NACK asked
+    /// for first, else new data (or a go-back-N resend from `snd_nxt`).
     fn make_data(&mut self, f: u32) -> u32 {
+        if !self.flows[f as usize].rtx.is_empty() {
+            if let Some(r) = self.next_rtx(f) {
+                return self.make_rtx(f, r);
+            }
+        }
+        let seq = self.flows[f as usize].snd_nxt;
+        // a connection packetizes each message on its own
+        let end =
+            if self.flows[f as usize].conn.is_some() { self.msg_end(f, seq) } else { self.flows[f as usize].view.size };
+        let (h, payload) = self.build_data(f, seq, end);
+        let fl = &mut self.flows[f as usize];
+        fl.snd_nxt += payload;
+        fl.max_sent = fl.max_sent.max(fl.snd_nxt);
+        h
+    }
+
+    /// Resends the first packet of the trimmed range [a, b).
+    fn make_rtx(&mut self, f: u32, (a, b): (u64, u64)) -> u32 {
+        let end = if self.flows[f as usize].conn.is_some() { self.msg_end(f, a).min(b) } else { b };
+        let (h, payload) = self.build_data(f, a, end);
+        let fl = &mut self.flows[f as usize];
+        if a + payload >= b {
+            fl.rtx.remove(0);
+        } else {
+            fl.rtx[0].0 = a + payload;
+        }
+        // the resent bytes are in flight again
+        Self::count_out_of_flight(fl);
+        h
+    }
+
+    /// With trimming and a reorder receiver, the bytes in flight are those
+    /// neither received nor waiting to be resent: `una_eff` = delivered +
+    /// the bytes in `rtx` (at least `snd_una`, at most `snd_nxt`).
+    fn count_out_of_flight(fl: &mut crate::sim::Flow) {
+        let waiting: u64 = fl.rtx.iter().map(|r| r.1 - r.0).sum();
+        fl.una_eff = (fl.delivered + waiting).max(fl.snd_una).min(fl.snd_nxt.max(fl.snd_una));
+    }
+
+    /// A data packet of flow `f` from byte `seq` (at most an MTU, not past
+    /// `end`), through the scheme's `on_send`, paced; returns it and its payload.
+    fn build_data(&mut self, f: u32, seq: u64, end: u64) -> (u32, u64) {
         let now = self.now;
         let mtu = self.net.mtu.0;
         // the fixed INT header rides from the sender on (per-hop records are added by switches)
         let header = self.net.header.0 + if self.int_on { self.int_fixed as u64 } else { 0 };
         let spray = self.net.routing == RoutingMode::Spray;
         let hash = if spray { self.rng.next_u64() } else { self.flows[f as usize].hash };
-        // a connection packetizes each message on its own
-        let end = if self.flows[f as usize].conn.is_some() {
-            self.msg_end(f, self.flows[f as usize].snd_nxt)
-        } else {
-            self.flows[f as usize].view.size
-        };
         let fl = &mut self.flows[f as usize];
-        let payload = mtu.min(end - fl.snd_nxt);
+        let payload = mtu.min(end - seq);
         let mut pkt = Packet {
             kind: PktKind::Data,
             class: fl.class,
@@ -203,12 +253,12 @@ impl Simulator {
             dst: fl.view.dst,
             size: (payload + header) as u32,
             payload: payload as u32,
-            seq: fl.snd_nxt,
+            seq,
             ts: now,
             hash,
             ..Default::default()
         };
-        if fl.snd_nxt < fl.max_sent {
+        if seq < fl.max_sent {
             fl.retransmits += 1;
         }
         let mut cx = SenderCx::new(now, &fl.view, fl.snd_nxt, fl.snd_una, fl.rate as f64, fl.window);
@@ -217,8 +267,6 @@ impl Simulator {
         let (rate, window, timers) = (cx.rate, cx.window, cx.timers);
         self.apply_sender(f, rate, window, timers);
         let fl = &mut self.flows[f as usize];
-        fl.snd_nxt += payload;
-        fl.max_sent = fl.max_sent.max(fl.snd_nxt);
         fl.last_send = now;
         fl.last_size = pkt.size;
         let rate = fl.rate;
@@ -226,7 +274,7 @@ impl Simulator {
         self.flows[f as usize].next_send = now + gap;
         self.data_packets += 1;
         self.data_bytes_sent += payload;
-        self.pool.alloc(pkt)
+        (self.pool.alloc(pkt), payload)
     }
 
     /// A packet arrived at a host.
@@ -259,9 +307,42 @@ impl Simulator {
         }
     }
 
+    /// A trimmed data packet (its header) reached its receiver: answer with a
+    /// trim NACK naming its bytes, at once and for every such header (UE spec
+    /// 1.0 §3.6.12 `OnRX`: `sendNACK(psn, ...)` with UET_TRIMMED or
+    /// UET_TRIMMED_LASTHOP). The NACK takes over the header's slot, so the
+    /// scheme's fields (`aux`: an entropy value) come back to the sender.
+    fn receive_trimmed(&mut self, port: u32, h: u32) {
+        let f = self.pool.get(h).flow as usize;
+        let int_bytes = {
+            let data = self.pool.get(h).snapshot();
+            self.ack_int_bytes(&data)
+        };
+        let fl = &mut self.flows[f];
+        fl.path_len = self.pool.get(h).hops;
+        let nack = self.pool.get_mut(h);
+        nack.kind = PktKind::Nack;
+        nack.class = if self.net.ack_high_priority { 0 } else { fl.class };
+        nack.src = fl.view.dst;
+        nack.dst = fl.view.src;
+        nack.size = self.net.ack_size.0 as u32 + int_bytes;
+        nack.trim_seq = nack.seq;
+        nack.seq = fl.rcv_nxt;
+        nack.rcvd = fl.rcv_bytes;
+        nack.ecn_echo = nack.ce;
+        nack.ce = false;
+        nack.hops = 0;
+        nack.hash = fl.hash.wrapping_add(1);
+        self.queue_ctrl(port, h);
+    }
+
     fn receive_data(&mut self, port: u32, h: u32) {
         let now = self.now;
         let pkt = self.pool.get(h);
+        if pkt.trim != 0 {
+            self.receive_trimmed(port, h);
+            return;
+        }
         let f = pkt.flow as usize;
         let hi = self.node_index[self.ports[port as usize].node as usize] as usize;
         let fl = &mut self.flows[f];
@@ -291,6 +372,7 @@ impl Simulator {
             // Reorder mode: a new packet above the next expected byte is kept
             // and ACKed like an in-order one; a duplicate of kept data is re-ACKed.
             if keep_range(&mut fl.ooo, seq, seq + payload) {
+                fl.rcv_bytes += payload;
                 fl.ack_count += 1;
                 if fl.ack_count.is_multiple_of(self.net.ack_every) || ce {
                     reply = Some(PktKind::Ack);
@@ -300,6 +382,7 @@ impl Simulator {
             }
         } else if seq == fl.rcv_nxt {
             fl.rcv_nxt += payload;
+            fl.rcv_bytes += payload;
             // Kept ranges are disjoint and never touch (touching ones merge),
             // so only the first can now join the cumulative point.
             if fl.ooo.first().is_some_and(|r| r.0 <= fl.rcv_nxt) {
@@ -368,6 +451,7 @@ impl Simulator {
                 ack.size = self.net.ack_size.0 as u32 + int_bytes;
                 ack.payload = 0;
                 ack.seq = fl.rcv_nxt;
+                ack.rcvd = fl.rcv_bytes;
                 ack.ecn_echo = data.ce;
                 ack.ce = false;
                 ack.hops = 0;
@@ -425,6 +509,8 @@ impl Simulator {
         }
         let seq = pkt.seq;
         let nack = pkt.kind == PktKind::Nack;
+        let trimmed = (pkt.trim != 0).then_some((pkt.trim_seq, pkt.trim_seq + pkt.trim_len as u64));
+        let rcvd = pkt.rcvd;
         if let Some(slot) = fl.log_slot {
             if let Some(t) = self.tracer.as_mut().filter(|t| t.acks) {
                 t.ack(slot, pkt.ts, now);
@@ -436,12 +522,32 @@ impl Simulator {
         if seq > fl.snd_una {
             fl.snd_una = seq;
             fl.last_progress = now;
+            if !fl.rtx.is_empty() {
+                // ranges the cumulative ACK passed need no resend (the NIC
+                // counts a flow with ranges left as having something to send)
+                let una = fl.snd_una;
+                fl.rtx.retain(|r| r.1 > una);
+            }
         }
-        if nack {
+        let selective = trimmed.filter(|_| self.net.receiver == Receiver::Reorder);
+        if let Some((a, b)) = selective {
+            // a receiver that keeps reordered data lost only the trimmed
+            // bytes: resend them at once, ahead of new data
+            if b > fl.snd_una && !fl.rtx.iter().any(|r| r.0 <= a && b <= r.1) {
+                fl.rtx.push((a.max(fl.snd_una), b));
+            }
+        } else if nack {
             // go-back-N from the receiver's next expected byte
             fl.snd_nxt = seq.max(fl.snd_una);
-        } else if fl.snd_nxt < fl.snd_una {
+        }
+        if fl.snd_nxt < fl.snd_una {
             fl.snd_nxt = fl.snd_una;
+        }
+        fl.delivered = fl.delivered.max(rcvd).max(fl.snd_una);
+        if self.trim_selective {
+            Self::count_out_of_flight(fl);
+        } else {
+            fl.una_eff = fl.snd_una;
         }
         let conn = fl.conn.is_some();
         let complete = !conn && fl.snd_una >= fl.view.size;
@@ -473,6 +579,8 @@ impl Simulator {
         if now >= fl.last_progress + rto {
             if fl.snd_nxt > fl.snd_una {
                 fl.snd_nxt = fl.snd_una;
+                fl.rtx.clear();
+                fl.una_eff = fl.snd_una;
                 fl.last_progress = now;
                 self.cc_call(f, CcOp::Timeout);
                 self.kick_sender(f);

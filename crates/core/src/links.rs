@@ -92,7 +92,8 @@ impl Simulator {
     /// Frees a packet lost at egress `p`, counting it as a drop there.
     pub(crate) fn drop_packet(&mut self, p: u32, h: u32) {
         let pkt = self.pool.get(h);
-        if pkt.kind == PktKind::Data {
+        // a trimmed packet's payload was counted as trimmed when it was cut
+        if pkt.kind == PktKind::Data && pkt.trim == 0 {
             self.data_bytes_dropped += pkt.payload as u64;
         }
         self.ports[p as usize].drops += 1;
@@ -111,7 +112,7 @@ impl Simulator {
         for port in &self.ports {
             for h in port.queued(&self.pool).chain(self.on_wire(port)) {
                 let pkt = self.pool.get(h);
-                if pkt.kind == PktKind::Data {
+                if pkt.kind == PktKind::Data && pkt.trim == 0 {
                     b += pkt.payload as u64;
                 }
             }

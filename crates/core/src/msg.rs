@@ -225,6 +225,7 @@ impl Simulator {
 
     /// Fills in a connection's message fields of a sender context.
     pub(crate) fn conn_cx(fl: &crate::sim::Flow, cx: &mut SenderCx) {
+        cx.delivered = fl.delivered.max(cx.snd_una);
         if let Some(c) = &fl.conn {
             cx.avail = fl.avail;
             cx.msg_start = c.msg_start;

@@ -170,7 +170,8 @@ fn ready_id(key: u32, f: u32) -> u64 {
 /// Whether `fl` has something its window lets it send (pacing and PFC aside).
 #[inline]
 pub(crate) fn has_window(fl: &Flow) -> bool {
-    !fl.done && fl.snd_nxt < fl.avail && fl.snd_nxt - fl.snd_una < fl.window
+    // (una_eff is snd_una unless trimming counts NACKed bytes out of flight)
+    !fl.done && (fl.snd_nxt < fl.avail || !fl.rtx.is_empty()) && fl.snd_nxt.saturating_sub(fl.una_eff) < fl.window
 }
 
 impl Simulator {

@@ -3,6 +3,11 @@
 
 use crate::time::Time;
 
+/// [`Packet::trim`]: cut at a switch inside the fabric.
+pub const TRIMMED: u8 = 1;
+/// [`Packet::trim`]: cut at the egress towards the destination host (the last hop).
+pub const TRIMMED_LAST_HOP: u8 = 2;
+
 /// Most INT records a packet can carry (one per switch egress it crosses).
 pub const MAX_INT_HOPS: usize = 8;
 
@@ -94,6 +99,21 @@ pub struct Packet {
     /// ... and, on a wire, when that one reaches the end of the wire.
     #[doc(hidden)]
     pub wire_next_at: Time,
+    /// Packet trimming (`network.trim`): 0 = a whole packet; on a data packet
+    /// [`TRIMMED`] or [`TRIMMED_LAST_HOP`] = a switch cut it to its header
+    /// (`payload` 0; `seq` and `trim_len` name the bytes it carried); on a
+    /// NACK, the same codes = the receiver's answer to such a header (UE
+    /// spec 1.0 §3.6.12: NACK codes UET_TRIMMED and UET_TRIMMED_LASTHOP).
+    pub trim: u8,
+    /// Payload bytes a trimmed packet carried before it was cut.
+    pub trim_len: u32,
+    /// A trim NACK: `seq` of the trimmed data packet; with `trim_len`, the
+    /// bytes the sender resends at once.
+    pub trim_seq: u64,
+    /// ACK and NACK: the distinct payload bytes the receiver holds, the
+    /// reordered ones above `seq` included (UET's Rcvd_Bytes, spec 1.0
+    /// §3.6.13); `seq` for an in-order receiver.
+    pub rcvd: u64,
     /// Data: time the sender put it on the wire. Ack: echo of that time.
     pub ts: Time,
     /// Free fields for schemes (header fields such as Bolt flags, a receiver's
@@ -134,6 +154,10 @@ impl Packet {
             hash,
             seq,
             wire_next_at,
+            trim,
+            trim_len,
+            trim_seq,
+            rcvd,
             ts,
             aux,
             int,
@@ -142,8 +166,18 @@ impl Packet {
             (src.kind, src.sub, src.class, src.ce, src.ecn_echo, src.hops, src.n_int, src.paused);
         (*flow, *from, *dst, *size, *payload, *ingress) =
             (src.flow, src.src, src.dst, src.size, src.payload, src.ingress);
-        (*next, *hash, *seq, *wire_next_at, *ts, *aux) =
-            (src.next, src.hash, src.seq, src.wire_next_at, src.ts, src.aux);
+        (*next, *hash, *seq, *wire_next_at, *trim, *trim_len, *trim_seq, *rcvd, *ts, *aux) = (
+            src.next,
+            src.hash,
+            src.seq,
+            src.wire_next_at,
+            src.trim,
+            src.trim_len,
+            src.trim_seq,
+            src.rcvd,
+            src.ts,
+            src.aux,
+        );
         int[..n].copy_from_slice(&src.int[..n]);
     }
 
@@ -169,6 +203,8 @@ impl Packet {
 fn _assert_layout() {
     const _: () = assert!(std::mem::offset_of!(Packet, wire_next_at) + 8 == 64);
     const _: () = assert!(std::mem::align_of::<Packet>() == 64);
+    // the trimming fields fit in what alignment left over: six lines per packet
+    const _: () = assert!(std::mem::size_of::<Packet>() == 384);
 }
 
 /// A FIFO of pool packets linked through [`Packet::next`]: an egress class

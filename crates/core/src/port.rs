@@ -87,6 +87,8 @@ pub(crate) struct Port {
     pub pause_log: Vec<(Time, Time)>,
     pub drops: u64,
     pub ecn_marked: u64,
+    /// Data packets trimmed to their header at admission into this egress (`network.trim`).
+    pub trimmed: u64,
     /// Per class: queue and ingress accounting.
     pub cls: [ClassQ; NC],
 }
@@ -124,6 +126,7 @@ impl Port {
             pause_log: Vec::new(),
             drops: 0,
             ecn_marked: 0,
+            trimmed: 0,
             cls: Default::default(),
         }
     }

@@ -76,6 +76,10 @@ pub struct PortResult {
     /// and wire when its link went down.
     pub drops: u64,
     pub ecn_marked: u64,
+    /// Data packets trimmed to their header at admission into this egress
+    /// (`network.trim`): forwarded, not dropped.
+    #[serde(default)]
+    pub trimmed: u64,
     /// Largest egress queue seen, bytes.
     pub max_qlen: u64,
 }
@@ -138,6 +142,10 @@ pub struct EngineStats {
     pub data_bytes_delivered: u64,
     /// Data payload bytes dropped (admission, failed links, no route).
     pub data_bytes_dropped: u64,
+    /// Data payload bytes cut from trimmed packets (`network.trim`); the
+    /// sender resends them.
+    #[serde(default)]
+    pub data_bytes_trimmed: u64,
     /// Data payload bytes still queued or on a wire when the run ended.
     pub data_bytes_in_flight: u64,
     /// Link events (`network.link_events`) applied during the run.
@@ -257,6 +265,9 @@ pub struct RunResult {
     pub engine: EngineStats,
     /// Total packets dropped anywhere.
     pub drops: u64,
+    /// Total data packets trimmed anywhere (`network.trim`).
+    #[serde(default)]
+    pub trimmed: u64,
     pub pause_frames: u64,
     /// True when the run ended with flows unfinished (any status but completed).
     pub truncated: bool,

@@ -178,6 +178,18 @@ pub(crate) struct Flow {
     /// `Receiver::Reorder`: received byte ranges [start, end) above `rcv_nxt`,
     /// sorted and disjoint.
     pub ooo: Vec<(u64, u64)>,
+    /// Byte ranges [start, end) to resend first, in order: the bytes of
+    /// trimmed packets a trim NACK named (`network.trim`, reorder receiver).
+    pub rtx: Vec<(u64, u64)>,
+    /// Sender: the receiver's distinct bytes as of the latest ACK/NACK.
+    pub delivered: u64,
+    /// Sender: the lower edge of the bytes in flight, `snd_nxt - una_eff`
+    /// of them: `snd_una`, or with trimming and a reorder receiver the
+    /// delivered bytes plus those waiting in `rtx` (UET counts in flight
+    /// what was neither received nor NACKed, spec 1.0 §3.6.13).
+    pub una_eff: u64,
+    /// Receiver: distinct payload bytes received (in order or kept).
+    pub rcv_bytes: u64,
     /// Symmetric routing: ingress port of the data at each switch on its path.
     pub path: [u32; 8],
     pub path_len: u8,
@@ -232,6 +244,10 @@ impl Flow {
             last_nack_seq: 0,
             last_nack_time: None,
             ooo: Vec::new(),
+            rtx: Vec::new(),
+            delivered: 0,
+            una_eff: 0,
+            rcv_bytes: 0,
             path: [0; 8],
             path_len: 0,
             log_slot: None,
@@ -300,6 +316,13 @@ pub struct Simulator {
     pub(crate) link_events_run: u32,
     pub(crate) data_bytes_delivered: u64,
     pub(crate) data_bytes_dropped: u64,
+    /// Payload bytes cut from trimmed data packets (`network.trim`).
+    pub(crate) data_bytes_trimmed: u64,
+    /// Trimming with a reorder receiver: senders count what was received
+    /// or NACKed out of flight (`Flow::una_eff`).
+    pub(crate) trim_selective: bool,
+    /// Data packets trimmed.
+    pub(crate) trimmed: u64,
     /// Data payload bytes hosts have put on the wire (retransmissions included).
     pub(crate) data_bytes_sent: u64,
     /// Playing out the packets in flight after a checked run: hosts send no new data.
@@ -732,6 +755,9 @@ impl Simulator {
             link_events_run: 0,
             data_bytes_delivered: 0,
             data_bytes_dropped: 0,
+            data_bytes_trimmed: 0,
+            trim_selective: net.trim.enabled && net.receiver == crate::config::Receiver::Reorder,
+            trimmed: 0,
             data_bytes_sent: 0,
             draining: false,
             check: opts.check,
@@ -929,6 +955,7 @@ impl Simulator {
                 paused_intervals: p.pause_log.clone(),
                 drops: p.drops,
                 ecn_marked: p.ecn_marked,
+                trimmed: p.trimmed,
                 max_qlen: p.max_qlen,
             })
             .collect();
@@ -961,10 +988,12 @@ impl Simulator {
                 packets_live: self.pool.live(),
                 data_bytes_delivered: self.data_bytes_delivered,
                 data_bytes_dropped: self.data_bytes_dropped,
+                data_bytes_trimmed: self.data_bytes_trimmed,
                 data_bytes_in_flight: in_flight,
                 link_events: self.link_events_run,
             },
             drops: self.drops,
+            trimmed: self.trimmed,
             pause_frames: self.pause_frames,
             truncated,
             status,

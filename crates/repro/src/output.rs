@@ -65,11 +65,14 @@ pub fn write_conns_csv(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
 }
 
 pub fn write_ports_csv(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
-    writeln!(w, "node,peer,rate_gbps,tx_bytes,tx_data_bytes,pause_sent,paused_us,drops,ecn_marked,max_qlen_bytes")?;
+    writeln!(
+        w,
+        "node,peer,rate_gbps,tx_bytes,tx_data_bytes,pause_sent,paused_us,drops,ecn_marked,max_qlen_bytes,trimmed"
+    )?;
     for p in &r.ports {
         writeln!(
             w,
-            "{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{}",
             p.port.node,
             p.port.peer,
             num(p.rate_bps as f64 / 1e9, 6),
@@ -79,7 +82,8 @@ pub fn write_ports_csv(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
             num(to_us(p.paused_time), 6),
             p.drops,
             p.ecn_marked,
-            p.max_qlen
+            p.max_qlen,
+            p.trimmed
         )?;
     }
     Ok(())
@@ -270,6 +274,9 @@ pub fn summary_json(scn: &Scenario, scheme: &str, r: &RunResult) -> Value {
     let jobs = jobs_json(scn, r);
     if !jobs.is_null() {
         v["jobs"] = jobs;
+    }
+    if scn.net.trim.enabled {
+        v["trimmed"] = json!({"packets": r.trimmed, "payload_bytes": r.engine.data_bytes_trimmed});
     }
     v
 }

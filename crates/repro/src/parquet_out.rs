@@ -160,6 +160,7 @@ pub fn ports_table(r: &RunResult) -> Vec<(&'static str, Col)> {
         ("drops", int(&|x| x.drops)),
         ("ecn_marked", int(&|x| x.ecn_marked)),
         ("max_qlen_bytes", int(&|x| x.max_qlen)),
+        ("trimmed", int(&|x| x.trimmed)),
     ]
 }
 

@@ -215,7 +215,7 @@ class Result:
 
     @property
     def ports(self) -> pd.DataFrame:
-        """Per egress port: node, peer, rate_gbps, tx_bytes, tx_data_bytes, pause_sent, paused_us, drops, ecn_marked, max_qlen_bytes."""
+        """Per egress port: node, peer, rate_gbps, tx_bytes, tx_data_bytes, pause_sent, paused_us, drops, ecn_marked, max_qlen_bytes, trimmed."""
         return self._table("ports")
 
     @property

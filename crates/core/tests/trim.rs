@@ -1,0 +1,155 @@
+//! Packet trimming (`network.trim`, Ultra Ethernet): a data packet a switch
+//! cannot admit goes on as its header in the control class, the receiver
+//! answers with a trim NACK and the sender resends exactly those bytes.
+
+mod common;
+
+use ccsim_core::config::{NetConfig, Receiver};
+use ccsim_core::packet::{Packet, PktKind, TRIMMED, TRIMMED_LAST_HOP};
+use ccsim_core::sim::{run, SimOptions};
+use ccsim_core::units::Bytes;
+use ccsim_core::RunResult;
+use common::*;
+
+/// An 8:1 incast of 500 KB flows into a 400 KB lossy buffer.
+fn incast(trim: bool, receiver: Receiver) -> RunResult {
+    let topo = star(9, G100, US);
+    let mut net = NetConfig::default();
+    net.pfc.enabled = false;
+    net.buffer = Bytes(400_000);
+    net.trim.enabled = trim;
+    net.receiver = receiver;
+    let flows: Vec<_> = (0..8).map(|i| flow(i, i, 8, 500_000, 0)).collect();
+    let opts = SimOptions { check: true, ..SimOptions::default() };
+    run(&topo, &net, &flows, &line_rate(), &opts, None).unwrap()
+}
+
+fn worst_fct(r: &RunResult) -> u64 {
+    r.flows.iter().map(|f| f.fct.expect("every flow finishes")).max().unwrap()
+}
+
+#[test]
+fn trimming_replaces_drops_and_resends_only_the_trimmed_packets() {
+    let r = incast(true, Receiver::Reorder);
+    assert!(r.trimmed > 100, "the incast must overflow the buffer: {} trimmed", r.trimmed);
+    assert_eq!(r.drops, 0, "a trimming fabric drops nothing here");
+    assert_eq!(r.check.as_ref().map(|c| c.is_ok()), Some(true), "{:?}", r.check);
+    // each trimmed packet is resent once (a resend trimmed again is resent again)
+    let resent: u64 = r.flows.iter().map(|f| f.retransmits).sum();
+    assert_eq!(resent, r.trimmed);
+    // every payload byte crossed the receiver's downlink exactly once
+    let down = r.ports.iter().find(|p| p.port.node == 9 && p.port.peer == 8).unwrap();
+    assert_eq!(down.tx_data_bytes, 8 * 500_000);
+    // trimmed where the queue builds: the switch's egress to the receiver
+    assert_eq!(down.trimmed, r.trimmed);
+    assert_eq!(r.engine.data_bytes_trimmed, r.trimmed * 1000);
+}
+
+#[test]
+fn trimming_recovers_faster_than_drops_and_timeouts() {
+    // Without trimming a reorder receiver never NACKs: tail drops wait for
+    // the 1 ms retransmission timeout; a trim NACK comes back in one RTT.
+    let trimmed = incast(true, Receiver::Reorder);
+    let dropped = incast(false, Receiver::Reorder);
+    assert!(dropped.drops > 0 && dropped.trimmed == 0);
+    let (t, d) = (worst_fct(&trimmed), worst_fct(&dropped));
+    // line-rate senders with no congestion control: 8 x 100G of offered load
+    // is mostly trimmed, and the headers (64 B in the control class) take
+    // up to 64/1048 of 8 x 100G, ~49%, of the receiver's link. The drain of
+    // 4 MB then takes ~2x its 320 us at line rate; never a timeout's 1 ms.
+    assert!(t > 320 * US && t < 700 * US, "trimmed incast took {t} ps");
+    assert!(d > t + 500 * US, "drops with timeouts {d} ps vs trimming {t} ps");
+}
+
+#[test]
+fn trimming_works_with_a_go_back_n_receiver() {
+    let r = incast(true, Receiver::GoBackN);
+    assert!(r.trimmed > 0);
+    assert_eq!(r.drops, 0);
+    assert_eq!(r.check.as_ref().map(|c| c.is_ok()), Some(true), "{:?}", r.check);
+    // go-back-N resends what followed the trimmed packet too
+    assert!(r.flows.iter().map(|f| f.retransmits).sum::<u64>() >= r.trimmed);
+}
+
+#[test]
+fn a_trim_nack_names_the_trimmed_bytes_to_the_scheme() {
+    // A scheme sees trim NACKs with their code and range, and the entropy
+    // it wrote into the data packet's `aux` comes back in them.
+    use ccsim_core::cc::{FlowView, ReceiverCc, Scheme, SenderCc, SenderCx};
+    use std::sync::{Arc, Mutex};
+    type Log = Arc<Mutex<Vec<(u8, u64, u32, u64)>>>;
+    struct S(Log);
+    struct Tx(Log, u64);
+    struct Rx;
+    impl SenderCc for Tx {
+        fn on_start(&mut self, _: &mut SenderCx) {}
+        fn on_send(&mut self, _: &mut SenderCx, p: &mut Packet) {
+            self.1 += 1;
+            p.aux[3] = self.1;
+        }
+        fn on_ack(&mut self, _: &mut SenderCx, _: &Packet) {}
+        fn on_nack(&mut self, _: &mut SenderCx, p: &Packet) {
+            assert_eq!(p.kind, PktKind::Nack);
+            self.0.lock().unwrap().push((p.trim, p.trim_seq, p.trim_len, p.aux[3]));
+        }
+    }
+    impl ReceiverCc for Rx {}
+    impl Scheme for S {
+        fn name(&self) -> &str {
+            "probe"
+        }
+        fn sender(&self, _: &FlowView) -> Box<dyn SenderCc> {
+            Box::new(Tx(self.0.clone(), 0))
+        }
+        fn receiver(&self, _: &FlowView) -> Box<dyn ReceiverCc> {
+            Box::new(Rx)
+        }
+    }
+    let log: Log = Arc::default();
+    let topo = star(9, G100, US);
+    let mut net = NetConfig::default();
+    net.pfc.enabled = false;
+    net.buffer = Bytes(400_000);
+    net.trim.enabled = true;
+    net.receiver = Receiver::Reorder;
+    let flows: Vec<_> = (0..8).map(|i| flow(i, i, 8, 500_000, 0)).collect();
+    let r = run(&topo, &net, &flows, &S(log.clone()), &SimOptions::default(), None).unwrap();
+    let log = log.lock().unwrap();
+    assert_eq!(log.len() as u64, r.trimmed);
+    for &(code, seq, len, ev) in log.iter() {
+        // trimmed at the egress towards the receiving host
+        assert_eq!(code, TRIMMED_LAST_HOP);
+        assert_ne!(code, TRIMMED);
+        assert_eq!(seq % 1000, 0);
+        assert_eq!(len, 1000);
+        // the packet's own entropy (its send count) came back
+        let most = 500 + r.flows.iter().map(|f| f.retransmits).max().unwrap();
+        assert!(ev >= 1 && ev <= most, "{ev} > {most}");
+    }
+}
+
+#[test]
+fn a_trim_threshold_bounds_the_egress_queue() {
+    // UE spec §3.6.17: trim at one Plane_BDP of queue, whatever the buffer holds
+    let topo = star(9, G100, US);
+    let mut net = NetConfig::default();
+    net.pfc.enabled = false;
+    net.trim.enabled = true;
+    net.trim.threshold = Some(Bytes(60_000));
+    net.receiver = Receiver::Reorder;
+    let flows: Vec<_> = (0..8).map(|i| flow(i, i, 8, 500_000, 0)).collect();
+    let opts = SimOptions { check: true, ..SimOptions::default() };
+    let r = run(&topo, &net, &flows, &line_rate(), &opts, None).unwrap();
+    let down = r.ports.iter().find(|p| p.port.node == 9 && p.port.peer == 8).unwrap();
+    // data up to the threshold, plus the trimmed headers queued in the control class
+    assert!(down.max_qlen <= 60_000 + r.trimmed * 64, "max queue {} B", down.max_qlen);
+    assert!(down.max_qlen < 200_000, "max queue {} B", down.max_qlen);
+    assert!(r.trimmed > 0 && r.drops == 0);
+    assert_eq!(r.check.as_ref().map(|c| c.is_ok()), Some(true), "{:?}", r.check);
+    // the 32 MB default buffer alone would have let the queue grow past 3 MB
+    let mut net2 = net.clone();
+    net2.trim.threshold = None;
+    let r2 = run(&topo, &net2, &flows, &line_rate(), &opts, None).unwrap();
+    let down2 = r2.ports.iter().find(|p| p.port.node == 9 && p.port.peer == 8).unwrap();
+    assert!(down2.max_qlen > 1_000_000, "{}", down2.max_qlen);
+}
