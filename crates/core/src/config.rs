@@ -240,6 +240,11 @@ pub struct NetConfig {
     pub time_quantum: Option<Dur>,
     /// Receiver behaviour on reordering: "go-back-n" (default) or "reorder".
     pub receiver: Receiver,
+    /// Time the switches' routes take to change after a link event. Default 0:
+    /// at once. Until then a failed link stays in the routes and what
+    /// switches send to it is lost (a blackhole, counted as drops at that
+    /// egress); a repaired link is used once the routes change.
+    pub reroute_delay: Dur,
     /// Timed link failures and repairs, applied in time order (ties in list
     /// order). Default none. Checked against the topology by
     /// [`crate::topology::Topology::check_link_events`].
@@ -272,6 +277,7 @@ impl Default for NetConfig {
             switch_delay: Dur(0),
             time_quantum: None,
             receiver: Receiver::GoBackN,
+            reroute_delay: Dur(0),
             link_events: Vec::new(),
         }
     }
@@ -392,6 +398,7 @@ pub const NETWORK_KEYS: &[NetKey] = &[
     NetKey { key: "rto", unit: "duration", default: "none", example: "\"1ms\"", doc: "retransmission timeout; unset: off when lossless, in order and without link events, else 1ms; \"0us\": off", source: "ccsim" },
     NetKey { key: "switch_delay", unit: "duration", default: "\"0us\"", example: "", doc: "fixed processing delay per switch (in base RTTs, BDPs, ideal FCTs and PFC headroom)", source: "ccsim" },
     NetKey { key: "time_quantum", unit: "duration", default: "none", example: "\"1ns\"", doc: "truncate serialization and pacing times to a multiple of this (ns-3 uses 1ns); unset: exact", source: "ns-3 point-to-point model" },
+    NetKey { key: "reroute_delay", unit: "duration", default: "\"0us\"", example: "", doc: "time routes take to change after a link event; meanwhile a failed link blackholes what is routed to it", source: "ccsim" },
     NetKey { key: "receiver", unit: "\"go-back-n\" | \"reorder\"", default: "\"go-back-n\"", example: "", doc: "RDMA RC go-back-N, or accept any order (sprayed lossless fabrics)", source: "ccsim; OSCAR's reference spraying runs (RetxMode None)" },
 ];
 

@@ -73,6 +73,11 @@ impl Simulator {
                 }
             }
         };
+        // routes that still name a failed link (`network.reroute_delay`): lost there
+        if out != u32::MAX && self.ports[out as usize].down {
+            self.drop_packet(out, h);
+            return;
+        }
         if out == u32::MAX {
             let pkt = self.pool.get(h);
             if pkt.kind == PktKind::Data && pkt.trim == 0 {
@@ -189,6 +194,9 @@ impl Simulator {
             }
             let x = mix64(pkt.hash ^ self.switches[si].salt);
             let out = group.get(((x as u128 * group.len() as u128) >> 64) as usize);
+            if self.ports[out as usize].down {
+                continue;
+            }
             let class = (pkt.class as usize).min(NC - 1);
             let size = pkt.size as u64;
             let h = self.pool.alloc(pkt);

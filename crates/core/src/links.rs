@@ -4,7 +4,9 @@
 //! the ingress buffer accounting of dropped packets is released (so an
 //! upstream paused because of them is resumed), the PFC state of the link is
 //! cleared in both directions, and every switch's routes are recomputed on the
-//! links that are up. A repaired link is added back to the routes. The
+//! links that are up, at once or `network.reroute_delay` later (meanwhile
+//! switches still route onto the failed link and lose what they send there).
+//! A repaired link is added back to the routes. The
 //! transport recovers the lost packets (NACK on the next gap, or the RTO,
 //! which is on by default when a scenario has link events).
 
@@ -13,7 +15,20 @@ use crate::port::Port;
 use crate::routing::Routing;
 use crate::sim::{up_ports, Simulator, NC};
 
+/// `Ev::Link` index of a delayed route change (`network.reroute_delay`).
+pub(crate) const REROUTE: u32 = u32::MAX;
+
 impl Simulator {
+    /// Recomputes the routes now, or `network.reroute_delay` from now.
+    fn reroute_after_event(&mut self) {
+        let d = self.net.reroute_delay.0;
+        if d == 0 {
+            self.reroute();
+        } else {
+            self.events.push(self.now + d, crate::event::Ev::Link { idx: REROUTE });
+        }
+    }
+
     /// Applies a link event: `up` = repair, else failure. Link `li` is a topology link index.
     pub(crate) fn link_event(&mut self, li: usize, up: bool) {
         self.link_events_run += 1;
@@ -21,7 +36,7 @@ impl Simulator {
         if up {
             self.ports[pa as usize].down = false;
             self.ports[pb as usize].down = false;
-            self.reroute();
+            self.reroute_after_event();
             self.try_send(pa);
             self.try_send(pb);
             return;
@@ -29,7 +44,7 @@ impl Simulator {
         let mut released = Vec::new();
         self.port_down(pa, &mut released);
         self.port_down(pb, &mut released);
-        self.reroute();
+        self.reroute_after_event();
         if self.net.pfc.enabled {
             // an ingress that paused its upstream because of packets now gone may resume
             released.sort_unstable();
@@ -40,7 +55,7 @@ impl Simulator {
         }
     }
 
-    fn reroute(&mut self) {
+    pub(crate) fn reroute(&mut self) {
         self.routing = Routing::build(&self.topo, &up_ports(&self.node_ports, &self.ports), &self.port_base);
     }
 

@@ -836,6 +836,7 @@ impl Simulator {
                 }
                 Ev::Rto { flow } => self.rto_check(flow),
                 Ev::Sample => self.sample(),
+                Ev::Link { idx: crate::links::REROUTE } => self.reroute(),
                 Ev::Link { idx } => {
                     let (_, li, up) = self.link_events[idx as usize];
                     self.link_event(li, up);

@@ -250,3 +250,31 @@ fn a_host_cut_off_from_the_start_loses_data_without_failing_the_check() {
         assert_eq!(r.check, Some(Ok(())), "at {at_ps} ps");
     }
 }
+
+#[test]
+fn until_routes_change_a_failed_link_blackholes_what_is_sent_to_it() {
+    // `network.reroute_delay`: the leaf keeps hashing the flow onto the
+    // failed spine link for 500 us, losing every packet there; then routes
+    // change and the flow finishes over the other spine (RTO 100 us).
+    let topo = two_paths();
+    let mut net = NetConfig::default();
+    let flows = vec![flow(0, 0, 1, 10_000_000, 0)];
+    let base = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap();
+    let used = if port(&base, 2, 4).tx_data_bytes > 0 { 4 } else { 5 };
+    let other = 9 - used;
+    net.link_events = vec![ev(100, 2, used, LinkAction::Down)];
+    net.rto = Some(Dur(100 * US));
+    let at_once = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap();
+    net.reroute_delay = Dur(500 * US);
+    let opts = SimOptions { check: true, ..SimOptions::default() };
+    let r = run(&topo, &net, &flows, &line_rate(), &opts, None).unwrap();
+    assert_eq!(r.check.as_ref().map(|c| c.is_ok()), Some(true), "{:?}", r.check);
+    assert!(r.flows[0].fct.is_some(), "the flow finishes once routes change");
+    // the leaf's egress to the dead link counts the blackholed packets...
+    let lost = port(&r, 2, used).drops;
+    assert!(lost > port(&at_once, 2, used).drops + 100, "blackholed {lost}");
+    // ... and the flow pays the 500 us before the routes moved it
+    let (slow, fast) = (r.flows[0].fct.unwrap(), at_once.flows[0].fct.unwrap());
+    assert!(slow > fast + 400 * US, "reroute after 500 us: {slow} vs at once {fast}");
+    assert!(port(&r, 2, other).tx_data_bytes > 0);
+}
