@@ -439,6 +439,7 @@ mod tests {
             rto: Some(Dur(1)),
             time_quantum: Some(Dur(1)),
             pfc: PfcConfig { static_xoff: Some(Bytes(1)), headroom_extra: Some(Bytes(1)), ..Default::default() },
+            trim: TrimConfig { threshold: Some(Bytes(1)), ..Default::default() },
             ..Default::default()
         };
         let table: toml::Table = toml::from_str(&toml::to_string(&full).unwrap()).unwrap();
