@@ -91,6 +91,9 @@ pub struct PfcConfig {
     /// Default 2 maximum-size packets (a packet already on the wire when the
     /// PAUSE is sent and one the upstream started before it arrived).
     pub headroom_extra: Option<Bytes>,
+    /// Data priorities (flows' `prio`) that stay lossy while PFC protects
+    /// the others: tail drop, or trimming with `network.trim`. Default none.
+    pub lossy_prios: Vec<u8>,
 }
 
 impl Default for PfcConfig {
@@ -102,6 +105,7 @@ impl Default for PfcConfig {
             resume_offset: Bytes(3_000),
             headroom_factor: 3.0,
             headroom_extra: None,
+            lossy_prios: Vec::new(),
         }
     }
 }
@@ -328,6 +332,13 @@ impl NetConfig {
                 ));
             }
         }
+        if let Some(p) = self.pfc.lossy_prios.iter().find(|&&p| p >= self.data_classes) {
+            return Err(format!(
+                "network.pfc.lossy_prios: priority {p} does not exist (network.data_classes = {}: priorities 0..{})",
+                self.data_classes,
+                self.data_classes - 1
+            ));
+        }
         if self.trim.enabled && (self.trim.size.0 == 0 || self.trim.size.0 > self.header.0 + self.mtu.0) {
             return Err(format!(
                 "network.trim.size = {}: must be between 1 byte and a full packet ({} bytes)",
@@ -374,6 +385,7 @@ pub const NETWORK_KEYS: &[NetKey] = &[
     NetKey { key: "buffer", unit: "bytes", default: "32000000", example: "", doc: "shared buffer per switch", source: HPCC_SIM },
     NetKey { key: "reserve", unit: "bytes", default: "4000", example: "", doc: "guaranteed bytes per ingress (port, class) before the shared pool", source: HPCC_SIM },
     NetKey { key: "pfc.enabled", unit: "bool", default: "true", example: "", doc: "lossless fabric (PFC); false: tail drop at the same dynamic threshold, the transport retransmits", source: "ccsim (RDMA fabrics are lossless)" },
+    NetKey { key: "pfc.lossy_prios", unit: "list of priorities", default: "[]", example: "", doc: "data priorities left lossy (tail drop, or trimming) while PFC protects the others", source: "ccsim; UE spec 1.0 §4.1 (trimmed and lossless traffic classes side by side)" },
     NetKey { key: "pfc.alpha_per_100g", unit: "number", default: "0.125", example: "", doc: "dynamic-threshold alpha for a 100 Gbps port, scaled with the port rate, capped at 1", source: HPCC_SIM },
     NetKey { key: "pfc.static_xoff", unit: "bytes", default: "none", example: "\"500KB\"", doc: "a static XOFF instead of the dynamic threshold: pause an ingress holding more shared bytes", source: "FNCC §5 ('PFC threshold 500 KB')" },
     NetKey { key: "pfc.resume_offset", unit: "bytes", default: "3000", example: "", doc: "RESUME once shared use + this is at or below the threshold", source: HPCC_SIM },

@@ -126,7 +126,7 @@ impl Simulator {
             self.pool.get_mut(h).paused = true;
         }
         self.enqueue(out, class, h, size);
-        if class != 0 && self.net.pfc.enabled {
+        if class != 0 && self.lossless & (1 << class) != 0 {
             self.check_pause(si, in_port, class);
         }
         self.flush_emitted(si);
@@ -138,7 +138,8 @@ impl Simulator {
     #[inline]
     fn over_trim_threshold(&self, out: u32, class: usize, size: u64, h: u32) -> bool {
         match self.net.trim.threshold {
-            Some(t) if self.net.trim.enabled => {
+            // lossy classes only: PFC, not trimming, holds a lossless queue
+            Some(t) if self.net.trim.enabled && self.lossless & (1 << class) == 0 => {
                 self.ports[out as usize].cls[class].bytes + size > t.0 && self.pool.get(h).kind == PktKind::Data
             }
             _ => false,
@@ -227,7 +228,7 @@ impl Simulator {
         let reserve = self.net.reserve.0;
         let thresh = self.threshold(si, p);
         let shared = self.shared_of(p, c);
-        let lossless = self.net.pfc.enabled;
+        let lossless = self.lossless & (1 << c) != 0;
         let port = &self.ports[p as usize];
         let new_bytes = port.cls[c].ing_bytes + size;
         if lossless {
@@ -384,7 +385,7 @@ impl Simulator {
         let in_port = self.pool.get(h).ingress;
         if c != 0 && in_port != u32::MAX {
             self.release(si, in_port, c, size);
-            if self.net.pfc.enabled {
+            if self.lossless & (1 << c) != 0 {
                 self.check_resume(si, in_port, c);
             }
         }

@@ -45,7 +45,7 @@ impl Simulator {
         self.port_down(pa, &mut released);
         self.port_down(pb, &mut released);
         self.reroute_after_event();
-        if self.net.pfc.enabled {
+        if self.lossless != 0 {
             // an ingress that paused its upstream because of packets now gone may resume
             released.sort_unstable();
             released.dedup();

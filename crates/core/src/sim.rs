@@ -197,6 +197,14 @@ pub(crate) struct Flow {
     pub log_slot: Option<u32>,
 }
 
+/// The classes PFC protects, as a bit mask (class = priority + 1).
+pub(crate) fn lossless_classes(net: &NetConfig) -> u8 {
+    if !net.pfc.enabled {
+        return 0;
+    }
+    (1..=net.data_classes).filter(|c| !net.pfc.lossy_prios.contains(&(c - 1))).fold(0u8, |m, c| m | 1 << c)
+}
+
 /// Ideal completion time of `size` payload bytes on `view`'s path (HPCC
 /// convention): base RTT + wire bytes (payload + a header per packet) at the
 /// slowest link. A flow's, and a message's on an idle connection.
@@ -321,6 +329,9 @@ pub struct Simulator {
     /// Trimming with a reorder receiver: senders count what was received
     /// or NACKed out of flight (`Flow::una_eff`).
     pub(crate) trim_selective: bool,
+    /// Classes PFC protects (bit c = class c): every data class with PFC
+    /// on, but those of `pfc.lossy_prios`; none with PFC off.
+    pub(crate) lossless: u8,
     /// Data packets trimmed.
     pub(crate) trimmed: u64,
     /// Data payload bytes hosts have put on the wire (retransmissions included).
@@ -707,7 +718,13 @@ impl Simulator {
             Some(d) if d.0 > 0 => Some(d.0),
             Some(_) => None,
             // lossless and in order: nothing is ever lost, so no timer is needed
-            None if net.pfc.enabled && net.routing != RoutingMode::Spray && net.link_events.is_empty() => None,
+            None if net.pfc.enabled
+                && net.pfc.lossy_prios.is_empty()
+                && net.routing != RoutingMode::Spray
+                && net.link_events.is_empty() =>
+            {
+                None
+            }
             // lossy, sprayed (reordering + go-back-N + NACK suppression can
             // leave a flow's tail waiting for a NACK that no arrival triggers),
             // or with failing links (a flow's tail can be lost on a dead link)
@@ -757,6 +774,7 @@ impl Simulator {
             data_bytes_dropped: 0,
             data_bytes_trimmed: 0,
             trim_selective: net.trim.enabled && net.receiver == crate::config::Receiver::Reorder,
+            lossless: lossless_classes(net),
             trimmed: 0,
             data_bytes_sent: 0,
             draining: false,

@@ -1,6 +1,7 @@
 //! Packet trimming (`network.trim`, Ultra Ethernet): a data packet a switch
 //! cannot admit goes on as its header in the control class, the receiver
 //! answers with a trim NACK and the sender resends exactly those bytes.
+#![allow(clippy::field_reassign_with_default)]
 
 mod common;
 
@@ -8,6 +9,7 @@ use ccsim_core::config::{NetConfig, Receiver};
 use ccsim_core::packet::{Packet, PktKind, TRIMMED, TRIMMED_LAST_HOP};
 use ccsim_core::sim::{run, SimOptions};
 use ccsim_core::units::Bytes;
+use ccsim_core::FlowSpec;
 use ccsim_core::RunResult;
 use common::*;
 
@@ -152,4 +154,50 @@ fn a_trim_threshold_bounds_the_egress_queue() {
     let r2 = run(&topo, &net2, &flows, &line_rate(), &opts, None).unwrap();
     let down2 = r2.ports.iter().find(|p| p.port.node == 9 && p.port.peer == 8).unwrap();
     assert!(down2.max_qlen > 1_000_000, "{}", down2.max_qlen);
+}
+
+#[test]
+fn a_lossless_and_a_trimming_class_share_the_switch() {
+    // pfc.lossy_prios: priority 0 under PFC, priority 1 trimmed (UE spec
+    // §4.1's trimmed class beside lossless traffic); 4 + 4 senders into one
+    // receiver. Strict priority serves class 0 first, so it is the class 1
+    // queue that builds past the trim threshold.
+    let topo = star(9, G100, US);
+    let mut net = NetConfig::default();
+    net.data_classes = 2;
+    net.pfc.lossy_prios = vec![1];
+    net.pfc.static_xoff = Some(Bytes(50_000));
+    net.trim.enabled = true;
+    net.trim.threshold = Some(Bytes(60_000));
+    net.receiver = Receiver::Reorder;
+    let flows: Vec<_> = (0..8).map(|i| FlowSpec { prio: (i / 4) as u8, ..flow(i, i, 8, 500_000, 0) }).collect();
+    let opts = SimOptions { check: true, ..SimOptions::default() };
+    let r = run(&topo, &net, &flows, &line_rate(), &opts, None).unwrap();
+    assert_eq!(r.check.as_ref().map(|c| c.is_ok()), Some(true), "{:?}", r.check);
+    assert!(r.flows.iter().all(|f| f.fct.is_some()));
+    assert!(r.trimmed > 0, "the lossy class is trimmed");
+    assert!(r.pause_frames > 0, "the lossless class is paused");
+    assert_eq!(r.drops, 0);
+    // the lossless class is never trimmed or resent...
+    assert!(r.flows[..4].iter().all(|f| f.retransmits == 0), "{:?}", r.flows);
+    // ... and every trimmed packet belonged to the lossy class
+    assert_eq!(r.flows[4..].iter().map(|f| f.retransmits).sum::<u64>(), r.trimmed);
+    let no_mix = {
+        let mut n = net.clone();
+        n.pfc.lossy_prios.clear();
+        run(&topo, &n, &flows, &line_rate(), &opts, None).unwrap()
+    };
+    // with both classes lossless nothing is trimmed and PFC pauses more
+    assert_eq!(no_mix.trimmed, 0);
+    assert!(no_mix.pause_frames >= r.pause_frames, "{} vs {}", no_mix.pause_frames, r.pause_frames);
+}
+
+#[test]
+fn lossy_prios_must_exist() {
+    let mut net = NetConfig::default();
+    net.pfc.lossy_prios = vec![1];
+    let e = net.validate().unwrap_err();
+    assert!(e.contains("network.pfc.lossy_prios") && e.contains("priority 1"), "{e}");
+    net.data_classes = 2;
+    net.validate().unwrap();
 }
