@@ -314,26 +314,34 @@ impl Simulator {
     /// scheme's fields (`aux`: an entropy value) come back to the sender.
     fn receive_trimmed(&mut self, port: u32, h: u32) {
         let f = self.pool.get(h).flow as usize;
-        let int_bytes = {
-            let data = self.pool.get(h).snapshot();
-            self.ack_int_bytes(&data)
-        };
-        let fl = &mut self.flows[f];
-        fl.path_len = self.pool.get(h).hops;
-        let nack = self.pool.get_mut(h);
-        nack.kind = PktKind::Nack;
-        nack.class = if self.net.ack_high_priority { 0 } else { fl.class };
-        nack.src = fl.view.dst;
-        nack.dst = fl.view.src;
-        nack.size = self.net.ack_size.0 as u32 + int_bytes;
-        nack.trim_seq = nack.seq;
-        nack.seq = fl.rcv_nxt;
-        nack.rcvd = fl.rcv_bytes;
-        nack.ecn_echo = nack.ce;
-        nack.ce = false;
-        nack.hops = 0;
-        nack.hash = fl.hash.wrapping_add(1);
+        self.flows[f].path_len = self.pool.get(h).hops;
+        let data = self.reply_in_place(f, h, PktKind::Nack);
+        self.pool.get_mut(h).trim_seq = data.seq;
         self.queue_ctrl(port, h);
+    }
+
+    /// Turns data packet `h` of flow `f` into the receiver's ACK or NACK in
+    /// the same pool slot (warm in cache): its INT records, timestamp, trim
+    /// fields and scheme fields stay in place; returns the data packet as it
+    /// arrived.
+    fn reply_in_place(&mut self, f: usize, h: u32, kind: PktKind) -> Packet {
+        let data = self.pool.get(h).snapshot();
+        let int_bytes = self.ack_int_bytes(&data);
+        let fl = &self.flows[f];
+        let ack = self.pool.get_mut(h);
+        ack.kind = kind;
+        ack.class = if self.net.ack_high_priority { 0 } else { fl.class };
+        ack.src = fl.view.dst;
+        ack.dst = fl.view.src;
+        ack.size = self.net.ack_size.0 as u32 + int_bytes;
+        ack.payload = 0;
+        ack.seq = fl.rcv_nxt;
+        ack.rcvd = fl.rcv_bytes;
+        ack.ecn_echo = data.ce;
+        ack.ce = false;
+        ack.hops = 0;
+        ack.hash = fl.hash.wrapping_add(1);
+        data
     }
 
     fn receive_data(&mut self, port: u32, h: u32) {
@@ -438,24 +446,9 @@ impl Simulator {
         match reply {
             None => self.pool.free(h),
             Some(kind) => {
-                // The ACK takes over the data packet's pool slot (warm in cache):
-                // its INT records, timestamp and scheme fields stay in place.
-                let data = self.pool.get(h).snapshot();
-                let int_bytes = self.ack_int_bytes(&data);
+                let data = self.reply_in_place(f, h, kind);
                 let fl = &mut self.flows[f];
                 let ack = self.pool.get_mut(h);
-                ack.kind = kind;
-                ack.class = if self.net.ack_high_priority { 0 } else { fl.class };
-                ack.src = fl.view.dst;
-                ack.dst = fl.view.src;
-                ack.size = self.net.ack_size.0 as u32 + int_bytes;
-                ack.payload = 0;
-                ack.seq = fl.rcv_nxt;
-                ack.rcvd = fl.rcv_bytes;
-                ack.ecn_echo = data.ce;
-                ack.ce = false;
-                ack.hops = 0;
-                ack.hash = fl.hash.wrapping_add(1);
                 let rcx = ReceiverCx {
                     now,
                     flow: &fl.view,

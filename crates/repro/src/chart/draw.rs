@@ -335,6 +335,62 @@ fn axis_ticks(c: &Chart, lo: f64, hi: f64, x: bool) -> Ticks {
     }
 }
 
+/// The axes of a panel: ranges with their ticks and tick labels, titles.
+struct Frame<'s> {
+    title: &'s str,
+    x: Axis,
+    y: Axis,
+    x_text: TickText,
+    y_text: TickText,
+    /// Empty: no x axis title and no vertical grid lines (bars).
+    x_label: &'s str,
+    y_label: &'s str,
+    /// x positions are categories (their labels may be turned upright).
+    categorical: bool,
+}
+
+/// Lays out a panel on `area` (label room from the widest tick label,
+/// x labels turned upright when categories do not fit side by side), draws
+/// its caption, grid and tick labels, and returns the chart to draw in.
+fn draw_frame<'a, 'b>(area: &'a Area<'b>, f: Frame) -> Res<Ctx<'a, 'b>> {
+    let y_area = f.y_text.widest(area) + 34;
+    let plot_w = area.dim_in_pixel().0.saturating_sub(y_area + 24);
+    let (rotate, x_area) = x_label_layout(area, &f.x_text, plot_w, f.categorical);
+    let (x_labels, y_labels) = (f.x.ticks.major.len().max(1) + 1, f.y.ticks.major.len().max(1) + 1);
+    let mut chart = ChartBuilder::on(area)
+        .caption(f.title, (FONT, CAPTION_PX))
+        .margin(10)
+        .margin_right(18)
+        .x_label_area_size(x_area)
+        .y_label_area_size(y_area)
+        .build_cartesian_2d(f.x, f.y)
+        .map_err(err)?;
+    let xf = |v: &f64| f.x_text.at(*v);
+    let yf = |v: &f64| f.y_text.at(*v);
+    let font = (FONT, LABEL_PX).into_font();
+    let x_style =
+        if rotate { font.transform(FontTransform::Rotate90).into_text_style(area) } else { font.into_text_style(area) };
+    let mut mesh = chart.configure_mesh();
+    if f.x_label.is_empty() {
+        mesh.disable_x_mesh();
+    } else {
+        mesh.x_desc(f.x_label);
+    }
+    mesh.y_desc(f.y_label)
+        .x_label_formatter(&xf)
+        .y_label_formatter(&yf)
+        .x_label_style(x_style)
+        .y_label_style((FONT, LABEL_PX))
+        .axis_desc_style((FONT, DESC_PX))
+        .bold_line_style(BLACK.mix(0.13))
+        .light_line_style(BLACK.mix(0.04))
+        .x_labels(x_labels)
+        .y_labels(y_labels)
+        .draw()
+        .map_err(err)?;
+    Ok(chart)
+}
+
 /// One panel of lines.
 fn line_chart(area: &Area, c: &Chart) -> Res<()> {
     let (xlo, xhi) = x_limits(c);
@@ -345,39 +401,17 @@ fn line_chart(area: &Area, c: &Chart) -> Res<()> {
     let cats = c.x_categories.as_ref().map(|v| v.iter().map(|s| short(s)).collect::<Vec<_>>());
     let x_text = TickText::new(&xt, c.x_scale, c.x_format, cats.as_ref());
     let y_text = TickText::new(&yt, c.y_scale, c.y_format, None);
-    let y_area = y_text.widest(area) + 34;
-    let plot_w = area.dim_in_pixel().0.saturating_sub(y_area + 24);
-    let (rotate, x_area) = x_label_layout(area, &x_text, plot_w, cats.is_some());
-    let mut chart = ChartBuilder::on(area)
-        .caption(&c.title, (FONT, CAPTION_PX))
-        .margin(10)
-        .margin_right(18)
-        .x_label_area_size(x_area)
-        .y_label_area_size(y_area)
-        .build_cartesian_2d(Axis { lo: xlo, hi: xhi, ticks: xt.clone() }, Axis { lo: ylo, hi: yhi, ticks: yt.clone() })
-        .map_err(err)?;
-    let xf = |v: &f64| x_text.at(*v);
-    let yf = |v: &f64| y_text.at(*v);
-    let x_style = if rotate {
-        (FONT, LABEL_PX).into_font().transform(FontTransform::Rotate90).into_text_style(area)
-    } else {
-        (FONT, LABEL_PX).into_font().into_text_style(area)
+    let frame = Frame {
+        title: &c.title,
+        x: Axis { lo: xlo, hi: xhi, ticks: xt },
+        y: Axis { lo: ylo, hi: yhi, ticks: yt },
+        x_text,
+        y_text,
+        x_label: &c.x_label,
+        y_label: &c.y_label,
+        categorical: cats.is_some(),
     };
-    chart
-        .configure_mesh()
-        .x_desc(c.x_label.as_str())
-        .y_desc(c.y_label.as_str())
-        .x_label_formatter(&xf)
-        .y_label_formatter(&yf)
-        .x_label_style(x_style)
-        .y_label_style((FONT, LABEL_PX))
-        .axis_desc_style((FONT, DESC_PX))
-        .bold_line_style(BLACK.mix(0.13))
-        .light_line_style(BLACK.mix(0.04))
-        .x_labels(xt.major.len().max(1) + 1)
-        .y_labels(yt.major.len().max(1) + 1)
-        .draw()
-        .map_err(err)?;
+    let mut chart = draw_frame(area, frame)?;
     // draw the first series last, so that it is never hidden under the others
     for (i, (s, segs)) in c.series.iter().zip(&segs).enumerate().rev() {
         draw_line(&mut chart, i, s, segs)?;
@@ -496,42 +530,17 @@ fn draw_bars(root: &Area, b: &BarChart) -> Res<()> {
     let groups: Vec<String> = b.groups.iter().map(|s| short(s)).collect();
     let x_text = TickText::new(&xt, Scale::Linear, TickFormat::Number, Some(&groups));
     let y_text = TickText::new(&yt, b.y_scale, TickFormat::Number, None);
-    let y_area = y_text.widest(&body) + 34;
-    let plot_w = body.dim_in_pixel().0.saturating_sub(y_area + 24);
-    let (rotate, x_area) = x_label_layout(&body, &x_text, plot_w, true);
-    let mut chart = ChartBuilder::on(&body)
-        .caption(&b.title, (FONT, CAPTION_PX))
-        .margin(10)
-        .margin_right(18)
-        .x_label_area_size(x_area)
-        .y_label_area_size(y_area)
-        .build_cartesian_2d(
-            Axis { lo: -0.5, hi: n as f64 - 0.5, ticks: xt.clone() },
-            Axis { lo: ylo, hi: yhi, ticks: yt.clone() },
-        )
-        .map_err(err)?;
-    let xf = |v: &f64| x_text.at(*v);
-    let yf = |v: &f64| y_text.at(*v);
-    let x_style = if rotate {
-        (FONT, LABEL_PX).into_font().transform(FontTransform::Rotate90).into_text_style(&body)
-    } else {
-        (FONT, LABEL_PX).into_font().into_text_style(&body)
+    let frame = Frame {
+        title: &b.title,
+        x: Axis { lo: -0.5, hi: n as f64 - 0.5, ticks: xt },
+        y: Axis { lo: ylo, hi: yhi, ticks: yt },
+        x_text,
+        y_text,
+        x_label: "",
+        y_label: &b.y_label,
+        categorical: true,
     };
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .y_desc(b.y_label.as_str())
-        .x_label_formatter(&xf)
-        .y_label_formatter(&yf)
-        .x_label_style(x_style)
-        .y_label_style((FONT, LABEL_PX))
-        .axis_desc_style((FONT, DESC_PX))
-        .bold_line_style(BLACK.mix(0.13))
-        .light_line_style(BLACK.mix(0.04))
-        .x_labels(n + 1)
-        .y_labels(yt.major.len().max(1) + 1)
-        .draw()
-        .map_err(err)?;
+    let mut chart = draw_frame(&body, frame)?;
     let base = if b.y_scale == Scale::Linear { 0.0f64.max(ylo) } else { ylo };
     let k = b.series.len().max(1) as f64;
     let w = 0.8 / k;
