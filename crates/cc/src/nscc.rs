@@ -60,7 +60,7 @@
 //! * Trim NACK (`trim` = TRIMMED or TRIMMED_LAST_HOP; spec `NSCC.OnNACK`):
 //!   base RTT from the NACK's RTT; the average delay takes a sample of
 //!   config_base_rtt; bytes_ignored += the packet; then, unless it is a
-//!   last-hop trim with `rccc_last_hop` (RCCC handles last-hop congestion,
+//!   last-hop trim with `rccc` (RCCC handles last-hop congestion,
 //!   spec §3.6.4.4), trigger_qa and quick_adapt as a loss, and if that did not
 //!   act, cwnd = max(cwnd - packet, MTU). The packet is the trimmed payload
 //!   (`trim_len`; the core resends those bytes by itself).
@@ -104,10 +104,11 @@
 
 use crate::registry::SchemeConfig;
 use crate::reps::{echoed_ev, Feedback, LoadBalancer, Multipath};
-use ccsim_core::cc::{FlowView, Scheme, SenderCc, SenderCx};
+use ccsim_core::cc::{FlowView, Requirements, Scheme, SenderCc, SenderCx};
+use ccsim_core::config::CreditConfig;
 use ccsim_core::packet::{Packet, TRIMMED, TRIMMED_LAST_HOP};
 use ccsim_core::time::{Time, MS, US};
-use ccsim_core::units::Dur;
+use ccsim_core::units::{Bytes, Dur};
 use serde::{Deserialize, Serialize};
 
 /// Reference BDP of the parameter scaling: 100 Gbps x 12 us (spec
@@ -182,9 +183,28 @@ pub struct NsccConfig {
     /// Delays below this count as "delay ~= 0" for fast increase. Default 1us
     /// (H L1222; the spec does not quantify it).
     pub fi_delay: Dur,
-    /// Set when RCCC runs alongside: last-hop trims are no congestion signal
-    /// to NSCC (spec §3.6.4.4, OnNACK). Default false (no RCCC in ccsim yet).
-    pub rccc_last_hop: bool,
+    /// Run RCCC alongside (NSCC+RCCC): the receiver paces credits to its
+    /// senders (core `credit`), and last-hop trims are no congestion signal
+    /// to NSCC (spec §3.6.4.4, OnNACK). Default false: NSCC alone, as the
+    /// spec's default and uet-htsim's since #108.
+    pub rccc: bool,
+    /// RCCC: credit rate as a fraction of the receiver's line rate. Default
+    /// 0.99 (H main_uec.cpp L754 `pull_rate_modifier`: "just less than line rate").
+    pub rccc_rate: f64,
+    /// RCCC: most credit one pull grants. Default 16KB (H uec.cpp L32-36:
+    /// 4 packets of 4 KiB per pull, "as per default in UEC spec").
+    pub rccc_per_pull: Bytes,
+    /// RCCC: a sender's initial (unsolicited) credit and the most it holds,
+    /// in BDPs of the config base RTT. Default 1.5 (H `initRccc`, L186-209).
+    pub rccc_max_credit: f64,
+    /// RCCC: ECN marking at switch egresses towards hosts. Default false
+    /// (H main_uec.cpp L708: off when receiver-driven; spec §3.6.14
+    /// recommends it off, the receiver pacing that link).
+    pub rccc_last_hop_ecn: bool,
+    /// NSCC's window limits senders. Default true; false with `rccc = true`
+    /// is RCCC alone (H `-receiver_cc_only`): credits alone bound senders,
+    /// and the load balancer still steers entropies.
+    pub sender_cc: bool,
 }
 
 impl Default for NsccConfig {
@@ -211,7 +231,12 @@ impl Default for NsccConfig {
             adjust_period_threshold: 1.0,
             delay_ewma: 0.0125,
             fi_delay: Dur(US),
-            rccc_last_hop: false,
+            rccc: false,
+            rccc_rate: 0.99,
+            rccc_per_pull: Bytes(16_384),
+            rccc_max_credit: 1.5,
+            rccc_last_hop_ecn: false,
+            sender_cc: true,
         }
     }
 }
@@ -242,7 +267,12 @@ impl SchemeConfig for NsccConfig {
         ("adjust_period_threshold", "... or after this many config base RTTs"),
         ("delay_ewma", "gain of the average-delay EWMA"),
         ("fi_delay", "delay counted as ~0 for fast increase"),
-        ("rccc_last_hop", "ignore last-hop trims (set when RCCC runs alongside)"),
+        ("rccc", "NSCC+RCCC: receiver credits bound what senders send; last-hop trims left to RCCC"),
+        ("rccc_rate", "RCCC credit rate, fraction of the receiver's line rate"),
+        ("rccc_per_pull", "RCCC credit per pull (round robin over the receiver's senders)"),
+        ("rccc_max_credit", "RCCC initial unsolicited credit and cap, BDPs"),
+        ("rccc_last_hop_ecn", "RCCC: keep ECN marking towards hosts"),
+        ("sender_cc", "NSCC's window limits senders; false with rccc = true: RCCC alone"),
     ];
 
     fn validate(&self) -> Result<(), (&'static str, String)> {
@@ -279,6 +309,18 @@ impl SchemeConfig for NsccConfig {
         if !(self.delay_ewma > 0.0 && self.delay_ewma <= 1.0) {
             return Err(("delay_ewma", "must be in (0, 1]".into()));
         }
+        if !(self.rccc_rate > 0.0 && self.rccc_rate <= 1.0) {
+            return Err(("rccc_rate", "must be in (0, 1]".into()));
+        }
+        if self.rccc_per_pull.0 < 256 {
+            return Err(("rccc_per_pull", "must be at least 256B (one credit quantum)".into()));
+        }
+        if !(self.rccc_max_credit.is_finite() && self.rccc_max_credit > 0.0) {
+            return Err(("rccc_max_credit", "must be > 0".into()));
+        }
+        if !self.sender_cc && !self.rccc {
+            return Err(("sender_cc", "false needs rccc = true: nothing else would limit the senders".into()));
+        }
         Ok(())
     }
 
@@ -299,6 +341,21 @@ impl Scheme for Nscc {
     fn sender(&self, flow: &FlowView) -> Box<dyn SenderCc> {
         Box::new(NsccSender::new(&self.cfg, flow))
     }
+    fn requirements(&self) -> Requirements {
+        let c = &self.cfg;
+        Requirements {
+            credit: c.rccc.then_some(CreditConfig {
+                rate: c.rccc_rate,
+                per_pull: c.rccc_per_pull.0,
+                max_credit: c.rccc_max_credit,
+                // H uecpacket.h L31 UEC_PULL_QUANTUM; the ACK_CC credit unit
+                quantum: 256,
+                last_hop_ecn: c.rccc_last_hop_ecn,
+            }),
+            entropy: c.load_balancer != LoadBalancer::Ecmp,
+            ..Default::default()
+        }
+    }
 }
 
 /// line rate (bits/s) x rtt (ps) in bytes, as the core computes `flow.bdp`.
@@ -310,6 +367,8 @@ fn bdp_bytes(line_rate: u64, rtt: Time) -> f64 {
 pub struct NsccSender {
     // Parameters, resolved for this flow.
     flow_id: u32,
+    /// NSCC's window limits the flow (`sender_cc`).
+    window_on: bool,
     line_rate: u64,
     mtu: f64,
     config_base_rtt: Time,
@@ -331,7 +390,7 @@ pub struct NsccSender {
     adjust_period: Time,
     delay_ewma: f64,
     fi_delay: Time,
-    rccc_last_hop: bool,
+    rccc: bool,
     max_wnd_bdps: f64,
     // State (spec Table 3-77).
     cwnd: f64,
@@ -399,7 +458,8 @@ impl NsccSender {
             adjust_period: ((cfg.adjust_period_threshold * config_base_rtt as f64) as Time).max(1),
             delay_ewma: cfg.delay_ewma,
             fi_delay: cfg.fi_delay.0,
-            rccc_last_hop: cfg.rccc_last_hop,
+            rccc: cfg.rccc,
+            window_on: cfg.sender_cc,
             max_wnd_bdps: cfg.max_wnd,
             cwnd: max_wnd,
             max_wnd,
@@ -450,7 +510,7 @@ impl NsccSender {
     fn apply(&self, cx: &mut SenderCx) {
         cx.rate = self.line_rate as f64;
         // A full packet may leave while inflight + MTU <= cwnd.
-        cx.window = (self.cwnd.floor() - self.mtu + 1.0).max(1.0) as u64;
+        cx.window = if self.window_on { (self.cwnd.floor() - self.mtu + 1.0).max(1.0) as u64 } else { u64::MAX };
     }
 
     /// Newly acknowledged bytes: the growth of the receiver's distinct bytes
@@ -616,7 +676,7 @@ impl SenderCc for NsccSender {
                 self.trimmed_upto = self.trimmed_upto.max(nack.trim_seq + bytes as u64);
                 self.update_delay(self.config_base_rtt as f64);
                 self.bytes_ignored += bytes as u64;
-                if nack.trim == TRIMMED || !self.rccc_last_hop {
+                if nack.trim == TRIMMED || !self.rccc {
                     self.trigger_qa = true;
                     if !self.quick_adapt(now, cx.inflight(), true, true, 0) {
                         self.cwnd = (self.cwnd - bytes).max(self.mtu);
@@ -1013,17 +1073,17 @@ mod tests {
     }
 
     #[test]
-    fn last_hop_trim_ignored_with_rccc_last_hop() {
+    fn last_hop_trim_ignored_with_rccc() {
         let cases = [
             (false, TRIMMED_LAST_HOP, 186_500.0, true),
             (true, TRIMMED_LAST_HOP, 187_500.0, false),
             (true, TRIMMED, 186_500.0, true),
         ];
-        for (rccc_last_hop, kind, cwnd, armed) in cases {
-            let (mut s, mut h) = start(NsccConfig { rccc_last_hop, ..quiet() });
+        for (rccc, kind, cwnd, armed) in cases {
+            let (mut s, mut h) = start(NsccConfig { rccc, ..quiet() });
             let p = trim_nack(kind, 0, 15.0, 12.0);
             nack(&mut s, &mut h, 15.0, &p);
-            assert_eq!((s.cwnd(), s.trigger_qa), (cwnd, armed), "rccc {rccc_last_hop}, trim {kind}");
+            assert_eq!((s.cwnd(), s.trigger_qa), (cwnd, armed), "rccc {rccc}, trim {kind}");
             // The delay sample is taken for every trim.
             assert!(close(s.avg_delay(), 0.0125 * (10 * US) as f64));
         }
@@ -1138,13 +1198,40 @@ mod tests {
     }
 
     #[test]
+    fn rccc_asks_for_credits_and_rccc_alone_has_no_window() {
+        let plain = crate::make("nscc", None).unwrap();
+        assert_eq!(plain.requirements().credit, None);
+        let t = |src: &str| toml::Value::Table(src.parse::<toml::Table>().unwrap());
+        let both = crate::make("nscc", Some(&t("rccc = true"))).unwrap();
+        let c = both.requirements().credit.expect("credits asked for");
+        assert_eq!((c.rate, c.per_pull, c.max_credit, c.quantum, c.last_hop_ecn), (0.99, 16_384, 1.5, 256, false));
+        let mut h = Harness::new(flow());
+        h.start(both.sender(&flow()).as_mut());
+        assert!(h.window < u64::MAX, "NSCC's window with RCCC");
+        let alone = crate::make("nscc", Some(&t("rccc = true\nsender_cc = false"))).unwrap();
+        let mut h = Harness::new(flow());
+        h.start(alone.sender(&flow()).as_mut());
+        assert_eq!(h.window, u64::MAX, "RCCC alone: no window");
+    }
+
+    #[test]
     fn registered_and_validated() {
         let s = crate::make("nscc", None).unwrap();
         assert_eq!(s.name(), "nscc");
         let t = |src: &str| toml::Value::Table(src.parse::<toml::Table>().unwrap());
         let c: NsccConfig = crate::config(Some(&t("load_balancer = \"reps\"\nevs = 256"))).unwrap();
         assert_eq!((c.load_balancer, c.evs), (LoadBalancer::Reps, 256));
-        for bad in ["evs = 48", "evs = 0", "max_md_jump = 0", "gamma = 1.5", "load_balancer = \"spray\""] {
+        for bad in [
+            "evs = 48",
+            "evs = 0",
+            "max_md_jump = 0",
+            "gamma = 1.5",
+            "load_balancer = \"spray\"",
+            "rccc_rate = 1.5",
+            "rccc_per_pull = \"100B\"",
+            "rccc_max_credit = 0",
+            "sender_cc = false",
+        ] {
             let e = crate::make("nscc", Some(&t(bad))).err().unwrap();
             assert!(e.starts_with(&format!("scheme.nscc.{}", bad.split(' ').next().unwrap())), "{e}");
         }

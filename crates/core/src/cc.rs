@@ -243,6 +243,15 @@ pub struct Requirements {
     /// `mode = off` for a scheme that marks in its switch hook, e.g. PCN's NP-ECN).
     /// When set it replaces `network.ecn` for the run.
     pub ecn: Option<crate::config::EcnConfig>,
+    /// The scheme sets each data packet's `hash` itself (an entropy value:
+    /// REPS, oblivious spraying): a flow's packets take many paths, so ACKs
+    /// and NACKs follow the entropy of the packet they answer (UET echoes it
+    /// and routes the ACK by it) and the RTO is on by default, as under
+    /// `network.routing = "spray"`.
+    pub entropy: bool,
+    /// Receivers pace credits to their senders, and senders send only on
+    /// credit (UET RCCC; see [`crate::config::CreditConfig`]).
+    pub credit: Option<crate::config::CreditConfig>,
 }
 
 /// A congestion-control scheme: a factory for its three parts.

@@ -183,6 +183,34 @@ impl Default for TrimConfig {
     }
 }
 
+/// Receiver credits, asked for by a scheme (UET RCCC, UE spec 1.0
+/// §3.6.14; the mechanism as uet-htsim builds it, EQDS-style pulls): each
+/// receiving host paces credit to the flows it receives, round robin, at a
+/// fraction of its line rate; a sender sends only while its credit is
+/// positive (it may go negative by one packet). Credit counts wire bytes.
+/// Not a `[network]` key: the scheme sets it (see `nscc`'s `rccc`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CreditConfig {
+    /// Credit rate as a fraction of the receiving host's line rate. uet-htsim
+    /// 0.99 (main_uec.cpp `pull_rate_modifier`).
+    pub rate: f64,
+    /// Most credit one pull grants, bytes. uet-htsim 16384 (uec.cpp
+    /// `_mtus_per_pull` = 4 packets of 4 KiB).
+    pub per_pull: u64,
+    /// A sender's initial (speculative, unsolicited) credit and the most it
+    /// may hold, in BDPs: its line rate x the network's largest base RTT
+    /// (the spec's config_base_rtt). uet-htsim 1.5 (`initRccc`,
+    /// `_configured_maxwnd`).
+    pub max_credit: f64,
+    /// Pull targets are rounded up to this many bytes. uet-htsim 256
+    /// (`UEC_PULL_QUANTUM`, the ACK_CC credit unit).
+    pub quantum: u64,
+    /// Mark ECN at switch egresses towards hosts. uet-htsim turns it off
+    /// when receivers drive (main_uec.cpp `set_ecn_parameters(.., !receiver_driven, ..)`),
+    /// as the spec recommends (§3.6.14): the receiver paces that link.
+    pub last_hop_ecn: bool,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NetConfig {

@@ -53,6 +53,10 @@ pub(crate) enum Ev {
     Link {
         idx: u32,
     },
+    /// Receiver credits: host `host`'s pacer may pull again (`credit.rs`).
+    Pull {
+        host: u32,
+    },
 }
 
 impl crate::results::EventCounts {
@@ -64,7 +68,8 @@ impl crate::results::EventCounts {
             Ev::TxDone { .. } => &mut self.tx_done,
             Ev::HostWake { .. } => &mut self.host_wake,
             Ev::FlowStart { .. } | Ev::MsgRelease { .. } => &mut self.flow_start,
-            Ev::Timer { .. } => &mut self.timer,
+            // (a credit pull is a receiver's timer)
+            Ev::Timer { .. } | Ev::Pull { .. } => &mut self.timer,
             Ev::Rto { .. } => &mut self.rto,
             Ev::Sample => &mut self.sample,
             Ev::Link { .. } => &mut self.link,

@@ -25,6 +25,9 @@ impl Simulator {
         self.started += 1;
         self.last_progress = now;
         self.cc_call(f, CcOp::Start);
+        if self.credit.is_some() {
+            self.credit_start(f);
+        }
         self.nic_start(hi, f);
         if let Some(rto) = self.rto {
             self.events.push(now + rto, Ev::Rto { flow: f });
@@ -55,6 +58,9 @@ impl Simulator {
 
     /// Lets the sender NIC of flow `f` look for something to send.
     pub(crate) fn kick_sender(&mut self, f: u32) {
+        if self.credit.is_some() {
+            self.credit_check_rts(f);
+        }
         let hi = self.node_index[self.flows[f as usize].view.src as usize] as usize;
         self.nic_place(hi, f);
         let p = self.hosts[hi].port;
@@ -142,6 +148,9 @@ impl Simulator {
             return;
         };
         let h = self.make_data(f);
+        if self.credit.is_some() {
+            self.credit_sent(f, h);
+        }
         let end = self.transmit(port, h, false);
         self.nic_place(hi, f);
         self.host_arm(port, end);
@@ -293,6 +302,7 @@ impl Simulator {
                     self.kick_sender(f);
                 }
             }
+            PktKind::Credit => self.credit_arrive(h),
             PktKind::Cnp | PktKind::Ctrl => {
                 let f = self.pool.get(h).flow;
                 let live = (f as usize) < self.flows.len() && !self.flows[f as usize].done;
@@ -314,6 +324,12 @@ impl Simulator {
     /// scheme's fields (`aux`: an entropy value) come back to the sender.
     fn receive_trimmed(&mut self, port: u32, h: u32) {
         let f = self.pool.get(h).flow as usize;
+        if self.credit.is_some() {
+            // the sender resends the trimmed packet: credit for it at once
+            let pkt = self.pool.get(h);
+            let (target, lost) = (pkt.credit(), pkt.trim_len as u64 + self.net.header.0);
+            self.credit_target(f as u32, target, lost);
+        }
         self.flows[f].path_len = self.pool.get(h).hops;
         let data = self.reply_in_place(f, h, PktKind::Nack);
         self.pool.get_mut(h).trim_seq = data.seq;
@@ -340,7 +356,8 @@ impl Simulator {
         ack.ecn_echo = data.ce;
         ack.ce = false;
         ack.hops = 0;
-        ack.hash = fl.hash.wrapping_add(1);
+        // (the reverse path differs from the data's: ECMP hashes the salted value)
+        ack.hash = if self.ack_entropy { data.hash } else { fl.hash }.wrapping_add(1);
         data
     }
 
@@ -352,6 +369,10 @@ impl Simulator {
             return;
         }
         let f = pkt.flow as usize;
+        if self.credit.is_some() {
+            self.credit_target(f as u32, pkt.credit(), 0);
+        }
+        let pkt = self.pool.get(h);
         let hi = self.node_index[self.ports[port as usize].node as usize] as usize;
         let fl = &mut self.flows[f];
         // a connection is received while it has released data not yet received
@@ -483,7 +504,7 @@ fn keep_range(r: &mut Vec<(u64, u64)>, a: u64, b: u64) -> bool {
 }
 
 impl Simulator {
-    fn queue_ctrl(&mut self, port: u32, h: u32) {
+    pub(crate) fn queue_ctrl(&mut self, port: u32, h: u32) {
         let size = self.pool.get(h).size as u64;
         let p = &mut self.ports[port as usize];
         p.push(0, h, size, &mut self.pool);
@@ -494,6 +515,9 @@ impl Simulator {
     /// Handles an ACK/NACK; true when it completes the flow.
     fn receive_ack(&mut self, h: u32) -> bool {
         let now = self.now;
+        if self.credit.is_some() {
+            self.credit_heard(self.pool.get(h).flow);
+        }
         let pkt = self.pool.get(h);
         let f = pkt.flow;
         let fl = &mut self.flows[f as usize];
@@ -512,6 +536,7 @@ impl Simulator {
         if let Some(h) = self.rtt_hist.as_mut() {
             h.add(now - pkt.ts);
         }
+
         if seq > fl.snd_una {
             fl.snd_una = seq;
             fl.last_progress = now;
@@ -575,10 +600,16 @@ impl Simulator {
                 fl.rtx.clear();
                 fl.una_eff = fl.snd_una;
                 fl.last_progress = now;
+                if self.credit.is_some() {
+                    self.credit_timeout(f);
+                }
                 self.cc_call(f, CcOp::Timeout);
                 self.kick_sender(f);
             } else {
                 self.flows[f as usize].last_progress = now;
+                if self.credit.is_some() {
+                    self.credit_idle(f, rto);
+                }
             }
         }
         let next = self.flows[f as usize].last_progress + rto;

@@ -20,6 +20,7 @@ pub mod trace;
 pub mod units;
 
 mod check;
+mod credit;
 mod event;
 mod fabric;
 mod host;

@@ -200,6 +200,9 @@ impl Simulator {
         if first {
             let hi = self.node_index[self.flows[f as usize].view.src as usize] as usize;
             self.cc_call(f, CcOp::Start);
+            if self.credit.is_some() {
+                self.credit_start(f);
+            }
             self.nic_start(hi, f);
             if let Some(rto) = self.rto {
                 self.events.push(now + rto, Ev::Rto { flow: f });

@@ -171,7 +171,11 @@ fn ready_id(key: u32, f: u32) -> u64 {
 #[inline]
 pub(crate) fn has_window(fl: &Flow) -> bool {
     // (una_eff is snd_una unless trimming counts NACKed bytes out of flight)
-    !fl.done && (fl.snd_nxt < fl.avail || !fl.rtx.is_empty()) && fl.snd_nxt.saturating_sub(fl.una_eff) < fl.window
+    // (credit is i64::MAX without receiver credits)
+    !fl.done
+        && (fl.snd_nxt < fl.avail || !fl.rtx.is_empty())
+        && fl.snd_nxt.saturating_sub(fl.una_eff) < fl.window
+        && fl.credit > 0
 }
 
 impl Simulator {

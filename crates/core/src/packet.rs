@@ -8,6 +8,11 @@ pub const TRIMMED: u8 = 1;
 /// [`Packet::trim`]: cut at the egress towards the destination host (the last hop).
 pub const TRIMMED_LAST_HOP: u8 = 2;
 
+/// [`PktKind::Credit`] `sub`: a pull, granting credit to the sender.
+pub const CREDIT_PULL: u8 = 0;
+/// [`PktKind::Credit`] `sub`: a request to send (RTS), carrying a pull target.
+pub const CREDIT_RTS: u8 = 1;
+
 /// Most INT records a packet can carry (one per switch egress it crosses).
 pub const MAX_INT_HOPS: usize = 8;
 
@@ -27,6 +32,11 @@ pub enum PktKind {
     Resume,
     /// A scheme's own control packet (Bolt SRC, SRCC CNM, ...); `sub` tells which.
     Ctrl,
+    /// Receiver credits (`network`-independent, asked for by a scheme's
+    /// [`crate::config::CreditConfig`]; UET RCCC): a pull (`sub`
+    /// [`CREDIT_PULL`], receiver -> sender) or a request to send (`sub`
+    /// [`CREDIT_RTS`], sender -> receiver).
+    Credit,
 }
 
 impl PktKind {
@@ -112,7 +122,11 @@ pub struct Packet {
     pub trim_seq: u64,
     /// ACK and NACK: the distinct payload bytes the receiver holds, the
     /// reordered ones above `seq` included (UET's Rcvd_Bytes, spec 1.0
-    /// §3.6.13); `seq` for an in-order receiver.
+    /// §3.6.13); `seq` for an in-order receiver. Under receiver credits
+    /// (UET RCCC; no room is left in six cache lines for a field of its
+    /// own) data packets and RTS packets carry the sender's pull target
+    /// here (cumulative wire bytes of credit it wants), and pulls the
+    /// receiver's cumulative grant; see [`Packet::credit`].
     pub rcvd: u64,
     /// Data: time the sender put it on the wire. Ack: echo of that time.
     pub ts: Time,
@@ -187,6 +201,13 @@ impl Packet {
         let mut p = Packet::default();
         p.assign(self);
         p
+    }
+
+    /// Receiver credits: the pull target of a data packet or RTS, the
+    /// cumulative grant of a pull (held in `rcvd`, unused on those packets).
+    #[inline]
+    pub fn credit(&self) -> u64 {
+        self.rcvd
     }
 
     /// Appends an INT record (ignored past `MAX_INT_HOPS`).

@@ -285,7 +285,9 @@ pub struct RunResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace_error: Option<String>,
     /// The scheme's switch counters (`SwitchCc::counters`), each name summed
-    /// over all switches, sorted by name; empty when the scheme counts nothing.
+    /// over all switches, and under receiver credits the core's
+    /// `credit_pulls`, `credit_rts` and `credit_bytes` (granted); sorted by
+    /// name; empty when nothing is counted.
     pub scheme_counters: Vec<(String, u64)>,
     /// Per flow (index = flow id): data packets that were head-of-line blocked
     /// by a PAUSE caused by traffic that is not their own. A packet counts when

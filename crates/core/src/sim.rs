@@ -195,6 +195,9 @@ pub(crate) struct Flow {
     pub path_len: u8,
     /// Index of this flow's `FlowTrace` when its changes or ACKs are recorded.
     pub log_slot: Option<u32>,
+    /// Sender: credit left in wire bytes under receiver credits (`credit.rs`;
+    /// it may go negative by one packet); `i64::MAX` without them.
+    pub credit: i64,
 }
 
 /// The classes PFC protects, as a bit mask (class = priority + 1).
@@ -259,6 +262,7 @@ impl Flow {
             path: [0; 8],
             path_len: 0,
             log_slot: None,
+            credit: i64::MAX,
         }
     }
 }
@@ -336,6 +340,16 @@ pub struct Simulator {
     pub(crate) trimmed: u64,
     /// Data payload bytes hosts have put on the wire (retransmissions included).
     pub(crate) data_bytes_sent: u64,
+    /// The scheme steers entropies: ACKs follow their data packet's `hash`.
+    pub(crate) ack_entropy: bool,
+    /// Receiver credits, when the scheme asks for them (`credit.rs`).
+    pub(crate) credit: Option<crate::config::CreditConfig>,
+    /// Per flow: its credit state (empty without credits).
+    pub(crate) credit_flows: Vec<crate::credit::CreditFlow>,
+    /// Per host: its credit pacer (empty without credits).
+    pub(crate) pacers: Vec<crate::credit::Pacer>,
+    /// Receiver credits: pulls sent, RTS sent, bytes of credit granted.
+    pub(crate) credit_counts: [u64; 3],
     /// Playing out the packets in flight after a checked run: hosts send no new data.
     pub(crate) draining: bool,
     check: bool,
@@ -721,11 +735,12 @@ impl Simulator {
             None if net.pfc.enabled
                 && net.pfc.lossy_prios.is_empty()
                 && net.routing != RoutingMode::Spray
+                && !req.entropy
                 && net.link_events.is_empty() =>
             {
                 None
             }
-            // lossy, sprayed (reordering + go-back-N + NACK suppression can
+            // lossy, sprayed by the network or the scheme (reordering + go-back-N + NACK suppression can
             // leave a flow's tail waiting for a NACK that no arrival triggers),
             // or with failing links (a flow's tail can be lost on a dead link)
             None => Some(1000 * US),
@@ -777,6 +792,11 @@ impl Simulator {
             lossless: lossless_classes(net),
             trimmed: 0,
             data_bytes_sent: 0,
+            ack_entropy: req.entropy,
+            credit: req.credit.clone(),
+            credit_flows: Vec::new(),
+            pacers: Vec::new(),
+            credit_counts: [0; 3],
             draining: false,
             check: opts.check,
             started: 0,
@@ -789,6 +809,7 @@ impl Simulator {
             events_by_kind: EventCounts::default(),
         };
         sim.add_messages(messages)?;
+        sim.credit_init();
         Ok(sim)
     }
 
@@ -854,6 +875,7 @@ impl Simulator {
                 }
                 Ev::Rto { flow } => self.rto_check(flow),
                 Ev::Sample => self.sample(),
+                Ev::Pull { host } => self.credit_pull(host),
                 Ev::Link { idx: crate::links::REROUTE } => self.reroute(),
                 Ev::Link { idx } => {
                     let (_, li, up) = self.link_events[idx as usize];
@@ -940,6 +962,11 @@ impl Simulator {
         for cc in self.switches.iter().filter_map(|s| s.cc.as_ref()) {
             for (name, v) in cc.counters() {
                 *counters.entry(name.to_string()).or_default() += v;
+            }
+        }
+        if self.credit.is_some() {
+            for (name, v) in ["credit_pulls", "credit_rts", "credit_bytes"].iter().zip(self.credit_counts) {
+                counters.insert(name.to_string(), v);
             }
         }
         let mut flows: Vec<FlowResult> = self.flows[..self.n_plain as usize]
