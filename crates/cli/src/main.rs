@@ -111,8 +111,9 @@ enum Cmd {
     List(ListArgs),
     /// Benchmark the simulator on fixed reference scenarios (each in its own process).
     Bench(bench::BenchArgs),
-    /// Reproduce the seed papers' experiments (OSCAR, Bolt, FNCC, SQCC, SRCC) and write
-    /// a paper-vs-measured report per paper; `--list` shows papers, claims and run times.
+    /// Reproduce the seed papers' experiments (OSCAR, Bolt, FNCC, SQCC, SRCC) and the
+    /// Ultra Ethernet comparison (uet), and write a paper-vs-measured report per paper;
+    /// `--list` shows papers, claims and run times.
     Reproduce(reproduce::ReproduceArgs),
     /// Run a scenario at every point of a grid (--grid key=v1,v2 ...: loads, schemes,
     /// seeds, any scenario value) in parallel, with the run cache; one tidy CSV.

@@ -18,7 +18,7 @@ use crate::Fail;
 
 #[derive(Args, Debug, Clone)]
 pub struct ReproduceArgs {
-    /// A paper (oscar, bolt, fncc, sqcc, srcc) or `all`.
+    /// A paper (oscar, bolt, fncc, sqcc, srcc, uet) or `all`.
     pub paper: Option<String>,
     /// Only these claims (by id; repeatable). Figures are drawn for whole papers only.
     #[arg(long = "claim", value_name = "ID")]

@@ -419,7 +419,7 @@ fn reproduce_runs_a_manifest_then_answers_from_the_cache() {
 #[test]
 fn every_paper_manifest_plans_without_problems() {
     let out = ok(&["reproduce", "all", "--check", "-q"]);
-    assert!(out.contains("5 paper(s)") && out.contains("0 problem(s)"), "{out}");
+    assert!(out.contains("6 paper(s)") && out.contains("0 problem(s)"), "{out}");
 }
 
 /// The shipped PFC-deadlock example: the run ends by itself, names the

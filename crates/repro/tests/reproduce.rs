@@ -142,7 +142,7 @@ fn bad_manifests_are_refused_with_the_claim_named() {
 fn shipped_manifests_plan_and_name_their_headline_claims() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
     let papers = ccsim_repro::manifest::papers(&root).unwrap();
-    assert_eq!(papers, ["bolt", "fncc", "oscar", "sqcc", "srcc"]);
+    assert_eq!(papers, ["bolt", "fncc", "oscar", "sqcc", "srcc", "uet"]);
     for p in &papers {
         let m = ccsim_repro::manifest::read(&root.join(p)).unwrap();
         m.check().unwrap_or_else(|e| panic!("{e}"));

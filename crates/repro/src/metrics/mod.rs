@@ -175,6 +175,7 @@ pub const SPECS: &[Spec] = &[
         ports::pause_duration
     ),
     spec!("drops", Count, [], "packets dropped", ports::drops),
+    spec!("trimmed", Count, [], "data packets trimmed to their header (network.trim)", ports::trimmed),
     spec!("max_queue", Bytes, [("port", Port)], "largest egress queue, exact", ports::max_queue),
     spec!(
         "queue",

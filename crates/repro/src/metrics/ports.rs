@@ -71,6 +71,10 @@ pub fn drops(_p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
     Ok(Some(cx.r.drops as f64))
 }
 
+pub fn trimmed(_p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
+    Ok(Some(cx.r.trimmed as f64))
+}
+
 pub fn max_queue(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
     Ok(Some(port_result(cx, need(p.port("port"), "port")?)?.max_qlen as f64))
 }
