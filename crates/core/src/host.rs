@@ -562,8 +562,8 @@ impl Simulator {
             fl.snd_nxt = fl.snd_una;
         }
         if self.trim_selective && rcvd > fl.delivered {
-            // UET times each packet from its last send (spec 1.0 §3.5 PDS
-            // RTO; uet-htsim startRTO); ccsim's one timer per flow counts
+            // UET times each packet from its last send (uet-htsim
+            // startRTO); ccsim's one timer per flow counts
             // the receiver's new reordered bytes as progress too, so that a
             // cumulative ACK held behind a trimmed packet's resend is no
             // timeout while the rest of the flow arrives
