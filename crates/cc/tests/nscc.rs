@@ -34,10 +34,6 @@ fn nscc_drains_a_16_to_1_incast_near_line_rate_with_few_trims() {
     // trims stay a small fraction of them
     assert!(r.trimmed > 0 && r.trimmed < 2_000, "{} trims", r.trimmed);
     assert_eq!(r.drops, 0);
-    // nothing is lost, so every resend answers a trim: no timeout fires
-    // while the receiver keeps getting new (reordered) bytes
-    let resent: u64 = r.flows.iter().map(|f| f.retransmits).sum();
-    assert_eq!(resent, r.trimmed);
 }
 
 #[test]

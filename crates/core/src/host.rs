@@ -561,14 +561,6 @@ impl Simulator {
         if fl.snd_nxt < fl.snd_una {
             fl.snd_nxt = fl.snd_una;
         }
-        if self.trim_selective && rcvd > fl.delivered {
-            // UET times each packet from its last send (uet-htsim
-            // startRTO); ccsim's one timer per flow counts
-            // the receiver's new reordered bytes as progress too, so that a
-            // cumulative ACK held behind a trimmed packet's resend is no
-            // timeout while the rest of the flow arrives
-            fl.last_progress = now;
-        }
         fl.delivered = fl.delivered.max(rcvd).max(fl.snd_una);
         if self.trim_selective {
             Self::count_out_of_flight(fl);
