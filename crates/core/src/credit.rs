@@ -96,7 +96,7 @@ impl Simulator {
         let cf = &mut self.credit_flows[f as usize];
         cf.speculating = true;
         cf.asked_at = self.now;
-        self.flows[f as usize].credit = cf.max;
+        set_credit(&mut self.flows[f as usize], cf.max);
     }
 
     /// Wire bytes of `payload` bytes sent as full packets.
@@ -126,7 +126,8 @@ impl Simulator {
     /// Data packet `h` of flow `f` is leaving: it costs its wire bytes of
     /// credit and carries the pull target.
     pub(crate) fn credit_sent(&mut self, f: u32, h: u32) {
-        self.flows[f as usize].credit -= self.pool.get(h).size as i64;
+        let fl = &mut self.flows[f as usize];
+        set_credit(fl, fl.credit - self.pool.get(h).size as i64);
         let t = self.pull_target(f);
         self.credit_flows[f as usize].advertised = t;
         self.pool.get_mut(h).rcvd = t;
@@ -139,7 +140,7 @@ impl Simulator {
         if cf.speculating {
             cf.speculating = false;
             let fl = &mut self.flows[f as usize];
-            fl.credit = fl.credit.min(0);
+            set_credit(fl, fl.credit.min(0));
         }
     }
 
@@ -286,9 +287,15 @@ impl Simulator {
         cf.asked_at = self.now;
         if value > cf.pulled {
             let fl = &mut self.flows[f as usize];
-            fl.credit = (fl.credit + (value - cf.pulled) as i64).min(cf.max);
+            set_credit(fl, (fl.credit + (value - cf.pulled) as i64).min(cf.max));
             cf.pulled = value;
         }
         self.kick_sender(f);
     }
+}
+
+/// Sets a sender's credit and whether it is spent (the NIC's gate).
+fn set_credit(fl: &mut crate::sim::Flow, credit: i64) {
+    fl.credit = credit;
+    fl.credit_held = credit <= 0;
 }

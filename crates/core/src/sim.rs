@@ -164,6 +164,9 @@ pub(crate) struct Flow {
     pub timer_gen: [u32; TIMER_SLOTS],
     pub last_progress: Time,
     pub done: bool,
+    /// Receiver credits: `credit` is spent (<= 0), so the NIC holds the
+    /// flow (kept beside `done`, which the NIC reads with it).
+    pub credit_held: bool,
     pub fct: Option<Time>,
     pub retransmits: u64,
     /// Data packets head-of-line blocked by a PAUSE not caused by their own egress.
@@ -245,6 +248,7 @@ impl Flow {
             timer_gen: [0; TIMER_SLOTS],
             last_progress: 0,
             done: false,
+            credit_held: false,
             fct: None,
             retransmits: 0,
             hol_pkts: 0,
