@@ -150,8 +150,7 @@ impl Simulator {
     pub(crate) fn credit_check_rts(&mut self, f: u32) {
         let fl = &self.flows[f as usize];
         let cf = &self.credit_flows[f as usize];
-        let has_data = fl.snd_nxt < fl.avail || !fl.rtx.is_empty();
-        if fl.done || fl.credit > 0 || !has_data || cf.advertised > cf.pulled {
+        if fl.done || fl.credit > 0 || !fl.has_data() || cf.advertised > cf.pulled {
             return;
         }
         let t = self.pull_target(f);
@@ -161,23 +160,31 @@ impl Simulator {
         let cf = &mut self.credit_flows[f as usize];
         cf.advertised = t;
         cf.asked_at = self.now;
+        self.credit_counts[1] += 1;
+        self.send_credit(f, CREDIT_RTS, t);
+    }
+
+    /// Queues a credit packet of flow `f` carrying `value`: an RTS from its
+    /// sender (on the data's hash) or a pull from its receiver (on the ACKs').
+    fn send_credit(&mut self, f: u32, sub: u8, value: u64) {
         let fl = &self.flows[f as usize];
-        let rts = Packet {
+        let rts = sub == CREDIT_RTS;
+        let (src, dst) = if rts { (fl.view.src, fl.view.dst) } else { (fl.view.dst, fl.view.src) };
+        let pkt = Packet {
             kind: PktKind::Credit,
-            sub: CREDIT_RTS,
+            sub,
             class: 0,
             flow: f,
-            src: fl.view.src,
-            dst: fl.view.dst,
+            src,
+            dst,
             size: self.net.ack_size.0 as u32,
-            hash: fl.hash,
-            rcvd: t,
+            hash: if rts { fl.hash } else { fl.hash.wrapping_add(1) },
+            rcvd: value,
             ts: self.now,
             ..Default::default()
         };
-        let port = self.hosts[self.node_index[fl.view.src as usize] as usize].port;
-        self.credit_counts[1] += 1;
-        let h = self.pool.alloc(rts);
+        let port = self.hosts[self.node_index[src as usize] as usize].port;
+        let h = self.pool.alloc(pkt);
         self.queue_ctrl(port, h);
     }
 
@@ -194,8 +201,7 @@ impl Simulator {
     /// it asks again.
     pub(crate) fn credit_idle(&mut self, f: u32, rto: Time) {
         let fl = &self.flows[f as usize];
-        let has_data = fl.snd_nxt < fl.avail || !fl.rtx.is_empty();
-        if fl.credit <= 0 && has_data && self.now >= self.credit_flows[f as usize].asked_at + rto {
+        if fl.credit <= 0 && fl.has_data() && self.now >= self.credit_flows[f as usize].asked_at + rto {
             self.credit_timeout(f);
             self.kick_sender(f);
         }
@@ -238,27 +244,12 @@ impl Simulator {
                 cf.queued = false;
             }
             let granted = cf.granted;
-            let fl = &self.flows[f as usize];
-            let pull = Packet {
-                kind: PktKind::Credit,
-                sub: CREDIT_PULL,
-                class: 0,
-                flow: f,
-                src: fl.view.dst,
-                dst: fl.view.src,
-                size: self.net.ack_size.0 as u32,
-                hash: fl.hash.wrapping_add(1),
-                rcvd: granted,
-                ts: self.now,
-                ..Default::default()
-            };
             let port = self.hosts[hi].port;
             let line = self.ports[port as usize].rate as f64 * rate;
             let gap = (grant as f64 * 8e12 / line).ceil() as Time;
             self.credit_counts[0] += 1;
             self.credit_counts[2] += grant;
-            let h = self.pool.alloc(pull);
-            self.queue_ctrl(port, h);
+            self.send_credit(f, CREDIT_PULL, granted);
             self.pacers[hi].free_at = self.now + gap;
             self.events.push(self.now + gap, Ev::Pull { host: hi as u32 });
             return;

@@ -172,10 +172,7 @@ fn ready_id(key: u32, f: u32) -> u64 {
 pub(crate) fn has_window(fl: &Flow) -> bool {
     // (una_eff is snd_una unless trimming counts NACKed bytes out of flight)
     // (credit_held is never set without receiver credits)
-    !fl.done
-        && !fl.credit_held
-        && (fl.snd_nxt < fl.avail || !fl.rtx.is_empty())
-        && fl.snd_nxt.saturating_sub(fl.una_eff) < fl.window
+    !fl.done && !fl.credit_held && fl.has_data() && fl.snd_nxt.saturating_sub(fl.una_eff) < fl.window
 }
 
 impl Simulator {

@@ -220,6 +220,12 @@ pub(crate) fn ideal_fct(view: &FlowView, size: u64, net: &NetConfig) -> Time {
 }
 
 impl Flow {
+    /// Bytes wait to be sent: new data released, or a range to resend.
+    #[inline]
+    pub(crate) fn has_data(&self) -> bool {
+        self.snd_nxt < self.avail || !self.rtx.is_empty()
+    }
+
     fn new(
         scheme: &dyn Scheme,
         view: FlowView,
