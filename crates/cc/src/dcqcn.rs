@@ -49,7 +49,7 @@
 //! and 12-15% over 50 ms, and are fair only on average over ~100 ms or more.
 
 use crate::registry::SchemeConfig;
-use ccsim_core::cc::{FlowView, ReceiverCc, ReceiverCx, Scheme, SenderCc, SenderCx};
+use ccsim_core::cc::{FlowView, ReceiverCc, ReceiverCx, Requirements, Scheme, SenderCc, SenderCx};
 use ccsim_core::packet::{Packet, PktKind};
 use ccsim_core::time::{Time, NS, US};
 use ccsim_core::units::{Bytes, Dur, Rate};
@@ -264,6 +264,10 @@ pub struct Dcqcn {
 impl Scheme for Dcqcn {
     fn name(&self) -> &str {
         DcqcnConfig::NAME
+    }
+    fn requirements(&self) -> Requirements {
+        // the reaction point slows down on CNPs, which ECN marks cause, and on nothing else
+        Requirements { ecn_signal: true, ..Default::default() }
     }
     fn sender(&self, flow: &FlowView) -> Box<dyn SenderCc> {
         Box::new(DcqcnSender::new(&self.cfg, flow))

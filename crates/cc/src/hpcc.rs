@@ -119,6 +119,7 @@ macro_rules! hpcc_config {
                     base_rtt: self.base_rtt,
                     window: self.window,
                     fast_react: self.fast_react,
+                    ..Default::default()
                 }
             }
 
@@ -141,7 +142,13 @@ pub const MAX_ETA: f64 = 10.0;
 
 hpcc_config! {
     /// HPCC parameters.
-    pub struct HpccConfig {}
+    pub struct HpccConfig {
+        /// Run under per-packet spraying anyway, pairing each ACK's INT
+        /// records with the previous ACK's by position though they describe
+        /// different paths (as the HPCC simulator does; OSCAR's fig10b
+        /// studies how that breaks HPCC). Default false: spraying is refused.
+        pub multipath_int: bool = false,
+    }
 }
 
 impl SchemeConfig for HpccConfig {
@@ -155,6 +162,7 @@ impl SchemeConfig for HpccConfig {
         ("base_rtt", "T: \"global\" (largest base RTT, as the HPCC simulator) or \"path\""),
         ("window", "limit bytes in flight to rate x T"),
         ("fast_react", "apply an update on every ACK, committing once per RTT"),
+        ("multipath_int", "accept per-packet spraying, pairing INT records of different paths (default: refused)"),
     ];
 
     fn validate(&self) -> Result<(), (&'static str, String)> {
@@ -176,7 +184,13 @@ impl Scheme for Hpcc {
         HpccConfig::NAME
     }
     fn requirements(&self) -> Requirements {
-        Requirements { int_on_data: true, ..Default::default() }
+        // each ACK's records are compared with the previous ACK's by hop position (§3.3)
+        Requirements {
+            int_on_data: true,
+            int_by_position: true,
+            int_spray_accepted: self.cfg.multipath_int,
+            ..Default::default()
+        }
     }
     fn sender(&self, flow: &FlowView) -> Box<dyn SenderCc> {
         Box::new(HpccSender::new(&self.cfg, flow))

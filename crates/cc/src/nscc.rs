@@ -76,9 +76,11 @@
 //!   feed each ACK/NACK back: a clean ACK recycles its EV; ECN echo or a trim
 //!   in the fabric discards it; a last-hop trim or go-back-N NACK counts by its
 //!   ECN echo (spec `OnNACK` `process_ev`; H L1604-1607); a timeout freezes.
-//!   Spraying reorders a flow's packets, so `reps` and `oblivious` want
-//!   `network.receiver = "reorder"`: with the in-order receiver every
-//!   reordering is a go-back-N NACK.
+//!   Spraying reorders a flow's packets: NSCC states that its transport
+//!   accepts any order (`Requirements::reorder_receiver`), so an unset
+//!   `network.receiver` is "reorder" for it and "go-back-n" is refused
+//!   under spraying (`ccsim_core::compat`: every reordering would be a
+//!   go-back-N NACK and a resend).
 //!
 //! Parameters scale with the network (spec §3.6.13.3; H `initNsccParams`
 //! L86-135): scaling_a = BDP / 150,000 B (100 Gbps x 12 us), with BDP = line
@@ -135,11 +137,9 @@ pub struct NsccConfig {
     /// REPS freeze after a timeout; 0 = no freezing. Default 10ms (H
     /// buffer_reps.cpp L8 `exit_freeze_after`).
     pub reps_freeze: Dur,
-    /// The fabric trims (`network.trim`): sets the defaults of target_qdelay
-    /// and qa_threshold. Default true (spec §3.6.13.3; H trimming on by default).
-    pub trimming: bool,
-    /// Target queueing delay; 0 = 0.75 x config_base_rtt with trimming, 1.0 x
-    /// without. Default 0 (spec §3.6.13.3; H L104-112).
+    /// Target queueing delay; 0 = 0.75 x config_base_rtt when the fabric
+    /// trims the flow's class (`network.trim`, read from the network:
+    /// `FlowView::trims`), 1.0 x without. Default 0 (spec §3.6.13.3; H L104-112).
     pub target_qdelay: Dur,
     /// Delay that arms quick adapt; 0 = off with trimming, 4 x target_qdelay
     /// without (spec §3.6.13.3: (drop threshold / BDP - 1) x base RTT with the
@@ -148,19 +148,19 @@ pub struct NsccConfig {
     /// Start each flow's base_rtt at its own path's base RTT instead of the
     /// network's longest. Default false (H `-enable_accurate_base_rtt`, off).
     pub accurate_base_rtt: bool,
-    /// max_wnd in BDPs. Default 1.5 (spec Table 3-82 via notes; H L166).
+    /// max_wnd in BDPs, in (0, 100]. Default 1.5 (spec Table 3-82 via notes; H L166).
     pub max_wnd: f64,
-    /// Fair-increase constant fi, in MTUs x scaling_a. Default 5 (spec table
-    /// via notes; H L125).
+    /// Fair-increase constant fi, in MTUs x scaling_a, in [0, 1000]. Default
+    /// 5 (spec table via notes; H L125).
     pub fi: f64,
     /// Proportional-increase gain alpha, in MTUs x scaling_a x scaling_b per
-    /// target_qdelay. Default 4 (spec §3.6.13.3; H L124).
+    /// target_qdelay, in [0, 1000]. Default 4 (spec §3.6.13.3; H L124).
     pub alpha: f64,
-    /// Fast-increase factor fi_scale, x scaling_a. Default 0.25 (spec table
-    /// via notes; H L130).
+    /// Fast-increase factor fi_scale, x scaling_a, in [0, 100]. Default 0.25
+    /// (spec table via notes; H L130).
     pub fi_scale: f64,
-    /// Periodic additive increase eta, in MTUs x scaling_a per adjust period.
-    /// Default 0.15 (spec table via notes; H L126).
+    /// Periodic additive increase eta, in MTUs x scaling_a per adjust period,
+    /// in [0, 1000]. Default 0.15 (spec table via notes; H L126).
     pub eta: f64,
     /// Multiplicative-decrease gain gamma. Default 0.8 (spec table via notes; H L129).
     pub gamma: f64,
@@ -188,14 +188,17 @@ pub struct NsccConfig {
     /// to NSCC (spec §3.6.4.4, OnNACK). Default false: NSCC alone, as the
     /// spec's default and uet-htsim's since #108.
     pub rccc: bool,
-    /// RCCC: credit rate as a fraction of the receiver's line rate. Default
-    /// 0.99 (H main_uec.cpp L754 `pull_rate_modifier`: "just less than line rate").
+    /// RCCC: credit rate as a fraction of the receiver's line rate, in
+    /// [0.01, 1] (below 1% a receiver grants so slowly that its senders
+    /// all but stop). Default 0.99 (H main_uec.cpp L754 `pull_rate_modifier`:
+    /// "just less than line rate").
     pub rccc_rate: f64,
     /// RCCC: most credit one pull grants. Default 16KB (H uec.cpp L32-36:
     /// 4 packets of 4 KiB per pull, "as per default in UEC spec").
     pub rccc_per_pull: Bytes,
     /// RCCC: a sender's initial (unsolicited) credit and the most it holds,
-    /// in BDPs of the config base RTT. Default 1.5 (H `initRccc`, L186-209).
+    /// in BDPs of the config base RTT, in (0, 100]. Default 1.5 (H
+    /// `initRccc`, L186-209).
     pub rccc_max_credit: f64,
     /// RCCC: ECN marking at switch egresses towards hosts. Default false
     /// (H main_uec.cpp L708: off when receiver-driven; spec §3.6.14
@@ -214,7 +217,6 @@ impl Default for NsccConfig {
             evs: 64,
             reps_buffer: 8,
             reps_freeze: Dur(10 * MS),
-            trimming: true,
             target_qdelay: Dur(0),
             qa_threshold: Dur(0),
             accurate_base_rtt: false,
@@ -241,6 +243,13 @@ impl Default for NsccConfig {
     }
 }
 
+/// Largest `max_wnd` and `rccc_max_credit`, in BDPs.
+pub const MAX_BDPS: f64 = 100.0;
+/// Largest `fi`, `alpha` and `eta`, in MTUs (x the scalings).
+pub const MAX_MTUS: f64 = 1000.0;
+/// Largest `fi_scale`.
+pub const MAX_FI_SCALE: f64 = 100.0;
+
 impl SchemeConfig for NsccConfig {
     const NAME: &'static str = "nscc";
     const SUMMARY: &'static str =
@@ -250,7 +259,6 @@ impl SchemeConfig for NsccConfig {
         ("evs", "entropy values per flow (power of two)"),
         ("reps_buffer", "REPS buffer of recycled entropies"),
         ("reps_freeze", "REPS freeze after a timeout; 0 = none"),
-        ("trimming", "the fabric trims: target 0.75 x base RTT, qa_threshold off (else 1.0 x, 4 x target)"),
         ("target_qdelay", "target queueing delay; 0 = 0.75 x config base RTT (1.0 x without trimming)"),
         ("qa_threshold", "delay arming quick adapt; 0 = off with trimming, 4 x target_qdelay without"),
         ("accurate_base_rtt", "start base_rtt at the flow's path RTT, not the network's longest"),
@@ -268,7 +276,7 @@ impl SchemeConfig for NsccConfig {
         ("delay_ewma", "gain of the average-delay EWMA"),
         ("fi_delay", "delay counted as ~0 for fast increase"),
         ("rccc", "NSCC+RCCC: receiver credits bound what senders send; last-hop trims left to RCCC"),
-        ("rccc_rate", "RCCC credit rate, fraction of the receiver's line rate"),
+        ("rccc_rate", "RCCC credit rate, fraction of the receiver's line rate, 0.01..1"),
         ("rccc_per_pull", "RCCC credit per pull (round robin over the receiver's senders)"),
         ("rccc_max_credit", "RCCC initial unsolicited credit and cap, BDPs"),
         ("rccc_last_hop_ecn", "RCCC: keep ECN marking towards hosts"),
@@ -283,12 +291,19 @@ impl SchemeConfig for NsccConfig {
         if !(1..=4096).contains(&self.reps_buffer) {
             return Err(("reps_buffer", "must be from 1 to 4096".into()));
         }
-        if !(self.max_wnd.is_finite() && self.max_wnd > 0.0) {
-            return Err(("max_wnd", "must be > 0".into()));
+        // sane ranges, far beyond any tuning (windows of at most 100 BDPs,
+        // increases of at most 1000 MTUs): a larger value is a typo
+        if !(self.max_wnd > 0.0 && self.max_wnd <= MAX_BDPS) {
+            return Err(("max_wnd", format!("must be in (0, {MAX_BDPS}] (BDPs)")));
         }
-        for (k, v) in [("fi", self.fi), ("alpha", self.alpha), ("fi_scale", self.fi_scale), ("eta", self.eta)] {
-            if !nonneg(v) {
-                return Err((k, "must be a finite number >= 0".into()));
+        for (k, v, max) in [
+            ("fi", self.fi, MAX_MTUS),
+            ("alpha", self.alpha, MAX_MTUS),
+            ("fi_scale", self.fi_scale, MAX_FI_SCALE),
+            ("eta", self.eta, MAX_MTUS),
+        ] {
+            if !(nonneg(v) && v <= max) {
+                return Err((k, format!("must be in [0, {max}]")));
             }
         }
         if !(0.0..=1.0).contains(&self.gamma) {
@@ -309,14 +324,14 @@ impl SchemeConfig for NsccConfig {
         if !(self.delay_ewma > 0.0 && self.delay_ewma <= 1.0) {
             return Err(("delay_ewma", "must be in (0, 1]".into()));
         }
-        if !(self.rccc_rate > 0.0 && self.rccc_rate <= 1.0) {
-            return Err(("rccc_rate", "must be in (0, 1]".into()));
+        if !(self.rccc_rate >= 0.01 && self.rccc_rate <= 1.0) {
+            return Err(("rccc_rate", "must be in [0.01, 1] (a fraction of the receiver's line rate)".into()));
         }
         if self.rccc_per_pull.0 < 256 {
             return Err(("rccc_per_pull", "must be at least 256B (one credit quantum)".into()));
         }
-        if !(self.rccc_max_credit.is_finite() && self.rccc_max_credit > 0.0) {
-            return Err(("rccc_max_credit", "must be > 0".into()));
+        if !(self.rccc_max_credit > 0.0 && self.rccc_max_credit <= MAX_BDPS) {
+            return Err(("rccc_max_credit", format!("must be in (0, {MAX_BDPS}] (BDPs)")));
         }
         if !self.sender_cc && !self.rccc {
             return Err(("sender_cc", "false needs rccc = true: nothing else would limit the senders".into()));
@@ -344,6 +359,8 @@ impl Scheme for Nscc {
     fn requirements(&self) -> Requirements {
         let c = &self.cfg;
         Requirements {
+            // UET packet delivery: any order accepted, only losses resent
+            reorder_receiver: true,
             credit: c.rccc.then_some(CreditConfig {
                 rate: c.rccc_rate,
                 per_pull: c.rccc_per_pull.0,
@@ -422,13 +439,13 @@ impl NsccSender {
         let config_base_rtt = flow.max_base_rtt.max(flow.base_rtt).max(1);
         let target = if cfg.target_qdelay.0 > 0 {
             cfg.target_qdelay.0
-        } else if cfg.trimming {
+        } else if flow.trims {
             config_base_rtt * 3 / 4
         } else {
             config_base_rtt
         }
         .max(1);
-        let qa_threshold = match (cfg.qa_threshold.0, cfg.trimming) {
+        let qa_threshold = match (cfg.qa_threshold.0, flow.trims) {
             (0, true) => None,
             (0, false) => Some(4 * target),
             (t, _) => Some(t),
@@ -719,8 +736,13 @@ mod tests {
     // scaling_a 5/6, scaling_b 0.625, max_wnd 187.5 KB, fi 4166.7 B,
     // eta 125 B, fi_scale 0.2083, adjust period 10 us / 8000 B.
 
+    /// A sender on a trimming fabric (NSCC's home).
     fn start(cfg: NsccConfig) -> (NsccSender, Harness) {
-        let f = flow();
+        start_on(cfg, true)
+    }
+
+    fn start_on(cfg: NsccConfig, trims: bool) -> (NsccSender, Harness) {
+        let f = FlowView { trims, ..flow() };
         let mut s = NsccSender::new(&cfg, &f);
         let mut h = Harness::new(f);
         h.start(&mut s);
@@ -789,7 +811,7 @@ mod tests {
         assert_eq!((s.adjust_period, s.adjust_bytes), (10 * US, 8000.0));
         assert_eq!(s.qa_threshold, None, "off with trimming");
         // Without trimming: target 1.0 x base RTT, qa_threshold 4 x target.
-        let (s, _) = start(NsccConfig { trimming: false, ..Default::default() });
+        let (s, _) = start_on(NsccConfig::default(), false);
         assert_eq!((s.target_qdelay(), s.qa_threshold), (10 * US, Some(40 * US)));
         assert!(close(s.scaling().1, 10.0 / 12.0));
         // An explicit target and threshold.
@@ -797,7 +819,7 @@ mod tests {
         assert_eq!((s.target_qdelay(), s.qa_threshold), (5 * US, Some(30 * US)));
         // config_base_rtt is the network's longest base RTT; accurate_base_rtt
         // starts base_rtt (and max_wnd) at the path's own.
-        let short = FlowView { base_rtt: 5 * US, bdp: 62_500, ..flow() };
+        let short = FlowView { base_rtt: 5 * US, bdp: 62_500, trims: true, ..flow() };
         let s = NsccSender::new(&NsccConfig::default(), &short);
         assert_eq!((s.base_rtt(), s.max_wnd(), s.target_qdelay()), (10 * US, 187_500.0, us(7.5)));
         let s = NsccSender::new(&NsccConfig { accurate_base_rtt: true, ..Default::default() }, &short);
@@ -1030,9 +1052,9 @@ mod tests {
 
     #[test]
     fn quick_adapt_on_delay_only_without_trimming() {
-        // trimming = false: qa_threshold = 4 x 10 us.
+        // a fabric that does not trim: qa_threshold = 4 x 10 us.
         for (trimming, qa) in [(false, true), (true, false)] {
-            let (mut s, mut h) = start(NsccConfig { trimming, ..quiet() });
+            let (mut s, mut h) = start_on(quiet(), trimming);
             feed(&mut s, &mut h, 1000, 20.0, 13.0, false);
             feed(&mut s, &mut h, 6000, 30.0, 13.0, false);
             // After the window (20 + 10 + target): delay 50 us.
@@ -1040,7 +1062,7 @@ mod tests {
             assert_eq!(s.cwnd() == 6000.0, qa, "trimming {trimming}: {}", s.cwnd());
         }
         // Just at the threshold: no QA.
-        let (mut s, mut h) = start(NsccConfig { trimming: false, ..quiet() });
+        let (mut s, mut h) = start_on(quiet(), false);
         feed(&mut s, &mut h, 1000, 20.0, 13.0, false);
         feed(&mut s, &mut h, 6000, 65.0, 50.0, false);
         assert_eq!(s.cwnd(), 187_500.0);
@@ -1235,5 +1257,22 @@ mod tests {
             let e = crate::make("nscc", Some(&t(bad))).err().unwrap();
             assert!(e.starts_with(&format!("scheme.nscc.{}", bad.split(' ').next().unwrap())), "{e}");
         }
+    }
+
+    #[test]
+    fn huge_gains_and_windows_are_refused_naming_the_key() {
+        // were accepted (issue 32's fault round): a window of 1e300 BDPs
+        let t = |src: &str| toml::Value::Table(src.parse::<toml::Table>().unwrap());
+        for key in ["max_wnd", "fi", "alpha", "fi_scale", "eta", "rccc_max_credit"] {
+            for v in ["1e300", "inf", "nan", "-1.0", "1000.5"] {
+                let bad = format!("{key} = {v}");
+                let e = crate::make("nscc", Some(&t(&bad))).err().unwrap_or_else(|| panic!("accepted {bad}"));
+                assert!(e.starts_with(&format!("scheme.nscc.{key} = ")) && e.contains("must be in"), "{bad}: {e}");
+            }
+        }
+        // the edges of the ranges are accepted
+        let edges =
+            "max_wnd = 100.0\nfi = 1000.0\nalpha = 0.0\nfi_scale = 100.0\neta = 1000.0\nrccc_max_credit = 100.0";
+        assert!(crate::make("nscc", Some(&t(edges))).is_ok());
     }
 }

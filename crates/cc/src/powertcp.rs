@@ -121,6 +121,11 @@ pub struct PowerTcpConfig {
     /// powertcp-linux) or "packet" (the window when the acknowledged packet
     /// was sent).
     pub reference_window: RefWindow,
+    /// Run under per-packet spraying anyway, pairing each ACK's INT records
+    /// with the previous ACK's by position though they describe different
+    /// paths (OSCAR's fig10b studies how that breaks PowerTCP). Default
+    /// false: spraying is refused.
+    pub multipath_int: bool,
 }
 
 impl Default for PowerTcpConfig {
@@ -135,6 +140,7 @@ impl Default for PowerTcpConfig {
             base_rtt: BaseRtt::Global,
             window: true,
             reference_window: RefWindow::Rtt,
+            multipath_int: false,
         }
     }
 }
@@ -218,6 +224,7 @@ impl SchemeConfig for PowerTcpConfig {
         ("base_rtt", "T: \"global\" (largest base RTT) or \"path\""),
         ("window", "limit bytes in flight to the window W (rate = W / T)"),
         ("reference_window", "W_old: \"rtt\" (once per RTT) or \"packet\" (window when the ACKed packet was sent)"),
+        ("multipath_int", "accept per-packet spraying, pairing INT records of different paths (default: refused)"),
     ];
 
     fn validate(&self) -> Result<(), (&'static str, String)> {
@@ -276,7 +283,13 @@ impl Scheme for PowerTcp {
         PowerTcpConfig::NAME
     }
     fn requirements(&self) -> Requirements {
-        Requirements { int_on_data: true, ..Default::default() }
+        // per-hop power from consecutive ACKs' records, by hop position (as HPCC)
+        Requirements {
+            int_on_data: true,
+            int_by_position: true,
+            int_spray_accepted: self.cfg.multipath_int,
+            ..Default::default()
+        }
     }
     fn sender(&self, flow: &FlowView) -> Box<dyn SenderCc> {
         Box::new(PowerSender::int(&self.cfg, flow))

@@ -151,8 +151,13 @@ pub fn config<C: SchemeConfig>(params: Option<&Value>) -> Result<C, String> {
         Some(Value::Table(t)) => t,
         Some(other) => return Err(format!("scheme.{} must be a table of parameters, found {other}", C::NAME)),
     };
+    // (a float as written when it is huge or tiny: 1e300, not 301 digits)
+    let show = |v: &Value| match v {
+        Value::Float(f) if f.is_finite() && (f.abs() >= 1e16 || (*f != 0.0 && f.abs() < 1e-6)) => format!("{f:e}"),
+        v => v.to_string(),
+    };
     let err = |key: &str, value: Option<&Value>, msg: &str| match value {
-        Some(v) => format!("scheme.{}.{key} = {v}: {msg}", C::NAME),
+        Some(v) => format!("scheme.{}.{key} = {}: {msg}", C::NAME, show(v)),
         None => format!("scheme.{}.{key}: {msg}", C::NAME),
     };
 

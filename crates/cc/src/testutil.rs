@@ -22,6 +22,7 @@ pub fn flow() -> FlowView {
         path_switches: 1,
         mtu: 1000,
         packet_size: 1048,
+        trims: false,
     }
 }
 

@@ -36,7 +36,13 @@ fn dcqcn_sprayed_pfc_storm_drops_nothing() {
         host_rate: None,
     };
     let flows = generate_all(&[w], &topo, Path::new("."), 1).unwrap();
-    let net = NetConfig { routing: ccsim_core::config::Routing::Spray, buffer: Bytes(4_000_000), ..Default::default() };
+    // go-back-N as when the regression was found (unset would be the reorder receiver)
+    let net = NetConfig {
+        routing: ccsim_core::config::Routing::Spray,
+        receiver: ccsim_core::config::Receiver::GoBackN,
+        buffer: Bytes(4_000_000),
+        ..Default::default()
+    };
     let scheme = ccsim_cc::make("dcqcn", None).unwrap();
     let opts = SimOptions { stop_at: Some(3_000_000_000), ..Default::default() };
     let r = run(&topo, &net, &flows, scheme.as_ref(), &opts, None).unwrap();

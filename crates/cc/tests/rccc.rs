@@ -193,3 +193,28 @@ fn a_dead_link_that_eats_pulls_and_requests_does_not_stall_credits() {
         assert!(counter(&r, "credit_rts") > 0, "{scheme}: no RTS");
     }
 }
+
+/// A credit rate far below the line rate (issue 32: 1e-15 panicked the
+/// event queue; the core now ends such a run as stalled) is refused by
+/// NSCC's settings with its documented range; 1% is the least accepted.
+#[test]
+fn a_credit_rate_below_one_percent_is_refused() {
+    let path = scenario("uet-incast.toml");
+    let outcome = |rate: &str| -> Result<(), String> {
+        let ov = Overrides {
+            sets: vec![("variants.nscc_rccc.rccc_rate".into(), ccsim_scenario::set::parse_value(rate))],
+            schemes: Some(vec!["nscc_rccc".into()]),
+            stop: Some(1_000_000),
+            ..Default::default()
+        };
+        let scn = load(&path, &ov).map_err(|e| e.to_string())?;
+        scn.simulate("nscc_rccc", None).map(|_| ())
+    };
+    for rate in ["1e-15", "2e-15", "0.0099", "0", "-1", "1.01"] {
+        let e = outcome(rate).unwrap_err();
+        assert!(e.contains("rccc_rate") && e.contains("[0.01, 1]"), "{rate}: {e}");
+    }
+    for rate in ["0.01", "1"] {
+        outcome(rate).unwrap_or_else(|e| panic!("{rate}: {e}"));
+    }
+}

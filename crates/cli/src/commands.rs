@@ -29,17 +29,15 @@ pub fn parse_sets(args: &[String]) -> Result<Vec<(String, toml::Value)>, Fail> {
     args.iter().map(|a| ccsim_scenario::set::parse_assignment(a).map_err(Fail::Input)).collect()
 }
 
-fn unfinished_note(scheme: &str, r: &RunResult) -> Option<String> {
-    let open = r.flows.iter().filter(|f| f.fct.is_none()).count();
-    if open > 0 {
-        Some(format!(
-            "note: {scheme}: {open} of {} flows did not finish by {} (their slowdown is not counted): {}",
-            r.flows.len(),
-            scenario::fmt_time(r.engine.sim_end),
-            r.status.describe()
-        ))
-    } else {
-        None
+/// What to know before reading a run's table (unfinished flows, resends or
+/// timeouts past their thresholds: `ccsim_repro::output::loss_warnings`,
+/// also in `summary.json`'s `warnings` after the network's, which the run
+/// printed when it started), printed before it.
+fn print_warnings(scn: &Scenario, runs: &[(String, &RunResult)]) {
+    for (name, r) in runs {
+        for w in ccsim_repro::output::loss_warnings(scn, name, r) {
+            outln!("warning: {w}");
+        }
     }
 }
 
@@ -102,6 +100,23 @@ fn to_parquet(dir: &Path, r: &RunResult, scn: &Scenario) -> std::io::Result<()> 
     std::fs::remove_file(dir.join("ports.csv"))
 }
 
+/// Each scheme's network notes (a receiver chosen for it, a combination
+/// easy to misread) as the lines a run starts with; a refused combination
+/// is bad input, found before anything runs.
+fn network_notes(scn: &Scenario, names: &[String]) -> Result<Vec<String>, Fail> {
+    let mut lines = Vec::new();
+    for name in names {
+        for n in scn.network_notes(name).map_err(Fail::Input)? {
+            let kind = match n.kind {
+                ccsim_core::compat::NoteKind::Chosen => "note",
+                ccsim_core::compat::NoteKind::Warning => "warning",
+            };
+            lines.push(format!("{kind}: {name}: {}", n.text));
+        }
+    }
+    Ok(lines)
+}
+
 /// The chart options of `--window` and `--figures`.
 fn plot_options(scn: &ccsim_scenario::Scenario, c: &crate::ChartArgs) -> ccsim_repro::plots::PlotOptions {
     let formats = c.figures.as_ref().map(|f| f.0.clone()).unwrap_or_default();
@@ -119,6 +134,7 @@ pub fn run(a: &RunArgs) -> Result<(), Fail> {
     let mut scn = scenario::load(&a.scenario, &ov).map_err(Fail::Input)?;
     scn.check = a.check;
     let name = scn.schemes[0].clone();
+    let notes = network_notes(&scn, std::slice::from_ref(&name))?;
     let target = scn.out_dir.join(scn.dir_name()).join(safe_component(&name));
     let pending = prepare(&target, a.force)?;
     if scn.trace.interval > 0 {
@@ -136,18 +152,25 @@ pub fn run(a: &RunArgs) -> Result<(), Fail> {
         );
         errln!("{}", progress::estimate_line(ccsim_repro::plan::estimate_events(&scn), 1, 1));
     }
+    for n in &notes {
+        errln!("{n}");
+    }
     let r = simulate(&scn, &name, a.quiet)?;
     // the results first, then the table: stdout may be closed or full
     let fail = |e: std::io::Error| Fail::Runtime(format!("cannot write results to {}: {e}", target.display()));
     let opts = plot_options(&scn, &a.charts);
+    if let Some(w) = ccsim_repro::plots::window_after_run(opts.window, &[(name.clone(), &r)]) {
+        errln!("warning: {w}");
+    }
     output::write_run_files_with(pending.path(), &scn, &name, &r, &opts).map_err(fail)?;
     if a.format == crate::Format::Parquet {
         to_parquet(pending.path(), &r, &scn).map_err(fail)?;
     }
     let dir = pending.commit().map_err(fail)?;
+    print_warnings(&scn, &[(name.clone(), &r)]);
     outln!("scenario {} ({}), scheme {name}, seed {}", scn.name, scn.label, scn.seed);
     out!("{}", table::results_table(&[(name.clone(), &r)], Some(&scn)).render());
-    for n in [unfinished_note(&name, &r), check_note(&name, &r)].into_iter().flatten() {
+    if let Some(n) = check_note(&name, &r) {
         outln!("{n}");
     }
     if let Some(e) = &r.trace_error {
@@ -250,6 +273,7 @@ pub fn compare(a: &CompareArgs) -> Result<(), Fail> {
     let mut scn = scenario::load(&a.scenario, &ov).map_err(Fail::Input)?;
     scn.check = a.check;
     let made = scn.schemes.clone();
+    let notes = network_notes(&scn, &made)?;
     let list: Vec<String> = made.iter().map(|s| safe_component(s)).collect();
     let target = scn.out_dir.join(scn.dir_name()).join(format!("compare-{}", list.join("-")));
     let pending = prepare(&target, a.force)?;
@@ -277,6 +301,9 @@ pub fn compare(a: &CompareArgs) -> Result<(), Fail> {
         );
         let events = ccsim_repro::plan::estimate_events(&scn);
         errln!("{}", progress::estimate_line(events * made.len() as f64, made.len(), jobs));
+    }
+    for n in &notes {
+        errln!("{n}");
     }
     let results = run_all(&scn, &made, &dirs, jobs, a.quiet);
     let mut ok: Vec<(String, &RunResult)> = Vec::new();
@@ -307,17 +334,22 @@ pub fn compare(a: &CompareArgs) -> Result<(), Fail> {
         return Err(failure(format!("{}: no scheme could be simulated", scn.label)));
     }
     // the results first, then the table: stdout may be closed or full
-    output::write_compare_files(pending.path(), &scn, &ok, &plot_options(&scn, &a.charts)).map_err(fail)?;
+    let opts = plot_options(&scn, &a.charts);
+    if let Some(w) = ccsim_repro::plots::window_after_run(opts.window, &ok) {
+        errln!("warning: {w}");
+    }
+    output::write_compare_files(pending.path(), &scn, &ok, &opts).map_err(fail)?;
     if a.format == crate::Format::Parquet {
         for (name, r) in &ok {
             to_parquet(&pending.path().join(safe_component(name)), r, &scn).map_err(fail)?;
         }
     }
     let dir = pending.commit().map_err(fail)?;
+    print_warnings(&scn, &ok);
     outln!("scenario {} ({}), seed {}", scn.name, scn.label, scn.seed);
     out!("{}", table::results_table(&ok, Some(&scn)).render());
     for (name, r) in &ok {
-        for n in [unfinished_note(name, r), check_note(name, r)].into_iter().flatten() {
+        if let Some(n) = check_note(name, r) {
             outln!("{n}");
         }
         if let Some(e) = &r.trace_error {
@@ -348,7 +380,9 @@ pub fn validate(a: &ValidateArgs) -> Result<(), Fail> {
         match scenario::load(f, &Overrides::default()).and_then(|s| s.check_schemes().map(|_| s)) {
             Ok(s) => {
                 let est = progress::estimate_line(ccsim_repro::plan::estimate_events(&s), 1, 1);
-                outln!("ok: {}\n{est}, per scheme\n", s.summary())
+                let notes = network_notes(&s, &s.schemes)?;
+                let notes: String = notes.iter().map(|n| format!("{n}\n")).collect();
+                outln!("ok: {}\n{notes}{est}, per scheme\n", s.summary())
             }
             Err(e) => {
                 errln!("error: {e}\n");
@@ -433,6 +467,24 @@ pub fn list_text(what: Option<ListWhat>) -> String {
         }
         out.push_str(&indent(&render_left(&t), "  "));
         out.push_str("\n  [[network.link_events]] (any number): at (duration), a, b (the link's two node ids), action (\"down\" | \"up\")\n\n");
+    }
+    if what == Some(ListWhat::Combinations) {
+        out.push_str(
+            "Combinations refused at validation (load balancer / receiver / fabric; every other runs and holds \
+             the invariants of docs/COMBINATIONS.md):\n",
+        );
+        for (scheme, refused) in ccsim_repro::combos::refusals(std::path::Path::new(".")) {
+            out.push_str(&format!("\n  {scheme}: {} refused\n", refused.len()));
+            let mut by_reason: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+            for (cell, reason) in &refused {
+                by_reason.entry(reason.as_str()).or_default().push(cell.as_str());
+            }
+            for (reason, cells) in by_reason {
+                let text = format!("{}: {reason}", cells.join(", "));
+                out.push_str(&format!("{}\n", indent(&wrap(&text, 100), "      ")));
+            }
+        }
+        out.push('\n');
     }
     if all || what == Some(ListWhat::Cdfs) {
         out.push_str("Built-in flow-size distributions (poisson workload `cdf = NAME`; a file path also works):\n\n");

@@ -257,6 +257,9 @@ pub enum ListWhat {
     Cdfs,
     /// Every `[network]` key with its unit, default and source.
     Network,
+    /// Which scheme x load balancer x receiver x fabric combinations are
+    /// refused and why (docs/COMBINATIONS.md has the runs).
+    Combinations,
 }
 
 #[derive(Args, Debug, Clone)]

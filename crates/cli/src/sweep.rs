@@ -127,22 +127,37 @@ pub fn sweep(a: &SweepArgs) -> Result<(), Fail> {
     let line = std::sync::Mutex::new(ProgressLine::new(a.quiet));
     let show = |s: &Status| line.lock().unwrap_or_else(|e| e.into_inner()).update(|| progress_text(s));
     let t0 = std::time::Instant::now();
-    let outcomes = exec::run_all(&specs, &cache, jobs, &show);
+    // Ctrl-C or SIGTERM: no point starts after it, running ones stop, and
+    // the points finished so far are written (a second signal exits at once)
+    let stop = ccsim_core::sim::Interrupt::default();
+    crate::commands::on_signals(&stop);
+    let outcomes = exec::run_all_until(&specs, &cache, jobs, &show, &stop);
     line.lock().unwrap_or_else(|e| e.into_inner()).finish();
     let target = target_file(&dir, a.force);
-    let failed = write_csv(&target, &points, &outcomes, &cache)
-        .map_err(|e| Fail::Runtime(format!("cannot write {}: {e}", target.display())))?;
+    let (failed, stopped): (Vec<_>, Vec<_>) = write_csv(&target, &points, &outcomes, &cache)
+        .map_err(|e| Fail::Runtime(format!("cannot write {}: {e}", target.display())))?
+        .into_iter()
+        .partition(|(_, e)| e != exec::INTERRUPTED);
     let ran = outcomes.iter().filter(|o| matches!(o, Outcome::Ran(_))).count();
     outln!(
-        "{} points: {ran} simulated, {} from the cache, {} failed, in {}",
+        "{} points: {ran} simulated, {} from the cache, {} failed{}, in {}",
         points.len(),
         outcomes.iter().filter(|o| matches!(o, Outcome::Cached)).count(),
         failed.len(),
+        if stopped.is_empty() { String::new() } else { format!(", {} interrupted", stopped.len()) },
         wall(t0.elapsed().as_secs_f64())
     );
     outln!("results: {} (one row per point and metric)", target.display());
     for (p, e) in &failed {
         errln!("error: point [{}]: {e}", label(p));
+    }
+    if !stopped.is_empty() {
+        return Err(Fail::Incomplete(format!(
+            "interrupted: {} of {} points written; the same command runs the other {} (finished points are cached)",
+            points.len() - failed.len() - stopped.len(),
+            points.len(),
+            stopped.len()
+        )));
     }
     if failed.is_empty() {
         Ok(())
@@ -155,8 +170,9 @@ fn label(p: &Point) -> String {
     p.grid.iter().map(|(k, v)| format!("{k}={}", sweep::value_text(v))).collect::<Vec<_>>().join(" ")
 }
 
-/// Writes the tidy table (via a temporary file, renamed into place) and
-/// returns the points that failed, with their errors.
+/// Writes the tidy table (via a temporary file, renamed into place) of the
+/// points that finished and returns the others (failed, or not run: an
+/// interrupted sweep, [`exec::INTERRUPTED`]), with their errors.
 fn write_csv<'a>(
     target: &std::path::Path,
     points: &'a [Point],

@@ -162,6 +162,17 @@ fn stats4(s: &Stats) -> String {
     }
 }
 
+/// Data packets resent, with their share of the distinct data packets
+/// (those sent for the first time): "1,234 (5.6%)", "0".
+fn resent(s: &ccsim_core::results::Summary) -> String {
+    let distinct = s.data_packets.saturating_sub(s.retransmits);
+    if s.retransmits == 0 || distinct == 0 {
+        thousands(s.retransmits)
+    } else {
+        format!("{} ({:.1}%)", thousands(s.retransmits), 100.0 * s.retransmits as f64 / distinct as f64)
+    }
+}
+
 /// The result table: one row per metric, one column per run.
 pub fn results_table(runs: &[(String, &RunResult)], scn: Option<&ccsim_scenario::Scenario>) -> Table {
     let mut header = vec!["".to_string()];
@@ -233,10 +244,11 @@ pub fn results_table(runs: &[(String, &RunResult)], scn: Option<&ccsim_scenario:
             format!("{} / {}", fmt_time((f.avg * 1e6) as u64), fmt_time((f.p99 * 1e6) as u64))
         }
     });
+    // losses, always shown (a 0 says something too)
+    add("data packets resent", &|i| resent(&sums[i]));
+    add("retransmission timeouts", &|i| thousands(sums[i].timeouts));
+    add("trimmed packets", &|i| thousands(sums[i].trimmed));
     add("drops", &|i| thousands(sums[i].drops));
-    if runs.iter().any(|(_, r)| r.trimmed > 0) {
-        add("trimmed packets", &|i| thousands(runs[i].1.trimmed));
-    }
     add("PAUSE frames", &|i| thousands(sums[i].pause_frames));
     add("paused time (all ports)", &|i| fmt_time((sums[i].paused_time_us * 1e6) as u64));
     add("max queue", &|i| human_bytes(sums[i].max_queue_bytes as f64));
@@ -362,6 +374,7 @@ mod tests {
                     retransmits: 0,
                     conn: None,
                     tag: None,
+                    ..Default::default()
                 })
                 .collect(),
             ports: vec![PortResult { port: PortRef { node: 2, peer: 3 }, max_qlen: 150_000, ..Default::default() }],
@@ -380,7 +393,8 @@ mod tests {
     #[test]
     fn results_table_one_column_per_scheme() {
         let a = result(&[1.0, 2.0, 3.0, f64::NAN], &[1_000, 200_000, 5_000_000, 10]);
-        let b = result(&[1.5, 1.5, 1.5, 1.5], &[1_000, 200_000, 5_000_000, 10]);
+        let mut b = result(&[1.5, 1.5, 1.5, 1.5], &[1_000, 200_000, 5_000_000, 10]);
+        (b.retransmits, b.timeouts, b.trimmed, b.engine.data_packets) = (50, 2, 3, 1_050);
         let t = results_table(&[("dcqcn".into(), &a), ("hpcc".into(), &b)], None);
         assert_eq!(t.header, vec!["", "dcqcn", "hpcc"]);
         let get = |name: &str| t.rows.iter().find(|r| r[0] == name).unwrap_or_else(|| panic!("no row {name}")).clone();
@@ -395,6 +409,13 @@ mod tests {
         assert_eq!(get("  100KB-1MB avg/p50/p95/p99")[1], "2.00/2.00/2.00/2.00");
         assert_eq!(get("sim time / wall time")[1], "4.00e-3 (250x slower)");
         assert_eq!(get("PAUSE frames")[1], "7");
+        assert_eq!(get("data packets resent")[1], "0");
+        assert_eq!(get("retransmission timeouts")[1], "0");
+        assert_eq!(get("trimmed packets")[1], "0");
+        // resends with their share of the distinct data packets (1,000 here)
+        assert_eq!(get("data packets resent")[2], "50 (5.0%)");
+        assert_eq!(get("retransmission timeouts")[2], "2");
+        assert_eq!(get("trimmed packets")[2], "3");
         assert_eq!(get("max queue")[1], "150.0 KB");
         assert_eq!(get("events")[1], "2,000,000");
         // per CPU-second (0.25 s of CPU in 0.5 s of wall time: a shared machine)

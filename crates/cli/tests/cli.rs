@@ -127,10 +127,10 @@ fn messages_on_connections_are_rows_with_their_connection_and_workload() {
     assert!(page.contains("<th>bolt</th><th>hpcc</th>") && page.contains("job time, workload[0] (us)"), "{page}");
     let dir = t.0.join("rpc-closed-loop/compare-bolt-hpcc/bolt");
     let flows = csv_rows(&dir.join("flows.csv"));
-    assert_eq!(flows[0][9..].join(","), "workload,conn");
+    assert_eq!(flows[0][9..].join(","), "workload,conn,timeouts,trimmed,drops");
     assert!(flows.len() > 100, "{} messages", flows.len() - 1);
     let conns = csv_rows(&dir.join("conns.csv"));
-    assert_eq!(conns[0].join(","), "id,src,dst,messages,completed,bytes,acked,retransmits");
+    assert_eq!(conns[0].join(","), "id,src,dst,messages,completed,bytes,acked,retransmits,timeouts,trimmed,drops");
     // 2 clients x 2 servers, each pair with a connection each way
     assert_eq!(conns.len(), 1 + 8);
     // every message row names a connection whose totals count it
@@ -173,7 +173,10 @@ fn run_writes_a_complete_result_and_never_overwrites() {
         "{page}"
     );
     let flows = csv_rows(&dir.join("flows.csv"));
-    assert_eq!(flows[0].join(","), "id,src,dst,size,start_us,fct_us,ideal_fct_us,slowdown,retransmits,workload,conn");
+    assert_eq!(
+        flows[0].join(","),
+        "id,src,dst,size,start_us,fct_us,ideal_fct_us,slowdown,retransmits,workload,conn,timeouts,trimmed,drops"
+    );
     assert_eq!(flows.len(), 3);
     assert!(flows[1..].iter().all(|r| r[9] == "0" && r[10].is_empty()), "flows of workload 0, no connection");
     assert!(!dir.join("conns.csv").exists(), "no connections, no conns.csv");
@@ -219,6 +222,64 @@ fn run_writes_a_complete_result_and_never_overwrites() {
     assert_eq!(s["seed"], 5);
 }
 
+/// Issue 32: losses in every output. A lossy incast (PFC off, 1 MB of
+/// buffer): flows.csv's per-flow losses sum to summary.json's totals, the
+/// table has a row each, and DCQCN's resends (far past 10% of its data)
+/// are warned about before the table and kept in summary.json; the same
+/// incast on the lossless default loses nothing and warns about nothing.
+#[test]
+fn losses_show_in_flows_csv_summary_and_table_and_heavy_resends_warn_first() {
+    let t = Tmp::new("loss");
+    let lossy = ["--set", "network.pfc.enabled=false", "--set", "network.buffer=\"1MB\""];
+    let mut args = vec!["compare", "scenarios/incast-16to1.toml", "--schemes", "dcqcn,hpcc", "--out", t.s(), "-q"];
+    args.extend(lossy);
+    let out = ok(&args);
+    let first = out.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("warning: dcqcn sent ") && first.contains("resends of 16,000 distinct data packets"),
+        "{out}"
+    );
+    let table_at = out.find("data packets resent").unwrap_or_else(|| panic!("{out}"));
+    assert!(out.find("warning: dcqcn").unwrap() < table_at, "the warning comes first: {out}");
+    for row in ["retransmission timeouts", "trimmed packets", "drops", "PAUSE frames"] {
+        assert!(out.lines().any(|l| l.starts_with(row)), "no row {row}: {out}");
+    }
+    let dir = t.0.join("incast-16to1/compare-dcqcn-hpcc");
+    for scheme in ["dcqcn", "hpcc"] {
+        let flows = csv_rows(&dir.join(scheme).join("flows.csv"));
+        let col = |name: &str| {
+            let i = flows[0].iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name}"));
+            flows[1..].iter().map(|r| r[i].parse::<u64>().unwrap()).sum::<u64>()
+        };
+        let s = json(&dir.join(scheme).join("summary.json"));
+        let total = |k: &str| s[k].as_u64().unwrap_or_else(|| panic!("{scheme}: no {k} in summary.json"));
+        assert!(total("retransmits") > 0 && total("drops") > 0, "{scheme}: a lossy incast resends");
+        assert_eq!(col("retransmits"), total("retransmits"), "{scheme}");
+        assert_eq!(col("drops"), total("drops"), "{scheme}: only data packets are dropped");
+        assert_eq!(col("timeouts"), total("timeouts"), "{scheme}");
+        assert_eq!(col("trimmed"), s["trimmed"]["packets"].as_u64().unwrap(), "{scheme}");
+        assert_eq!(total("pause_frames"), 0, "{scheme}: PFC is off");
+        let warned = s["warnings"].as_array().unwrap();
+        if scheme == "dcqcn" {
+            assert!(warned.len() == 1 && warned[0].as_str().unwrap().starts_with("dcqcn sent "), "{warned:?}");
+        }
+    }
+    let cmp = csv_rows(&dir.join("compare.csv"));
+    for k in ["retransmits", "timeouts", "trimmed", "drops", "pause_frames"] {
+        assert!(cmp[0].iter().any(|h| h == k), "compare.csv has no {k}: {:?}", cmp[0]);
+    }
+    let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(page.contains("<strong>Warning:</strong> dcqcn sent ") && page.contains("data packets resent"), "{page}");
+
+    let out = ok(&["run", "scenarios/incast-16to1.toml", "--scheme", "hpcc", "--out", t.s(), "-q"]);
+    assert!(!out.contains("warning:"), "{out}");
+    let s = json(&t.0.join("incast-16to1/hpcc/summary.json"));
+    for k in ["retransmits", "timeouts", "drops"] {
+        assert_eq!(s[k], 0, "lossless: {k}");
+    }
+    assert_eq!(s["warnings"], serde_json::json!([]));
+}
+
 #[test]
 fn stop_limits_simulated_time() {
     let t = Tmp::new("stop");
@@ -231,6 +292,9 @@ fn stop_limits_simulated_time() {
     assert_eq!(s["stop_us"], 500.0);
     assert_eq!(s["finished"], 0);
     assert!(s["engine"]["sim_end_us"].as_f64().unwrap() <= 500.0);
+    // unfinished flows are warned about, first and in summary.json
+    assert!(out.starts_with("warning: hpcc: 2 of 2 flows did not finish by 500us"), "{out}");
+    assert!(s["warnings"][0].as_str().unwrap().contains("did not finish"), "{s}");
     // Unfinished flows have empty FCT and slowdown fields.
     let flows = csv_rows(&t.0.join("dumbbell-2flows/hpcc/flows.csv"));
     assert_eq!(flows.len(), 3);
@@ -311,6 +375,21 @@ fn charts_take_a_time_window_and_more_formats() {
         assert_eq!(o.status.code(), Some(2), "{arg} {val}");
         assert!(text(&o.stderr).contains(msg), "{}", text(&o.stderr));
     }
+}
+
+/// A `--window` wholly after the run (issue 32: empty charts) is named in a
+/// warning with the run's end, and the charts show the whole run.
+#[test]
+fn a_window_after_the_run_is_named_and_the_whole_run_drawn() {
+    let t = Tmp::new("late-window");
+    let o = ccsim(&["run", "scenarios/quickstart.toml", "--out", t.s(), "-q", "--window", "50ms..60ms"]);
+    let err = text(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("warning: the chart window 50ms..60ms starts after the run ended at"), "{err}");
+    let dir = std::fs::read_dir(t.0.join("quickstart")).unwrap().next().unwrap().unwrap().path();
+    let svg = std::fs::read_to_string(dir.join("queues.svg")).unwrap();
+    assert!(svg.contains("<polyline") || svg.contains("<path"), "the queues are drawn");
+    assert!(!svg.contains(">\n50\n<"), "not over the window");
 }
 
 #[test]

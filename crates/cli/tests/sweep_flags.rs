@@ -211,3 +211,59 @@ fn the_table_shows_cpu_time_and_events_per_cpu_second() {
     }
     assert!(!out.lines().any(|l| l.starts_with("events/s ") && !l.starts_with("events/s (CPU)")), "{out}");
 }
+
+/// Ctrl-C during a sweep (issue 32: no sweep.csv at all) writes the points
+/// finished so far, stops the others, says how to resume, and exits 3; the
+/// same command then runs only the rest.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_sweep_writes_the_points_it_finished() {
+    let t = Tmp::new("sigint");
+    // each point runs for a second or two
+    let file = t.file("slow.toml", &TINY.replace("10KB", "100MB"));
+    let cache = t.0.join("cache");
+    let args = [
+        "sweep",
+        &file,
+        "--grid",
+        "seed=1..4",
+        "--jobs",
+        "1",
+        "--out",
+        t.s(),
+        "--cache",
+        cache.to_str().unwrap(),
+        "-q",
+    ];
+    let child = Command::new(env!("CARGO_BIN_EXE_ccsim"))
+        .args(args)
+        .current_dir(repo())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // once the first point is in the cache, Ctrl-C
+    let t0 = std::time::Instant::now();
+    let first_done = || {
+        std::fs::read_dir(&cache).is_ok_and(|d| d.flatten().any(|e| e.path().extension().is_some_and(|x| x == "run")))
+    };
+    while !first_done() {
+        assert!(t0.elapsed().as_secs() < 120, "the first point never finished");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let kill = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(kill.success());
+    let o = child.wait_with_output().unwrap();
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(3), "stdout:\n{out}\nstderr:\n{err}");
+    assert!(err.contains("interrupted:") && err.contains("points written"), "{err}");
+    let rows = sweep_rows(&t.0.join("tiny/sweep.csv"));
+    let seeds: std::collections::BTreeSet<String> = column(&rows, "seed").into_iter().collect();
+    assert!(!seeds.is_empty() && seeds.len() < 4 && seeds.contains("1"), "points written: {seeds:?}");
+    // the rest runs when asked again; the finished points come from the cache
+    let (out, _) = ok(&args);
+    assert!(out.contains(&format!("{} from the cache", seeds.len())), "{out}");
+    let again: std::collections::BTreeSet<String> =
+        column(&sweep_rows(&t.0.join("tiny/sweep-2.csv")), "seed").into_iter().collect();
+    assert_eq!(again.len(), 4);
+}

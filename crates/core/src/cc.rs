@@ -44,6 +44,10 @@ pub struct FlowView {
     pub mtu: u32,
     /// Wire bytes of a full data packet: payload + headers, not counting INT.
     pub packet_size: u32,
+    /// The fabric trims this flow's data class (`network.trim` on a class
+    /// PFC leaves lossy): a scheme reads the network here rather than
+    /// keeping a flag of its own in step with it.
+    pub trims: bool,
 }
 
 /// Timer slots a sender may use (each slot holds at most one pending timer).
@@ -104,9 +108,10 @@ impl<'a> SenderCx<'a> {
         }
     }
 
-    /// Arm timer `slot` to fire `delay` from now, replacing any pending one.
+    /// Arm timer `slot` to fire `delay` from now, replacing any pending one
+    /// (a delay past the end of simulated time fires at its end: never).
     pub fn set_timer(&mut self, slot: usize, delay: Time) {
-        self.timers[slot] = Some(Some(self.now + delay));
+        self.timers[slot] = Some(Some(self.now.saturating_add(delay)));
     }
     pub fn cancel_timer(&mut self, slot: usize) {
         self.timers[slot] = Some(None);
@@ -252,6 +257,24 @@ pub struct Requirements {
     /// Receivers pace credits to their senders, and senders send only on
     /// credit (UET RCCC; see [`crate::config::CreditConfig`]).
     pub credit: Option<crate::config::CreditConfig>,
+    /// The sender compares each ACK's INT records with the previous ACK's
+    /// hop by hop, by position, with no switch identity (HPCC §3.3,
+    /// PowerTCP): a flow's packets must keep one path, so per-packet
+    /// spraying is refused ([`crate::compat`]).
+    pub int_by_position: bool,
+    /// The scenario accepts `int_by_position` under spraying anyway (a
+    /// scheme parameter, e.g. HPCC's `multipath_int`, to study how the
+    /// scheme breaks): a warning instead of a refusal.
+    pub int_spray_accepted: bool,
+    /// The scheme reacts to ECN marks and to nothing else that would slow it
+    /// (DCQCN's CNPs): `network.ecn.mode = "off"` is refused.
+    pub ecn_signal: bool,
+    /// The scheme's transport is Ultra Ethernet's packet delivery, whose
+    /// receiver accepts any order and whose sender resends only what was
+    /// lost (UE spec 1.0 §3.5, RUD): `network.receiver` unset means
+    /// "reorder" for it, and "go-back-n" is refused when its packets are
+    /// sprayed (every reordered packet would be resent).
+    pub reorder_receiver: bool,
 }
 
 /// A congestion-control scheme: a factory for its three parts.

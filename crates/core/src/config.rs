@@ -21,7 +21,12 @@ pub enum Routing {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Receiver {
-    /// RDMA RC go-back-N (default): an out-of-order packet is dropped and
+    /// Unset (default): "reorder" for a scheme whose transport accepts any
+    /// order ([`crate::cc::Requirements::reorder_receiver`], Ultra Ethernet's
+    /// NSCC), "go-back-n" for every other; [`crate::compat::resolve`] picks
+    /// it for each run and says so.
+    Auto,
+    /// RDMA RC go-back-N: an out-of-order packet is dropped and
     /// answered by a NACK for the next expected byte; the sender resends from it.
     GoBackN,
     /// Accept any order: a packet above the next expected byte is kept (the
@@ -270,7 +275,9 @@ pub struct NetConfig {
     /// Default none: exact picoseconds (rounded up). Base RTTs and ideal FCTs
     /// stay exact.
     pub time_quantum: Option<Dur>,
-    /// Receiver behaviour on reordering: "go-back-n" (default) or "reorder".
+    /// Receiver behaviour on reordering: "go-back-n" or "reorder"; default
+    /// "auto": reorder for a scheme whose transport accepts any order
+    /// (NSCC), go-back-N for the others.
     pub receiver: Receiver,
     /// Time the switches' routes take to change after a link event. Default 0:
     /// at once. Until then a failed link stays in the routes and what
@@ -308,7 +315,7 @@ impl Default for NetConfig {
             rto: None,
             switch_delay: Dur(0),
             time_quantum: None,
-            receiver: Receiver::GoBackN,
+            receiver: Receiver::Auto,
             reroute_delay: Dur(0),
             link_events: Vec::new(),
         }
@@ -439,7 +446,7 @@ pub const NETWORK_KEYS: &[NetKey] = &[
     NetKey { key: "switch_delay", unit: "duration", default: "\"0us\"", example: "", doc: "fixed processing delay per switch (in base RTTs, BDPs, ideal FCTs and PFC headroom)", source: "ccsim" },
     NetKey { key: "time_quantum", unit: "duration", default: "none", example: "\"1ns\"", doc: "truncate serialization and pacing times to a multiple of this (ns-3 uses 1ns); unset: exact", source: "ns-3 point-to-point model" },
     NetKey { key: "reroute_delay", unit: "duration", default: "\"0us\"", example: "", doc: "time routes take to change after a link event; meanwhile a failed link blackholes what is routed to it", source: "ccsim" },
-    NetKey { key: "receiver", unit: "\"go-back-n\" | \"reorder\"", default: "\"go-back-n\"", example: "", doc: "RDMA RC go-back-N, or accept any order (sprayed lossless fabrics)", source: "ccsim; OSCAR's reference spraying runs (RetxMode None)" },
+    NetKey { key: "receiver", unit: "\"auto\" | \"go-back-n\" | \"reorder\"", default: "\"auto\"", example: "", doc: "RDMA RC go-back-N, or accept any order (sprayed lossless fabrics); auto: reorder for a scheme whose transport accepts any order (NSCC: UET's packet delivery), else go-back-N", source: "ccsim; UE spec 1.0 §3.5 (RUD); OSCAR's reference spraying runs (RetxMode None)" },
 ];
 
 #[cfg(test)]

@@ -246,12 +246,12 @@ impl Simulator {
             let granted = cf.granted;
             let port = self.hosts[hi].port;
             let line = self.ports[port as usize].rate as f64 * rate;
-            let gap = (grant as f64 * 8e12 / line).ceil() as Time;
+            let next = pull_after(self.now, grant, line);
             self.credit_counts[0] += 1;
             self.credit_counts[2] += grant;
             self.send_credit(f, CREDIT_PULL, granted);
-            self.pacers[hi].free_at = self.now + gap;
-            self.events.push(self.now + gap, Ev::Pull { host: hi as u32 });
+            self.pacers[hi].free_at = next;
+            self.events.push(next, Ev::Pull { host: hi as u32 });
             return;
         }
         self.pacers[hi].armed = false;
@@ -282,6 +282,23 @@ impl Simulator {
             cf.pulled = value;
         }
         self.kick_sender(f);
+    }
+}
+
+/// When a pacer that granted `grant` bytes at `now` may pull again: the
+/// grant's time at `line` bits/s, rounded up. A rate so low (or not a
+/// positive number) that the gap passes the end of simulated time (u64
+/// picoseconds, ~213 days) gives the end of time: no pull comes within the
+/// run, which then ends as stalled. (A gap computed in f64 and added to
+/// `now` in u64 wrapped around `now` there: an event before the wheel's
+/// current bucket.)
+fn pull_after(now: Time, grant: u64, line: f64) -> Time {
+    let gap = (grant as f64 * 8e12 / line).ceil();
+    // (`as` saturates at u64::MAX; NaN, from a rate that is not a number, fails the test)
+    if gap >= 0.0 {
+        now.saturating_add(gap as Time)
+    } else {
+        Time::MAX
     }
 }
 

@@ -15,6 +15,7 @@
 use crate::cc::SwitchCx;
 use crate::config::{EcnMode, Routing as RoutingMode};
 use crate::event::Ev;
+use crate::msg::Loss;
 use crate::packet::{IntHop, Packet, PktKind};
 use crate::rng::mix64;
 use crate::sim::{prefetch, Simulator, NC};
@@ -82,6 +83,8 @@ impl Simulator {
             let pkt = self.pool.get(h);
             if pkt.kind == PktKind::Data && pkt.trim == 0 {
                 self.data_bytes_dropped += pkt.payload as u64;
+                let (f, seq) = (pkt.flow, pkt.seq);
+                self.count_loss(f, seq, Loss::Drop);
             }
             self.drops += 1;
             self.pool.free(h);
@@ -163,6 +166,8 @@ impl Simulator {
         self.data_bytes_trimmed += pkt.trim_len as u64;
         self.trimmed += 1;
         self.ports[out as usize].trimmed += 1;
+        let (f, seq) = (pkt.flow, pkt.seq);
+        self.count_loss(f, seq, Loss::Trim);
         self.enqueue(out, 0, h, size);
         self.try_send(out);
     }

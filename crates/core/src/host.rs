@@ -9,6 +9,7 @@
 use crate::cc::{ReceiverCx, SenderCx, TIMER_SLOTS};
 use crate::config::{Receiver, Routing as RoutingMode};
 use crate::event::Ev;
+use crate::msg::Loss;
 use crate::packet::{Packet, PktKind};
 use crate::sim::{CcOp, Simulator};
 use crate::time::Time;
@@ -267,9 +268,15 @@ impl Simulator {
             hash,
             ..Default::default()
         };
-        if seq < fl.max_sent {
-            fl.retransmits += 1;
-        }
+        let resend = seq < fl.max_sent;
+        // New data (or go-back-N's resend of it) that fills a window smaller
+        // than `ack_every` packets asks for an ACK at once: the receiver
+        // would otherwise wait for packets the window does not let come.
+        // A larger window always leaves room for the packets the receiver
+        // counts, so coalescing is left as configured.
+        pkt.ack_req = seq == fl.snd_nxt
+            && fl.window < self.net.ack_every as u64 * mtu
+            && (seq + payload).saturating_sub(fl.una_eff) >= fl.window;
         let mut cx = SenderCx::new(now, &fl.view, fl.snd_nxt, fl.snd_una, fl.rate as f64, fl.window);
         Self::conn_cx(fl, &mut cx);
         fl.cc.on_send(&mut cx, &mut pkt);
@@ -283,6 +290,9 @@ impl Simulator {
         self.flows[f as usize].next_send = now + gap;
         self.data_packets += 1;
         self.data_bytes_sent += payload;
+        if resend {
+            self.count_loss(f, seq, Loss::Resend);
+        }
         (self.pool.alloc(pkt), payload)
     }
 
@@ -396,6 +406,8 @@ impl Simulator {
         let seq = pkt.seq;
         let payload = pkt.payload as u64;
         let ce = pkt.ce;
+        // an ACK now: a CE mark, or the sender's window is full
+        let now_ack = ce || pkt.ack_req;
         let mut reply = None;
         if self.net.receiver == Receiver::Reorder && seq > fl.rcv_nxt {
             // Reorder mode: a new packet above the next expected byte is kept
@@ -403,7 +415,7 @@ impl Simulator {
             if keep_range(&mut fl.ooo, seq, seq + payload) {
                 fl.rcv_bytes += payload;
                 fl.ack_count += 1;
-                if fl.ack_count.is_multiple_of(self.net.ack_every) || ce {
+                if fl.ack_count.is_multiple_of(self.net.ack_every) || now_ack {
                     reply = Some(PktKind::Ack);
                 }
             } else {
@@ -435,7 +447,7 @@ impl Simulator {
                 self.deliver(f as u32, rcv_nxt)
             };
             let fl = &mut self.flows[f];
-            if fl.ack_count.is_multiple_of(self.net.ack_every) || last || ce {
+            if fl.ack_count.is_multiple_of(self.net.ack_every) || last || now_ack {
                 reply = Some(PktKind::Ack);
             }
         } else if seq > fl.rcv_nxt {
@@ -596,6 +608,9 @@ impl Simulator {
         }
         if now >= fl.last_progress + rto {
             if fl.snd_nxt > fl.snd_una {
+                let una = fl.snd_una;
+                self.count_loss(f, una, Loss::Timeout);
+                let fl = &mut self.flows[f as usize];
                 fl.snd_nxt = fl.snd_una;
                 fl.rtx.clear();
                 fl.una_eff = fl.snd_una;

@@ -8,6 +8,7 @@
 //! a [`config::NetConfig`], a flow list and a [`cc::Scheme`].
 
 pub mod cc;
+pub mod compat;
 pub mod config;
 pub mod flow;
 pub mod packet;

@@ -110,6 +110,8 @@ impl Simulator {
         // a trimmed packet's payload was counted as trimmed when it was cut
         if pkt.kind == PktKind::Data && pkt.trim == 0 {
             self.data_bytes_dropped += pkt.payload as u64;
+            let (f, seq) = (pkt.flow, pkt.seq);
+            self.count_loss(f, seq, crate::msg::Loss::Drop);
         }
         self.ports[p as usize].drops += 1;
         self.drops += 1;

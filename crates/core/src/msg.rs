@@ -43,6 +43,40 @@ pub(crate) struct ConnState {
 /// `Msg::flow` of a compute task.
 pub(crate) const TASK: u32 = u32::MAX;
 
+/// What happened to a sender's data packets (see [`Simulator::count_loss`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Loss {
+    /// A data packet sent again (go-back-N, a trim NACK's range, after a timeout).
+    Resend,
+    /// The retransmission timeout fired with data in flight.
+    Timeout,
+    /// A data packet trimmed to its header at a switch.
+    Trim,
+    /// A data packet dropped (admission, a failed link, no route).
+    Drop,
+}
+
+/// Per flow, connection or message: the counts of [`Loss`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Losses {
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub trimmed: u64,
+    pub drops: u64,
+}
+
+impl Losses {
+    #[inline]
+    fn add(&mut self, what: Loss) {
+        match what {
+            Loss::Resend => self.retransmits += 1,
+            Loss::Timeout => self.timeouts += 1,
+            Loss::Trim => self.trimmed += 1,
+            Loss::Drop => self.drops += 1,
+        }
+    }
+}
+
 /// One message (or compute task) and where it stands.
 #[derive(Clone, Debug)]
 pub(crate) struct Msg {
@@ -65,6 +99,9 @@ pub(crate) struct Msg {
     pub released: Option<Time>,
     pub delivered: Option<Time>,
     pub done: Option<Time>,
+    /// Its bytes resent, trimmed and dropped, and the timeouts that fired
+    /// while it was the oldest outstanding message ([`Simulator::count_loss`]).
+    pub losses: Losses,
 }
 
 impl Simulator {
@@ -115,6 +152,7 @@ impl Simulator {
                 released: None,
                 delivered: None,
                 done: None,
+                losses: Losses::default(),
             };
             self.msgs.push(m);
             self.dependents.push(Vec::new());
@@ -222,6 +260,27 @@ impl Simulator {
             Some(c) => {
                 let i = c.tx.partition_point(|&(end, _)| end <= seq);
                 c.tx.get(i).map_or(fl.avail, |&(end, _)| end)
+            }
+        }
+    }
+
+    /// Counts `what` for flow `f`'s data packet from stream byte `seq` (a
+    /// timeout: `snd_una`), and on a connection for the message that holds
+    /// that byte while it is outstanding at the sender (bytes of a message
+    /// already completed, a stale duplicate's, count on the connection only).
+    /// A counter increment where the event happens, plus a binary search of
+    /// the outstanding messages on a connection.
+    #[inline]
+    pub(crate) fn count_loss(&mut self, f: u32, seq: u64, what: Loss) {
+        let fl = &mut self.flows[f as usize];
+        fl.losses.add(what);
+        if let Some(c) = &fl.conn {
+            let i = c.tx.partition_point(|&(end, _)| end <= seq);
+            if let Some(&(_, m)) = c.tx.get(i) {
+                let msg = &mut self.msgs[m as usize];
+                if seq >= msg.offset {
+                    msg.losses.add(what);
+                }
             }
         }
     }
@@ -337,7 +396,10 @@ impl Simulator {
                 fct,
                 ideal_fct: ideal,
                 slowdown: fct.map(|x| (x as f64 / ideal as f64).max(1.0)),
-                retransmits: 0,
+                retransmits: msg.losses.retransmits,
+                timeouts: msg.losses.timeouts,
+                trimmed: msg.losses.trimmed,
+                drops: msg.losses.drops,
                 conn: Some(msg.flow - self.n_plain),
                 tag: Some(msg.tag),
             });
@@ -354,7 +416,10 @@ impl Simulator {
                     completed: c.completed,
                     bytes: fl.avail,
                     acked: fl.snd_una,
-                    retransmits: fl.retransmits,
+                    retransmits: fl.losses.retransmits,
+                    timeouts: fl.losses.timeouts,
+                    trimmed: fl.losses.trimmed,
+                    drops: fl.losses.drops,
                 }
             })
             .collect();

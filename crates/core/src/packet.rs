@@ -87,6 +87,12 @@ pub struct Packet {
     /// queue's class was paused by PFC, since its last switch arrival (cleared
     /// at the next switch, where head-of-line blocking is judged).
     pub paused: bool,
+    /// Data: the sender's window, smaller than `network.ack_every`
+    /// packets, is full after this packet, so the receiver ACKs it at once
+    /// (after UET's ACK-request flag, which uet-htsim sets on the packet
+    /// that fills the window). Without it such a window waits for the
+    /// timeout, or for ever.
+    pub ack_req: bool,
     /// Flow index.
     pub flow: u32,
     /// Source and destination node ids (hosts, or a switch for switch-generated packets).
@@ -158,6 +164,7 @@ impl Packet {
             hops,
             n_int,
             paused,
+            ack_req,
             flow,
             src: from,
             dst,
@@ -178,8 +185,8 @@ impl Packet {
         } = self;
         (*kind, *sub, *class, *ce, *ecn_echo, *hops, *n_int, *paused) =
             (src.kind, src.sub, src.class, src.ce, src.ecn_echo, src.hops, src.n_int, src.paused);
-        (*flow, *from, *dst, *size, *payload, *ingress) =
-            (src.flow, src.src, src.dst, src.size, src.payload, src.ingress);
+        (*ack_req, *flow, *from, *dst, *size, *payload, *ingress) =
+            (src.ack_req, src.flow, src.src, src.dst, src.size, src.payload, src.ingress);
         (*next, *hash, *seq, *wire_next_at, *trim, *trim_len, *trim_seq, *rcvd, *ts, *aux) = (
             src.next,
             src.hash,

@@ -12,7 +12,7 @@ pub struct PortRef {
     pub peer: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct FlowResult {
     pub id: u32,
     pub src: u32,
@@ -25,9 +25,24 @@ pub struct FlowResult {
     pub ideal_fct: Time,
     /// max(1, fct / ideal_fct); None if unfinished.
     pub slowdown: Option<f64>,
-    /// Data packets retransmitted by go-back-N (a message: 0; its
-    /// connection's count is in [`ConnResult`]).
+    /// Data packets sent again (go-back-N, a trim NACK's range, after a
+    /// timeout). A message: the resent packets that carried its bytes (its
+    /// connection's total is in [`ConnResult`]; the messages' counts sum to it).
     pub retransmits: u64,
+    /// Retransmission timeouts (`network.rto`) that fired with data in
+    /// flight. A message: those that fired while it was the oldest message
+    /// outstanding on its connection.
+    #[serde(default)]
+    pub timeouts: u64,
+    /// Data packets trimmed to their header at a switch (`network.trim`). A
+    /// message: those that carried its bytes while it was outstanding.
+    #[serde(default)]
+    pub trimmed: u64,
+    /// Data packets dropped (admission, a failed link, no route). A message:
+    /// those that carried its bytes while it was outstanding (a stale
+    /// duplicate of a completed message counts on the connection only).
+    #[serde(default)]
+    pub drops: u64,
     /// A message: the connection it travelled on (index into the traffic's
     /// connections); None for a flow. A message row's `start` is its release
     /// time, its `fct` the time from release to the acknowledgement of its
@@ -52,8 +67,16 @@ pub struct ConnResult {
     /// Payload bytes released to it, and acknowledged.
     pub bytes: u64,
     pub acked: u64,
-    /// Data packets retransmitted by go-back-N.
+    /// Data packets sent again (go-back-N, trim NACKs, timeouts).
     pub retransmits: u64,
+    /// Retransmission timeouts that fired with data in flight.
+    #[serde(default)]
+    pub timeouts: u64,
+    /// Its data packets trimmed and dropped.
+    #[serde(default)]
+    pub trimmed: u64,
+    #[serde(default)]
+    pub drops: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -148,7 +171,8 @@ pub struct EngineStats {
     pub data_bytes_trimmed: u64,
     /// Data payload bytes still queued or on a wire when the run ended.
     pub data_bytes_in_flight: u64,
-    /// Link events (`network.link_events`) applied during the run.
+    /// Link events (`network.link_events`) applied, those at time 0 (links
+    /// that start down or up) included.
     pub link_events: u32,
     /// The events run, by kind (they sum to `events`).
     #[serde(default)]
@@ -199,9 +223,13 @@ pub enum RunStatus {
     Completed,
     /// The stop time came with flows unfinished.
     Stopped,
-    /// A PFC deadlock: a cycle of egress ports, each paused (class `.1`) by
-    /// a neighbour whose paused ingress can only drain through the next port
-    /// of the cycle; found at `at` after no data was delivered since `since`.
+    /// A PFC deadlock: a cycle of egress ports, each paused for the flows of
+    /// priority `.1` (the flows' `prio`, as `network.pfc.lossy_prios` names
+    /// them; the port's class is prio + 1) by a neighbour whose paused
+    /// ingress can only drain through the next port of the cycle; closed by
+    /// the last of its PAUSEs at `since`, found at `at` (once nothing was
+    /// delivered for `SimOptions::stall`, or once every port of the cycle
+    /// had been paused that long while other traffic still moved).
     Deadlock { at: Time, since: Time, cycle: Vec<(PortRef, u8)> },
     /// Flows remained and no data was delivered from `since` to `at`
     /// (`SimOptions::stall`), without a PFC cycle.
@@ -222,18 +250,20 @@ impl RunStatus {
         }
     }
 
-    /// A sentence for people, e.g. "PFC deadlock at 6.1us: 5:6 -> 6:7 -> 7:5 (class 1)".
+    /// A sentence for people, e.g. "PFC deadlock: since 6.1us the paused
+    /// egress ports form a cycle 5:6 -> 6:7 -> 7:5 -> (back to the first)
+    /// (priority 0), found at 10006.1us".
     pub fn describe(&self) -> String {
         let us = |t: &Time| format!("{:.3}us", *t as f64 / 1e6);
         match self {
             RunStatus::Completed => "every flow finished".into(),
             RunStatus::Stopped => "stopped at the stop time with flows unfinished".into(),
             RunStatus::Deadlock { at, since, cycle } => format!(
-                "PFC deadlock: no data delivered since {}, at {} the paused egress ports form a cycle {} -> (back to the first){}",
+                "PFC deadlock: since {} the paused egress ports form a cycle {} -> (back to the first){}, found at {}",
                 us(since),
-                us(at),
                 cycle.iter().map(|(p, _)| format!("{}:{}", p.node, p.peer)).collect::<Vec<_>>().join(" -> "),
-                cycle.first().map(|c| format!(" (class {})", c.1)).unwrap_or_default()
+                cycle.first().map(|c| format!(" (priority {})", c.1)).unwrap_or_default(),
+                us(at),
             ),
             RunStatus::Stalled { at, since } => {
                 format!("stalled: flows remain but no data was delivered from {} to {}", us(since), us(at))
@@ -269,6 +299,14 @@ pub struct RunResult {
     #[serde(default)]
     pub trimmed: u64,
     pub pause_frames: u64,
+    /// Data packets sent again, all flows and connections (the sum of the
+    /// flows' and connections' `retransmits`; also that of the flow and
+    /// message rows of `flows`).
+    #[serde(default)]
+    pub retransmits: u64,
+    /// Retransmission timeouts fired, all flows and connections.
+    #[serde(default)]
+    pub timeouts: u64,
     /// True when the run ended with flows unfinished (any status but completed).
     pub truncated: bool,
     /// How the run ended.
@@ -298,6 +336,11 @@ pub struct RunResult {
     /// default): the paused ingress was filled by traffic to other egresses.
     /// Approximation: waits at a host NIC paused by its ToR are not counted.
     pub hol_pkts: Vec<u64>,
+    /// What the network was given for this scheme and what to keep in mind
+    /// reading its numbers ([`crate::compat::resolve`]): a receiver chosen
+    /// for it, a combination that runs as asked but is easy to misread.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<crate::compat::Note>,
     /// With `TraceConfig::rtt`: every RTT sample of the run, binned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rtt: Option<RttHistogram>,
@@ -418,6 +461,14 @@ pub struct Summary {
     pub fct_us: Stats,
     pub drops: u64,
     pub pause_frames: u64,
+    /// Data packets sent again ([`RunResult::retransmits`]).
+    pub retransmits: u64,
+    /// Retransmission timeouts fired ([`RunResult::timeouts`]).
+    pub timeouts: u64,
+    /// Data packets trimmed ([`RunResult::trimmed`]).
+    pub trimmed: u64,
+    /// Data packets sent by hosts, resends included ([`EngineStats::data_packets`]).
+    pub data_packets: u64,
     /// Sum over ports of paused time, microseconds.
     pub paused_time_us: f64,
     pub max_queue_bytes: u64,
@@ -453,6 +504,10 @@ impl RunResult {
             fct_us: Stats::of(&fct),
             drops: self.drops,
             pause_frames: self.pause_frames,
+            retransmits: self.retransmits,
+            timeouts: self.timeouts,
+            trimmed: self.trimmed,
+            data_packets: self.engine.data_packets,
             paused_time_us: self.ports.iter().map(|p| crate::time::to_us(p.paused_time)).sum(),
             max_queue_bytes: self.ports.iter().map(|p| p.max_qlen).max().unwrap_or(0),
         }
@@ -560,6 +615,7 @@ mod tests {
             retransmits: 0,
             conn: None,
             tag: None,
+            ..Default::default()
         };
         let tr =
             |flow: u32, acked: Vec<f64>| FlowTrace { flow, t: vec![0, 10, 20, 30, 40], acked, ..Default::default() };

@@ -124,6 +124,7 @@ pub(crate) struct Switch {
     pub port_start: u32,
     pub port_end: u32,
     pub shared_used: u64,
+    /// PFC headroom of its ingresses, for the lossless classes only.
     pub total_hdrm: u64,
     pub total_rsrv: u64,
     pub salt: u64,
@@ -168,7 +169,9 @@ pub(crate) struct Flow {
     /// flow (kept beside `done`, which the NIC reads with it).
     pub credit_held: bool,
     pub fct: Option<Time>,
-    pub retransmits: u64,
+    /// Data packets resent, timeouts, data packets trimmed and dropped
+    /// (`Simulator::count_loss`).
+    pub losses: crate::msg::Losses,
     /// Data packets head-of-line blocked by a PAUSE not caused by their own egress.
     pub hol_pkts: u64,
     // receiver
@@ -256,7 +259,7 @@ impl Flow {
             done: false,
             credit_held: false,
             fct: None,
-            retransmits: 0,
+            losses: Default::default(),
             hol_pkts: 0,
             rcv_nxt: 0,
             rx_started: false,
@@ -368,9 +371,14 @@ pub struct Simulator {
     /// Last time data was delivered or a flow started (stall detection).
     pub(crate) last_progress: Time,
     stall: Time,
+    /// When to look next for a lasting cycle of paused ports
+    /// ([`Simulator::lasting_deadlock`]).
+    cycle_check: Time,
     interrupt: Interrupt,
     stop_at: Option<Time>,
     scheme_name: String,
+    /// What [`crate::compat::resolve`] chose or warned about for this run.
+    notes: Vec<crate::compat::Note>,
     events_run: u64,
     events_by_kind: EventCounts,
 }
@@ -416,20 +424,9 @@ impl Simulator {
         net.validate()?;
         let link_events = topo.check_link_events(&net.link_events, opts.stop_at)?;
         let req = scheme.requirements();
-        if req.symmetric_paths && net.routing != RoutingMode::Symmetric {
-            return Err(format!(
-                "scheme '{}' needs data and ACKs of a flow on the same path: set network.routing = \"symmetric\" (it is \"{:?}\")",
-                scheme.name(),
-                net.routing
-            )
-            .to_lowercase());
-        }
-        // a scheme's own ECN marking replaces the network's
-        let mut net = net.clone();
-        if let Some(e) = &req.ecn {
-            net.ecn = e.clone();
-            net.validate().map_err(|e| format!("scheme '{}' ECN settings: {e}", scheme.name()))?;
-        }
+        // what the scheme needs against what the network offers: refused,
+        // or the network the run uses (the scheme's ECN, a chosen receiver)
+        let crate::compat::Resolved { net, notes } = crate::compat::resolve(net, &req, scheme.name())?;
         let net = &net;
         let n = topo.nodes.len();
         // ports: per node, in link order
@@ -547,8 +544,11 @@ impl Simulator {
                         salt: rng.next_u64(),
                         cc: None,
                     };
+                    // headroom only for the classes PFC keeps lossless: a
+                    // lossy class drops (or trims) instead of pausing
+                    let lossless = lossless_classes(net).count_ones() as u64;
                     for p in start..end {
-                        sw.total_hdrm += ports[p as usize].headroom * data_classes as u64;
+                        sw.total_hdrm += ports[p as usize].headroom * lossless;
                         sw.total_rsrv += net.reserve.0 * data_classes as u64;
                     }
                     if sw.total_hdrm + sw.total_rsrv >= net.buffer.0 {
@@ -678,6 +678,7 @@ impl Simulator {
                 path_switches: sws,
                 mtu: net.mtu.0 as u32,
                 packet_size: pkt_size as u32,
+                trims: net.trim.enabled && lossless_classes(net) & (1 << (1 + prio)) == 0,
             })
         };
         let hash = |i: usize| mix64(opts.seed ^ mix64(i as u64 + 0x9E37));
@@ -794,7 +795,8 @@ impl Simulator {
             port_base,
             link_ports,
             link_events,
-            link_events_run: 0,
+            // those at time 0 were applied before the routes were built
+            link_events_run: n_initial as u32,
             data_bytes_delivered: 0,
             data_bytes_dropped: 0,
             data_bytes_trimmed: 0,
@@ -812,9 +814,11 @@ impl Simulator {
             started: 0,
             last_progress: 0,
             stall: opts.stall.max(1),
+            cycle_check: opts.stall.max(1),
             interrupt: opts.interrupt.clone(),
             stop_at: opts.stop_at,
             scheme_name: scheme.name().to_string(),
+            notes,
             events_run: 0,
             events_by_kind: EventCounts::default(),
         };
@@ -851,6 +855,13 @@ impl Simulator {
                 status = self.stuck(self.now);
                 self.events.push(t, ev);
                 break;
+            }
+            if t >= self.cycle_check {
+                if let Some(s) = self.lasting_deadlock() {
+                    status = s;
+                    self.events.push(t, ev);
+                    break;
+                }
             }
             debug_assert!(t >= self.now);
             self.now = t;
@@ -952,16 +963,54 @@ impl Simulator {
     /// cycle, else a stall.
     fn stuck(&self, at: Time) -> RunStatus {
         match self.pfc_cycle() {
-            Some(cycle) => RunStatus::Deadlock {
-                at,
-                since: self.last_progress,
-                cycle: cycle
-                    .into_iter()
-                    .map(|(p, c)| (PortRef { node: self.ports[p as usize].node, peer: self.ports[p as usize].peer }, c))
-                    .collect(),
-            },
+            Some(cycle) => self.deadlock(at, cycle),
             None => RunStatus::Stalled { at, since: self.last_progress },
         }
+    }
+
+    /// A deadlock found at `at`: the cycle, closed by the last of its PAUSEs.
+    fn deadlock(&self, at: Time, cycle: Vec<(u32, u8)>) -> RunStatus {
+        let since = cycle.iter().map(|&(p, c)| self.ports[p as usize].cls[c as usize].paused_since).max();
+        RunStatus::Deadlock {
+            at,
+            since: since.unwrap_or(self.last_progress),
+            cycle: cycle
+                .into_iter()
+                // the flows' priority, as scenarios name it (class = prio + 1)
+                .map(|(p, c)| (PortRef { node: self.ports[p as usize].node, peer: self.ports[p as usize].peer }, c - 1))
+                .collect(),
+        }
+    }
+
+    /// Every `stall / 2` of simulated time: a cycle of paused ports, each
+    /// paused for `stall` without a break, is a deadlock even while other
+    /// traffic (a lossy class, flows elsewhere) keeps delivering data and so
+    /// keeps the stall check from firing. Ends the run at the check's time.
+    fn lasting_deadlock(&mut self) -> Option<RunStatus> {
+        let at = self.cycle_check.max(self.now);
+        self.cycle_check = at.saturating_add((self.stall / 2).max(1));
+        if self.lossless == 0 {
+            return None;
+        }
+        // no port paused for `stall` yet: look again when the oldest pause is that old
+        let oldest = self
+            .ports
+            .iter()
+            .flat_map(|p| (1..NC).filter(move |&c| p.paused & (1 << c) != 0).map(move |c| p.cls[c].paused_since))
+            .min()?;
+        if at.saturating_sub(oldest) < self.stall {
+            self.cycle_check = self.cycle_check.min(oldest + self.stall);
+            return None;
+        }
+        let cycle = self.pfc_cycle()?;
+        let closed = cycle.iter().map(|&(p, c)| self.ports[p as usize].cls[c as usize].paused_since).max()?;
+        if at.saturating_sub(closed) < self.stall {
+            // a younger cycle: look again when it is `stall` old
+            self.cycle_check = self.cycle_check.min(closed + self.stall);
+            return None;
+        }
+        self.now = at;
+        Some(self.deadlock(at, cycle))
     }
 
     /// The run's results (the traces are moved out; the rest stays for the checks).
@@ -990,7 +1039,10 @@ impl Simulator {
                 fct: f.fct,
                 ideal_fct: f.ideal_fct,
                 slowdown: f.fct.map(|x| (x as f64 / f.ideal_fct as f64).max(1.0)),
-                retransmits: f.retransmits,
+                retransmits: f.losses.retransmits,
+                timeouts: f.losses.timeouts,
+                trimmed: f.losses.trimmed,
+                drops: f.losses.drops,
                 conn: None,
                 tag: None,
             })
@@ -1051,6 +1103,8 @@ impl Simulator {
             drops: self.drops,
             trimmed: self.trimmed,
             pause_frames: self.pause_frames,
+            retransmits: self.flows.iter().map(|f| f.losses.retransmits).sum(),
+            timeouts: self.flows.iter().map(|f| f.losses.timeouts).sum(),
             truncated,
             status,
             traces_streamed,
@@ -1059,6 +1113,7 @@ impl Simulator {
             scheme_counters: counters.into_iter().collect(),
             hol_pkts: self.flows.iter().map(|f| f.hol_pkts).collect(),
             rtt: self.rtt_hist.take(),
+            notes: std::mem::take(&mut self.notes),
         }
     }
 

@@ -24,7 +24,9 @@ fn scaled(s: &str, what: &str, unit: &str, v: f64, mult: f64, max: u64, max_text
     if x.is_nan() || x > max as f64 {
         return Err(format!("invalid {what} '{s}': too large (at most {max_text})"));
     }
-    if (exact - x).abs() > 1e-6 + exact.abs() * 1e-9 {
+    // a value within float error of a whole number reads as it, but never
+    // as 0: "1e-30s" is refused as "0.4ps" is
+    if (exact - x).abs() > 1e-6 + exact.abs() * 1e-9 || (x == 0.0 && exact > 0.0) {
         return Err(format!("invalid {what} '{s}': {exact} {unit} is not a whole number of {unit}"));
     }
     Ok(x as u64)
@@ -255,6 +257,12 @@ mod tests {
         assert!(parse_dur("NaNs").is_err() && parse_bytes("inf").is_err());
         // issue 25: below the resolution was rounded silently ("0.5ps" -> 0, "0.5B" -> 1 byte)
         assert!(parse_dur("0.5ps").unwrap_err().contains("not a whole number of ps"));
+        // not zero, so not rounded to it however small
+        for s in ["0.4ps", "1e-30s", "0.0000001ps", "1e-20ns"] {
+            assert!(parse_dur(s).unwrap_err().contains("not a whole number of ps"), "{s}");
+        }
+        assert!(parse_bytes("1e-30B").unwrap_err().contains("not a whole number of bytes"));
+        assert_eq!((parse_dur("0s"), parse_dur("0.0ps"), parse_bytes("0")), (Ok(0), Ok(0), Ok(0)));
         assert!(parse_dur("1.0004ns").unwrap_err().contains("not a whole number of ps"));
         assert!(parse_bytes("0.5B").unwrap_err().contains("not a whole number of bytes"));
         assert!(parse_bytes("1.0001KB").unwrap_err().contains("not a whole number of bytes"));

@@ -274,7 +274,10 @@ fn reordering_fabric() -> (ccsim_core::Topology, NetConfig, Vec<ccsim_core::Flow
 
 #[test]
 fn sprayed_flows_always_finish_despite_reordering() {
-    let (topo, net, flows) = reordering_fabric();
+    // go-back-N asked for (unset, spraying on a lossless fabric gets the
+    // reorder receiver): every reordering is a NACK and a resend
+    let (topo, mut net, flows) = reordering_fabric();
+    net.receiver = ccsim_core::config::Receiver::GoBackN;
     let r = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap();
     assert!(r.flows.iter().all(|f| f.fct.is_some()), "a sprayed flow was stranded");
     assert!(r.flows.iter().map(|f| f.retransmits).sum::<u64>() > 0, "the delays should have caused reordering");
@@ -308,9 +311,16 @@ fn reorder_receiver_keeps_sprayed_packets_without_retransmitting() {
     // The reordering case above, with a receiver that accepts any order: the
     // same flows finish with no retransmission and sooner than go-back-N.
     let (topo, mut net, flows) = reordering_fabric();
+    // unset: the reorder receiver is chosen under spraying, and said so
+    let auto = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap();
+    assert!(auto.notes.iter().any(|n| n.text.contains("network.receiver = \"reorder\"")), "{:?}", auto.notes);
+    net.receiver = ccsim_core::config::Receiver::GoBackN;
     let gbn = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap();
+    assert!(gbn.notes.iter().any(|n| n.kind == ccsim_core::compat::NoteKind::Warning), "{:?}", gbn.notes);
     net.receiver = ccsim_core::config::Receiver::Reorder;
     let r = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap();
+    let fcts = |x: &ccsim_core::RunResult| x.flows.iter().map(|f| f.fct).collect::<Vec<_>>();
+    assert_eq!(fcts(&auto), fcts(&r));
     assert!(r.flows.iter().all(|f| f.fct.is_some()), "a flow did not finish");
     assert_eq!(r.flows.iter().map(|f| f.retransmits).sum::<u64>(), 0, "reordering is not loss");
     assert_eq!(r.drops, 0);
@@ -389,4 +399,103 @@ fn traced_flows_record_their_changes_and_acks() {
     opts.trace.acks = false;
     let r = run(&topo, &NetConfig::default(), &flows, &half, &opts, None).unwrap();
     assert!(r.flow_traces[0].changes.is_empty() && r.flow_traces[0].acks.is_empty());
+}
+
+/// PFC headroom is reserved only for the classes PFC protects: a lossy
+/// fabric (PFC off) reserves none, so a 17-port switch with a 200 KB buffer
+/// runs (17 x ~40 KB of headroom refused it), and the tail-drop threshold
+/// is alpha x (buffer - reserves - shared in use). With alpha = 1 and two
+/// line-rate senders into one host, each ingress takes up to a third of the
+/// buffer beyond the reserves: the egress queue peaks at 2 x reserve + 2/3 x
+/// (buffer - reserves).
+#[test]
+fn a_lossy_fabric_reserves_no_headroom() {
+    let mut net = NetConfig::default();
+    net.pfc.enabled = false;
+    net.buffer = Bytes(200_000);
+    // 16:1 incast on a 17-port switch
+    let topo = star(17, G100, US);
+    let flows: Vec<_> = (0..16).map(|i| flow(i, i, 16, 100_000, 0)).collect();
+    let r = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap();
+    assert!(r.flows.iter().all(|f| f.fct.is_some()), "{:?}", r.status);
+    assert!(r.drops > 0, "the small buffer drops");
+    // the whole buffer beyond the reserves is shared
+    let topo = star(3, G100, US);
+    net.pfc.alpha_per_100g = 1.0;
+    let flows = vec![flow(0, 0, 2, 1_000_000, 0), flow(1, 1, 2, 1_000_000, 0)];
+    let r = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap();
+    let reserves = 3 * net.reserve.0;
+    let expect = 2 * net.reserve.0 + 2 * (net.buffer.0 - reserves) / 3;
+    let q = r.ports.iter().find(|p| p.port == PortRef { node: 3, peer: 2 }).unwrap().max_qlen;
+    assert!(q > expect * 97 / 100 && q <= expect + 2 * 1048, "peak queue {q} B, expected ~{expect} B");
+}
+
+/// With `pfc.lossy_prios`, headroom is reserved for the lossless classes
+/// only: a 1 MB buffer on 17 ports holds one class's headroom (17 x ~40 KB)
+/// and the reserves, not two classes' headroom.
+#[test]
+fn lossy_priorities_reserve_no_headroom() {
+    let mut net = NetConfig::default();
+    net.buffer = Bytes(1_000_000);
+    net.data_classes = 2;
+    net.pfc.lossy_prios = vec![1];
+    let topo = star(17, G100, US);
+    let mut flows: Vec<_> = (0..16).map(|i| flow(i, i, 16, 200_000, 0)).collect();
+    for f in flows.iter_mut().skip(8) {
+        f.prio = 1;
+    }
+    let r = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap();
+    assert!(r.flows.iter().all(|f| f.fct.is_some()), "{:?}", r.status);
+    // both classes lossless: two classes of headroom do not fit
+    net.pfc.lossy_prios.clear();
+    let e = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap_err();
+    assert!(e.contains("network.buffer") && e.contains("headroom"), "{e}");
+}
+
+/// Five switches in a ring, one host each, every host sending to the host
+/// two switches clockwise (scenarios/pfc-deadlock-ring.toml). Hosts 0..5,
+/// switches 5..10.
+fn ring5() -> ccsim_core::Topology {
+    let mut nodes = vec![ccsim_core::NodeKind::Host; 5];
+    nodes.extend([ccsim_core::NodeKind::Switch; 5]);
+    let l = |a, b| ccsim_core::LinkSpec { a, b, rate_bps: G100, delay: US };
+    let mut links: Vec<_> = (0..5).map(|h| l(h, h + 5)).collect();
+    links.extend((0..5).map(|s| l(5 + s, 5 + (s + 1) % 5)));
+    ccsim_core::Topology { nodes, links, name: "ring5".into() }
+}
+
+/// A lossless deadlock is found while lossy traffic keeps moving on the
+/// same ports: the run ends `stall` after the cycle closed (not `stall`
+/// after the last lossy delivery), the report dates the cycle, not the
+/// last delivery, and names the flows' priority (0), not the class (1).
+#[test]
+fn a_lossless_deadlock_is_found_while_lossy_traffic_moves() {
+    use ccsim_core::results::RunStatus;
+    let mut net = NetConfig::default();
+    net.data_classes = 2;
+    net.pfc.lossy_prios = vec![1];
+    net.pfc.static_xoff = Some(Bytes(20_000));
+    // the lossless ring: each flow two hops clockwise
+    let mut flows: Vec<_> = (0..5).map(|h| flow(h, h, (h + 2) % 5, 10_000_000, 0)).collect();
+    // lossy flows, one hop, for ~4 ms at line rate
+    for (i, h) in [0u32, 2].into_iter().enumerate() {
+        let mut f = flow(5 + i as u32, h, h + 1, 50_000_000, 0);
+        f.prio = 1;
+        flows.push(f);
+    }
+    let mut opts = SimOptions::default();
+    opts.stall = 1_000 * US;
+    let r = run(&ring5(), &net, &flows, &line_rate(), &opts, None).unwrap();
+    let RunStatus::Deadlock { at, since, cycle } = &r.status else { panic!("{:?}", r.status) };
+    assert_eq!(cycle.len(), 5, "{cycle:?}");
+    assert!(*since < 100 * US, "the ring closes in the first microseconds: since {since}");
+    assert!(*at >= since + opts.stall && *at <= since + 2 * opts.stall, "found at {at}, since {since}");
+    assert!(r.flows[5..].iter().any(|f| f.fct.is_none()), "lossy traffic was still moving when it was found");
+    let text = r.status.describe();
+    assert!(text.contains("priority 0") && !text.contains("class 1"), "{text}");
+    // the lossless ring alone: the same cycle, dated alike
+    let alone = run(&ring5(), &net, &flows[..5], &line_rate(), &opts, None).unwrap();
+    let RunStatus::Deadlock { since: s2, cycle: c2, .. } = &alone.status else { panic!("{:?}", alone.status) };
+    assert_eq!(c2.len(), 5);
+    assert!(*s2 < 100 * US, "since {s2}");
 }

@@ -82,8 +82,8 @@ fn a_link_that_starts_down_is_used_once_it_comes_up() {
     opts.trace = TraceConfig { interval: 10 * US, util_ports: util, ..Default::default() };
     let r = run(&topo, &net, &flows, &line_rate(), &opts, None).unwrap();
     assert!(r.flows[0].fct.is_some());
-    // the initial event applied before the run; only the repair counts as a run event
-    assert_eq!(r.engine.link_events, 1);
+    // the initial event (applied before routes are built) and the repair both count
+    assert_eq!(r.engine.link_events, 2);
     let (long, short) = (&r.utilization[0], &r.utilization[1]);
     for (i, &t) in long.t.iter().enumerate() {
         if t <= 100 * US {
@@ -100,6 +100,20 @@ fn a_link_that_starts_down_is_used_once_it_comes_up() {
     // a repair loses nothing
     assert_eq!(r.drops, 0);
     assert_conserved(&r);
+}
+
+/// A link down from 0 us is a link event like any other (issue 32: it was
+/// applied before the routes were built and not counted).
+#[test]
+fn a_link_down_from_the_start_is_counted() {
+    let topo = short_and_long();
+    let mut net = NetConfig::default();
+    net.link_events = vec![ev(0, 2, 3, LinkAction::Down)];
+    let flows = vec![flow(0, 0, 1, 100_000, 0)];
+    let r = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap();
+    assert!(r.flows[0].fct.is_some());
+    assert_eq!(r.engine.link_events, 1);
+    assert_eq!(port(&r, 2, 3).tx_data_bytes, 0, "the direct link is down throughout");
 }
 
 #[test]

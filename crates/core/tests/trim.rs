@@ -63,14 +63,59 @@ fn trimming_recovers_faster_than_drops_and_timeouts() {
     assert!(d > t + 500 * US, "drops with timeouts {d} ps vs trimming {t} ps");
 }
 
+/// Trimming is for selective resends: with a go-back-N receiver every trim
+/// NACK would resend all that followed the trimmed packet, so the
+/// combination is refused; left unset, the receiver is the reorder one.
 #[test]
-fn trimming_works_with_a_go_back_n_receiver() {
-    let r = incast(true, Receiver::GoBackN);
-    assert!(r.trimmed > 0);
-    assert_eq!(r.drops, 0);
-    assert_eq!(r.check.as_ref().map(|c| c.is_ok()), Some(true), "{:?}", r.check);
-    // go-back-N resends what followed the trimmed packet too
-    assert!(r.flows.iter().map(|f| f.retransmits).sum::<u64>() >= r.trimmed);
+fn trimming_refuses_a_go_back_n_receiver_and_chooses_reorder() {
+    let topo = star(9, G100, US);
+    let mut net = NetConfig::default();
+    net.pfc.enabled = false;
+    net.buffer = Bytes(400_000);
+    net.trim.enabled = true;
+    net.receiver = Receiver::GoBackN;
+    let flows: Vec<_> = (0..8).map(|i| flow(i, i, 8, 500_000, 0)).collect();
+    let opts = SimOptions { check: true, ..SimOptions::default() };
+    let e = run(&topo, &net, &flows, &line_rate(), &opts, None).unwrap_err();
+    assert!(e.contains("network.receiver") && e.contains("trim"), "{e}");
+    net.receiver = Receiver::Auto;
+    let auto = run(&topo, &net, &flows, &line_rate(), &opts, None).unwrap();
+    let reorder = incast(true, Receiver::Reorder);
+    assert!(auto.notes.iter().any(|n| n.text.contains("network.receiver = \"reorder\"")), "{:?}", auto.notes);
+    let fcts = |r: &RunResult| r.flows.iter().map(|f| f.fct).collect::<Vec<_>>();
+    assert_eq!(fcts(&auto), fcts(&reorder), "unset is the reorder receiver");
+}
+
+/// The fabric's trimming reaches the scheme (`FlowView::trims`) per data
+/// class: a lossless priority does not trim, a lossy one does.
+#[test]
+fn a_scheme_reads_whether_its_class_is_trimmed() {
+    use ccsim_core::cc::{FlowView, Scheme, SenderCc};
+    use std::sync::{Arc, Mutex};
+    struct Probe(Arc<Mutex<Vec<(u32, bool)>>>);
+    impl Scheme for Probe {
+        fn name(&self) -> &str {
+            "probe"
+        }
+        fn sender(&self, f: &FlowView) -> Box<dyn SenderCc> {
+            self.0.lock().unwrap().push((f.id, f.trims));
+            line_rate().sender(f)
+        }
+    }
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let mut net = NetConfig { data_classes: 2, ..NetConfig::default() };
+    net.pfc.lossy_prios = vec![1];
+    net.trim.enabled = true;
+    let flows = [FlowSpec { prio: 0, ..flow(0, 0, 2, 10_000, 0) }, FlowSpec { prio: 1, ..flow(1, 1, 2, 10_000, 0) }];
+    run(&star(3, G100, US), &net, &flows, &Probe(seen.clone()), &SimOptions::default(), None).unwrap();
+    let mut v = seen.lock().unwrap().clone();
+    v.sort();
+    assert_eq!(v, [(0, false), (1, true)]);
+    // without trimming nothing is trimmed
+    net.trim.enabled = false;
+    seen.lock().unwrap().clear();
+    run(&star(3, G100, US), &net, &flows, &Probe(seen.clone()), &SimOptions::default(), None).unwrap();
+    assert!(seen.lock().unwrap().iter().all(|&(_, t)| !t));
 }
 
 #[test]
@@ -185,6 +230,10 @@ fn a_lossless_and_a_trimming_class_share_the_switch() {
     let no_mix = {
         let mut n = net.clone();
         n.pfc.lossy_prios.clear();
+        // trimming where PFC keeps every class lossless trims nothing: refused
+        let e = run(&topo, &n, &flows, &line_rate(), &opts, None).unwrap_err();
+        assert!(e.contains("network.trim.enabled") && e.contains("network.pfc"), "{e}");
+        n.trim.enabled = false;
         run(&topo, &n, &flows, &line_rate(), &opts, None).unwrap()
     };
     // with both classes lossless nothing is trimmed and PFC pauses more

@@ -196,3 +196,28 @@ fn bad_int_and_quantum_settings_are_refused() {
     net.int_hop_bytes = Bytes(1000);
     assert!(net.validate().unwrap_err().contains("network.int_hop_bytes"));
 }
+
+/// A window smaller than `ack_every` packets used to wait for the timeout
+/// (or for ever without one): the packet that fills the window asks for an
+/// ACK at once (UET's ACK-request flag), so a windowed flow runs at its
+/// window's pace whatever `ack_every` is.
+#[test]
+fn ack_every_above_the_window_does_not_stall() {
+    let topo = chain(1, G100, US);
+    let fct = |ack_every: u32| {
+        let net = NetConfig { ack_every, ..NetConfig::default() };
+        let scheme = Fixed { rate_frac: 1.0, window_bdps: 1.0 };
+        let r = run(&topo, &net, &[flow(0, 0, 1, 2_000_000, 0)], &scheme, &SimOptions::default(), None).unwrap();
+        (r.flows[0].fct.expect("the flow finishes"), r.flows[0].ideal_fct)
+    };
+    let (every, ideal) = fct(1);
+    // a 1-BDP window is about 25 packets here: 64 per ACK is more than the window
+    let (coalesced, _) = fct(64);
+    assert!(every < ideal * 11 / 10, "1 ACK per packet: {every} ps against ideal {ideal} ps");
+    // one ACK per window: the window is sent, then waits a round trip for
+    // its ACK, about half the line rate (before the flag: no ACK at all)
+    assert!(
+        coalesced < ideal * 5 / 2,
+        "64 packets per ACK with a 25-packet window: {coalesced} ps against ideal {ideal} ps"
+    );
+}

@@ -187,11 +187,27 @@ def test_messages_on_connections_are_rows_with_their_connection():
     r = ccsim.run(ccsim.load(REPO / "scenarios" / "rpc-closed-loop.toml", set={"workload[0].duration": "1ms"}), scheme="hpcc")
     f, c = r.flows, r.conns
     assert len(f) > 20 and f["conn"].notna().all() and (f["workload"] == 0).all()
-    assert list(c.columns) == ["id", "src", "dst", "messages", "completed", "bytes", "acked", "retransmits"]
+    assert list(c.columns) == ["id", "src", "dst", "messages", "completed", "bytes", "acked", "retransmits",
+                               "timeouts", "trimmed", "drops"]
     # every message counted on its connection; requests go client -> server, responses back
     assert f.groupby("conn").size().sort_index().tolist() == c.set_index("id")["messages"].sort_index().tolist()
     assert set(zip(c.src, c.dst)) == {(0, 2), (0, 3), (1, 2), (1, 3), (2, 0), (3, 0), (2, 1), (3, 1)}
     assert (f[f.src >= 2]["size"] == 2000).all(), "2 KB responses"
+
+
+def test_losses_are_columns_of_flows_and_totals_of_the_summary():
+    # issue 32: a lossy incast (PFC off, 1 MB of buffer) resends; the per-flow
+    # losses sum to the summary's totals, and heavy resends are warned about
+    lossy = {"network.pfc.enabled": False, "network.buffer": "1MB"}
+    r = ccsim.run(ccsim.load(INCAST, set=lossy), scheme="dcqcn")
+    f, s = r.flows, r.summary
+    assert list(f.columns[-3:]) == ["timeouts", "trimmed", "drops"] and "retransmits" in f.columns
+    assert s["retransmits"] > 0 and s["drops"] > 0 and s["pause_frames"] == 0
+    assert f.retransmits.sum() == s["retransmits"] and f.timeouts.sum() == s["timeouts"]
+    assert f.drops.sum() == s["drops"] and f.trimmed.sum() == s["trimmed"]["packets"] == 0
+    assert r.warnings == s["warnings"] and r.warnings[0].startswith("dcqcn sent ")
+    lossless = ccsim.run(INCAST, scheme="dcqcn")
+    assert lossless.warnings == [] and lossless.summary["retransmits"] == lossless.flows.retransmits.sum() == 0
 
 
 def test_collective_job_times_are_in_the_summary():

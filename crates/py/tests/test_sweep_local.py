@@ -29,7 +29,7 @@ def test_a_plain_script_without_a_main_guard_prints_a_dataframe(tmp_path):
     )
     p = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
-    assert "scheme  seed     status" in p.stdout and "[128 rows x 5 columns]" in p.stdout
+    assert "scheme  seed     status" in p.stdout and "[140 rows x 5 columns]" in p.stdout
     assert "hpcc" in p.stdout and "dcqcn" in p.stdout
     # progress on stderr, a pipe here: plain lines, no carriage returns
     assert "\r" not in p.stderr and "sweep: 4/4 points (0 cached)" in p.stderr
@@ -42,6 +42,8 @@ def test_a_string_grid_value_is_one_point(tmp_path):
     assert df.attrs["failed"] == {}
     assert list(df.scheme.unique()) == ["hpcc"] and list(df["workload[0].fan_in"].unique()) == [2]
     assert df[df.metric == "finished"].value.tolist() == [2]
+    # the losses are metrics of every point (issue 32)
+    assert {"retransmits", "timeouts", "trimmed", "drops", "pause_frames"} <= set(df.metric)
     # a tuple or range holds several values; a str stays whole
     df = ccsim.sweep(INCAST, {"workload[0].fan_in": (2, 3), "trace.flows": [[0]], "scheme": "dcqcn",
                               "seed": range(1, 3)}, out=tmp_path, progress=False)

@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use crate::cache::Cache;
 use crate::plan::RunSpec;
+use ccsim_core::sim::Interrupt;
 
 /// How one run of the plan went.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,13 +49,42 @@ pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 /// Simulates one run (no cache): what every executor calls. A panic in
 /// the simulator fails this run alone (release builds unwind).
 pub fn simulate(spec: &RunSpec) -> Result<ccsim_core::RunResult, String> {
-    let scn = spec.load()?;
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| scn.simulate(&spec.scheme, None)))
-        .unwrap_or_else(|p| Err(format!("the simulator panicked: {}", panic_message(p.as_ref()))))
+    simulate_until(spec, &Interrupt::default())
+}
+
+/// The error of a run stopped by [`run_all_until`]'s flag, or never started
+/// because of it (not cached: a rerun simulates it).
+pub const INTERRUPTED: &str = "interrupted before it finished";
+
+/// [`simulate`], stopped at the next event boundary once `stop` is set (an
+/// interrupted run is an error, [`INTERRUPTED`], never a result).
+pub fn simulate_until(spec: &RunSpec, stop: &Interrupt) -> Result<ccsim_core::RunResult, String> {
+    let mut scn = spec.load()?;
+    scn.interrupt = stop.clone();
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| scn.simulate(&spec.scheme, None)))
+        .unwrap_or_else(|p| Err(format!("the simulator panicked: {}", panic_message(p.as_ref()))))?;
+    if matches!(r.status, ccsim_core::results::RunStatus::Interrupted { .. }) {
+        return Err(INTERRUPTED.into());
+    }
+    Ok(r)
 }
 
 /// Runs `runs` with `jobs` threads; outcomes in plan order.
 pub fn run_all(runs: &[RunSpec], cache: &Cache, jobs: usize, progress: &(dyn Fn(&Status) + Sync)) -> Vec<Outcome> {
+    run_all_until(runs, cache, jobs, progress, &Interrupt::default())
+}
+
+/// [`run_all`] that stops once `stop` is set (e.g. by Ctrl-C): no run
+/// starts after that, running ones stop at their next event boundary, and
+/// those and the runs never started fail with [`INTERRUPTED`] (cached runs
+/// are [`Outcome::Cached`]); what finished before is cached and reported.
+pub fn run_all_until(
+    runs: &[RunSpec],
+    cache: &Cache,
+    jobs: usize,
+    progress: &(dyn Fn(&Status) + Sync),
+    stop: &Interrupt,
+) -> Vec<Outcome> {
     let n = runs.len();
     let next = AtomicUsize::new(0);
     let start = Instant::now();
@@ -86,6 +116,9 @@ pub fn run_all(runs: &[RunSpec], cache: &Cache, jobs: usize, progress: &(dyn Fn(
         progress(&sh.status);
     };
     let work = |w: usize| loop {
+        if stop.is_set() {
+            break;
+        }
         let i = next.fetch_add(1, Ordering::SeqCst);
         if i >= n {
             break;
@@ -100,7 +133,7 @@ pub fn run_all(runs: &[RunSpec], cache: &Cache, jobs: usize, progress: &(dyn Fn(
                 report(&mut sh);
             }
             let t0 = Instant::now();
-            let r = simulate(spec).and_then(|r| cache.put(spec, &r));
+            let r = simulate_until(spec, stop).and_then(|r| cache.put(spec, &r));
             let secs = t0.elapsed().as_secs_f64();
             let mut sh = shared.lock().unwrap_or_else(|e| e.into_inner());
             sh.running[w] = None;
@@ -134,5 +167,14 @@ pub fn run_all(runs: &[RunSpec], cache: &Cache, jobs: usize, progress: &(dyn Fn(
         }
     });
     let sh = shared.into_inner().unwrap_or_else(|e| e.into_inner());
-    sh.outcomes.into_iter().map(|o| o.unwrap_or_else(|| Outcome::Failed("not run".into()))).collect()
+    let not_run = |i: usize| {
+        if cached[i] {
+            Outcome::Cached
+        } else if stop.is_set() {
+            Outcome::Failed(INTERRUPTED.into())
+        } else {
+            Outcome::Failed("not run".into())
+        }
+    };
+    sh.outcomes.into_iter().enumerate().map(|(i, o)| o.unwrap_or_else(|| not_run(i))).collect()
 }

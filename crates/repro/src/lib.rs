@@ -12,6 +12,7 @@
 
 pub mod cache;
 pub mod chart;
+pub mod combos;
 pub mod exec;
 pub mod manifest;
 pub mod metrics;

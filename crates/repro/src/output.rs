@@ -27,14 +27,18 @@ pub fn create(dir: &Path, name: &str) -> io::Result<BufWriter<fs::File>> {
 /// `flows.csv`: one row per flow, then one per released message. `workload`
 /// is the `[[workload]]` entry the row came from, `conn` a message's
 /// connection (empty for a flow); a message's `start_us` is its release and
-/// its `fct_us` runs to the acknowledgement of its last byte.
+/// its `fct_us` runs to the acknowledgement of its last byte. `retransmits`
+/// (data packets sent again), `timeouts` (retransmission timeouts fired),
+/// `trimmed` and `drops` (its data packets trimmed and dropped): a message
+/// counts the packets that carried its bytes, so the message rows of a
+/// connection sum to its row of `conns.csv`.
 pub fn write_flows_csv(w: &mut impl Write, r: &RunResult, scn: Option<&Scenario>) -> io::Result<()> {
-    writeln!(w, "id,src,dst,size,start_us,fct_us,ideal_fct_us,slowdown,retransmits,workload,conn")?;
+    writeln!(w, "{FLOWS_CSV_HEADER}")?;
     for f in &r.flows {
         let workload = scn.map_or(f.tag, |s| s.workload_of(f));
         writeln!(
             w,
-            "{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             f.id,
             f.src,
             f.dst,
@@ -46,19 +50,39 @@ pub fn write_flows_csv(w: &mut impl Write, r: &RunResult, scn: Option<&Scenario>
             f.retransmits,
             workload.map(|x| x.to_string()).unwrap_or_default(),
             f.conn.map(|x| x.to_string()).unwrap_or_default(),
+            f.timeouts,
+            f.trimmed,
+            f.drops,
         )?;
     }
     Ok(())
 }
 
+/// The header of `flows.csv` (the losses after the columns it had before them).
+pub const FLOWS_CSV_HEADER: &str =
+    "id,src,dst,size,start_us,fct_us,ideal_fct_us,slowdown,retransmits,workload,conn,timeouts,trimmed,drops";
+
+/// The header of `conns.csv`.
+pub const CONNS_CSV_HEADER: &str = "id,src,dst,messages,completed,bytes,acked,retransmits,timeouts,trimmed,drops";
+
 /// `conns.csv`: one row per connection (written only when a run has any).
 pub fn write_conns_csv(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
-    writeln!(w, "id,src,dst,messages,completed,bytes,acked,retransmits")?;
+    writeln!(w, "{CONNS_CSV_HEADER}")?;
     for c in &r.conns {
         writeln!(
             w,
-            "{},{},{},{},{},{},{},{}",
-            c.id, c.src, c.dst, c.messages, c.completed, c.bytes, c.acked, c.retransmits
+            "{},{},{},{},{},{},{},{},{},{},{}",
+            c.id,
+            c.src,
+            c.dst,
+            c.messages,
+            c.completed,
+            c.bytes,
+            c.acked,
+            c.retransmits,
+            c.timeouts,
+            c.trimmed,
+            c.drops
         )?;
     }
     Ok(())
@@ -194,6 +218,107 @@ fn jobs_json(scn: &Scenario, r: &RunResult) -> Value {
     )
 }
 
+/// A run is warned about when it resent more than this share of the data
+/// packets it needed (resends / distinct data packets, the distinct ones
+/// being those sent for the first time). A lossy fabric that works resends
+/// a few percent; past 10% the resends take a visible share of the
+/// bandwidth and the completion times measure loss recovery as much as
+/// congestion control (NSCC + REPS on a go-back-N receiver: 340%).
+pub const RESEND_WARN_SHARE: f64 = 0.10;
+
+/// 1234567 -> "1,234,567".
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Whether every data class of the scenario's fabric is lossless (PFC on,
+/// no `pfc.lossy_prios` among the data priorities) and no link fails: then
+/// the fabric drops nothing and a retransmission timeout is never needed.
+fn lossless_without_failures(scn: &Scenario) -> bool {
+    let n = &scn.net;
+    n.pfc.enabled && (0..n.data_classes).all(|p| !n.pfc.lossy_prios.contains(&p)) && n.link_events.is_empty()
+}
+
+/// What to know before reading a run's numbers, one sentence each naming
+/// the scheme (`summary.json`'s `warnings`): the warnings the run started
+/// with (a combination of scheme and network easy to misread,
+/// [`ccsim_core::compat`]; `ccsim run`/`compare` print them before
+/// simulating), then [`loss_warnings`].
+pub fn warnings(scn: &Scenario, scheme: &str, r: &RunResult) -> Vec<String> {
+    let mut w: Vec<String> = r
+        .notes
+        .iter()
+        .filter(|n| n.kind == ccsim_core::compat::NoteKind::Warning)
+        .map(|n| format!("{scheme}: {}", n.text))
+        .collect();
+    w.extend(loss_warnings(scn, scheme, r));
+    w
+}
+
+/// The choices made for a run because the scenario left them open
+/// (`summary.json`'s `chosen`; [`ccsim_core::compat`]).
+pub fn chosen(r: &RunResult) -> Vec<String> {
+    r.notes.iter().filter(|n| n.kind == ccsim_core::compat::NoteKind::Chosen).map(|n| n.text.clone()).collect()
+}
+
+/// What the results say to know before reading them, one sentence each
+/// naming the scheme (`ccsim run`/`compare` print them first, before the
+/// table, prefixed "warning: "). Warned about:
+/// - flows or messages that did not finish (a stop time, a stall, a PFC
+///   deadlock, an interrupt): the statistics count only finished ones;
+/// - resends above [`RESEND_WARN_SHARE`] of the distinct data packets;
+/// - any retransmission timeout on a fabric that is lossless throughout
+///   and has no link failure.
+///
+/// Derived from the results only, so as deterministic as they are.
+pub fn loss_warnings(scn: &Scenario, scheme: &str, r: &RunResult) -> Vec<String> {
+    let mut w = Vec::new();
+    let open = r.flows.iter().filter(|f| f.fct.is_none()).count();
+    if open > 0 || r.messages_waiting > 0 {
+        let what = if r.conns.is_empty() { "flows" } else { "flows and messages" };
+        let waiting = if r.messages_waiting > 0 {
+            format!(", {} messages never released", thousands(r.messages_waiting))
+        } else {
+            String::new()
+        };
+        w.push(format!(
+            "{scheme}: {} of {} {what} did not finish by {}{waiting} ({}): slowdown and FCT statistics count only finished ones",
+            thousands(open as u64),
+            thousands(r.flows.len() as u64),
+            ccsim_scenario::fmt_time(r.engine.sim_end),
+            r.status.describe()
+        ));
+    }
+    let resends = r.retransmits;
+    let distinct = r.engine.data_packets.saturating_sub(resends);
+    if resends > 0 && resends as f64 > RESEND_WARN_SHARE * distinct as f64 {
+        let ratio = r.engine.data_packets as f64 / distinct.max(1) as f64;
+        w.push(format!(
+            "{scheme} sent {ratio:.2}x the data packets it needed: {} resends of {} distinct data packets ({} timeouts, {} drops, {} trims); its completion times include the resends (per flow and message: `retransmits`, `timeouts`, `drops`, `trimmed` in flows.csv)",
+            thousands(resends),
+            thousands(distinct),
+            thousands(r.timeouts),
+            thousands(r.drops),
+            thousands(r.trimmed),
+        ));
+    }
+    if r.timeouts > 0 && lossless_without_failures(scn) {
+        w.push(format!(
+            "{scheme}: {} retransmission timeouts on a lossless fabric (PFC on every data class, no link failure): each stalled its flow for network.rto and resent everything in flight; the fabric lost nothing, so the RTO is shorter than the delay data met or the receiver discarded data that arrived out of order",
+            thousands(r.timeouts)
+        ));
+    }
+    w
+}
+
 pub fn summary_json(scn: &Scenario, scheme: &str, r: &RunResult) -> Value {
     let s: Summary = r.summary();
     let by_size: Vec<Value> = s
@@ -271,12 +396,17 @@ pub fn summary_json(scn: &Scenario, scheme: &str, r: &RunResult) -> Value {
         },
         "network": serde_json::to_value(&scn.net).unwrap_or(Value::Null),
     });
+    // the losses (beside `drops` and `pause_frames`) and what to know before
+    // reading the numbers (set here: one macro call this large would pass
+    // the recursion limit)
+    v["warnings"] = json!(warnings(scn, scheme, r));
+    v["chosen"] = json!(chosen(r));
+    v["retransmits"] = json!(s.retransmits);
+    v["timeouts"] = json!(s.timeouts);
+    v["trimmed"] = json!({"packets": s.trimmed, "payload_bytes": r.engine.data_bytes_trimmed});
     let jobs = jobs_json(scn, r);
     if !jobs.is_null() {
         v["jobs"] = jobs;
-    }
-    if scn.net.trim.enabled {
-        v["trimmed"] = json!({"packets": r.trimmed, "payload_bytes": r.engine.data_bytes_trimmed});
     }
     v
 }
@@ -343,6 +473,9 @@ pub fn write_compare_csv(w: &mut impl Write, runs: &[(String, &RunResult)]) -> i
         "fct_p99_us",
         "drops",
         "pause_frames",
+        "retransmits",
+        "timeouts",
+        "trimmed",
         "paused_time_us",
         "max_queue_bytes",
         "traced_queue_mean_bytes",
@@ -378,6 +511,9 @@ pub fn write_compare_csv(w: &mut impl Write, runs: &[(String, &RunResult)]) -> i
             num(s.fct_us.p99, 3),
             s.drops.to_string(),
             s.pause_frames.to_string(),
+            s.retransmits.to_string(),
+            s.timeouts.to_string(),
+            s.trimmed.to_string(),
             num(s.paused_time_us, 3),
             s.max_queue_bytes.to_string(),
             traced_queue(r).map(|q| num(q.0, 1)).unwrap_or_default(),
@@ -435,6 +571,12 @@ pub fn write_page(dir: &Path, scn: &Scenario, runs: &[(String, &RunResult)]) -> 
     let mut d = Doc { title: format!("{}: {}", scn.name, schemes.join(", ")), blocks: vec![] };
     d.push(Block::Heading(1, format!("{} ({})", scn.name, schemes.join(", ")), "top".into()));
     d.push(Block::Para(scn.summary()));
+    // what to know before reading the numbers comes first
+    let warned: Vec<String> =
+        runs.iter().flat_map(|(name, r)| warnings(scn, name, r)).map(|w| format!("**Warning:** {w}")).collect();
+    if !warned.is_empty() {
+        d.push(Block::List(warned));
+    }
     let sums: Vec<Summary> = runs.iter().map(|(_, r)| r.summary()).collect();
     let mut header = vec!["".to_string()];
     header.extend(schemes.iter().cloned());
@@ -459,6 +601,10 @@ pub fn write_page(dir: &Path, scn: &Scenario, runs: &[(String, &RunResult)]) -> 
             jobs[i].get(k).and_then(|j| j.time_us).map_or("unfinished".into(), n)
         });
     }
+    row("data packets sent (resends included)", &|i| sums[i].data_packets.to_string());
+    row("data packets resent", &|i| sums[i].retransmits.to_string());
+    row("retransmission timeouts", &|i| sums[i].timeouts.to_string());
+    row("trimmed packets", &|i| sums[i].trimmed.to_string());
     row("drops (packets)", &|i| sums[i].drops.to_string());
     row("PAUSE frames", &|i| sums[i].pause_frames.to_string());
     row("paused time, all ports (us)", &|i| n(sums[i].paused_time_us));
@@ -529,6 +675,7 @@ mod tests {
                     retransmits: 0,
                     conn: None,
                     tag: None,
+                    ..Default::default()
                 },
                 FlowResult {
                     id: 1,
@@ -542,6 +689,7 @@ mod tests {
                     retransmits: 4,
                     conn: None,
                     tag: None,
+                    ..Default::default()
                 },
             ],
             ..Default::default()
@@ -550,9 +698,12 @@ mod tests {
         write_flows_csv(&mut out, &r, None).unwrap();
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], "id,src,dst,size,start_us,fct_us,ideal_fct_us,slowdown,retransmits,workload,conn");
-        assert_eq!(lines[1], "0,0,3,1000,2,5.5,5,1.1,0,,");
-        assert_eq!(lines[2], "1,1,3,5000,0,,6,,4,,");
+        assert_eq!(
+            lines[0],
+            "id,src,dst,size,start_us,fct_us,ideal_fct_us,slowdown,retransmits,workload,conn,timeouts,trimmed,drops"
+        );
+        assert_eq!(lines[1], "0,0,3,1000,2,5.5,5,1.1,0,,,0,0,0");
+        assert_eq!(lines[2], "1,1,3,5000,0,,6,,4,,,0,0,0");
         assert_eq!(lines.len(), 3);
     }
 }

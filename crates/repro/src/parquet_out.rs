@@ -126,6 +126,9 @@ pub fn flows_table(r: &RunResult, scn: Option<&ccsim_scenario::Scenario>) -> Vec
         ("retransmits", Col::I64(f.iter().map(|x| x.retransmits as i64).collect())),
         ("workload", Col::I64(f.iter().map(workload).collect())),
         ("conn", Col::F64(f.iter().map(|x| x.conn.map_or(f64::NAN, |c| c as f64)).collect())),
+        ("timeouts", Col::I64(f.iter().map(|x| x.timeouts as i64).collect())),
+        ("trimmed", Col::I64(f.iter().map(|x| x.trimmed as i64).collect())),
+        ("drops", Col::I64(f.iter().map(|x| x.drops as i64).collect())),
     ]
 }
 
@@ -142,6 +145,9 @@ pub fn conns_table(r: &RunResult) -> Vec<(&'static str, Col)> {
         ("bytes", int(&|x| x.bytes)),
         ("acked", int(&|x| x.acked)),
         ("retransmits", int(&|x| x.retransmits)),
+        ("timeouts", int(&|x| x.timeouts)),
+        ("trimmed", int(&|x| x.trimmed)),
+        ("drops", int(&|x| x.drops)),
     ]
 }
 
@@ -290,6 +296,9 @@ mod tests {
                 retransmits: 3,
                 conn: None,
                 tag: None,
+                timeouts: 2,
+                trimmed: 1,
+                drops: 4,
             }],
             ..Default::default()
         };
@@ -302,5 +311,11 @@ mod tests {
         assert!(matches!(rows[0][5], Field::Double(x) if x.is_nan()));
         assert_eq!(rows[0][6], Field::Double(5.000001));
         assert_eq!(rows[0][8], Field::Long(3));
+        // the losses, in the order of flows.csv
+        let at = |name: &str| names.iter().position(|n| n == name).unwrap();
+        assert_eq!(names.join(","), crate::output::FLOWS_CSV_HEADER);
+        assert_eq!(rows[0][at("timeouts")], Field::Long(2));
+        assert_eq!(rows[0][at("trimmed")], Field::Long(1));
+        assert_eq!(rows[0][at("drops")], Field::Long(4));
     }
 }

@@ -277,7 +277,43 @@ pub fn throughput_chart(runs: &[(String, &RunResult)], opts: &PlotOptions) -> Ch
 /// Writes slowdown, and queues / utilization / rates / rates_norm /
 /// throughput when any run traced them: SVG always (the HTML page shows
 /// it), and the other formats of `opts`.
+/// When the runs ended: the latest end of simulated time (`engine.sim_end`)
+/// or traced sample.
+fn runs_end(runs: &[(String, &RunResult)]) -> Time {
+    let traced = |r: &RunResult| {
+        let ports = r.queues.iter().chain(&r.utilization).filter_map(|s| s.t.last().copied());
+        ports.chain(r.flow_traces.iter().filter_map(|f| f.t.last().copied())).max().unwrap_or(0)
+    };
+    runs.iter().map(|(_, r)| r.engine.sim_end.max(traced(r))).max().unwrap_or(0)
+}
+
+/// A time window (`--window`) that starts at or after the end of every run
+/// would draw empty time charts: the warning naming the window and the
+/// run's end. [`write_all`] then draws the whole run.
+pub fn window_after_run(window: Option<(Time, Time)>, runs: &[(String, &RunResult)]) -> Option<String> {
+    let (from, to) = window?;
+    let end = runs_end(runs);
+    if runs.is_empty() || from < end {
+        return None;
+    }
+    let fmt = ccsim_scenario::fmt_time;
+    let to = if to == Time::MAX { String::new() } else { fmt(to) };
+    Some(format!(
+        "the chart window {}..{to} starts after the run ended at {}: the charts show the whole run",
+        fmt(from),
+        fmt(end)
+    ))
+}
+
 pub fn write_all(dir: &Path, runs: &[(String, &RunResult)], opts: &PlotOptions) -> io::Result<()> {
+    // a window wholly after the run would leave every time chart empty
+    let whole;
+    let opts = if window_after_run(opts.window, runs).is_some() {
+        whole = PlotOptions { window: None, ..opts.clone() };
+        &whole
+    } else {
+        opts
+    };
     let mut formats = opts.formats.clone();
     if !formats.contains(&Format::Svg) {
         formats.insert(0, Format::Svg);
@@ -381,6 +417,29 @@ mod tests {
         assert_eq!(xs.first(), Some(&100.0));
         assert_eq!(xs.last(), Some(&200.0));
         assert_eq!(q.x_range, Some((100.0, 200.0)));
+    }
+
+    /// A window wholly after the run (issue 32: empty charts) is named with
+    /// the run's end, and the charts show the whole run instead.
+    #[test]
+    fn a_window_after_the_run_draws_the_whole_run_and_says_so() {
+        use ccsim_core::time::{MS, US};
+        let mut a = sample_result(1.0);
+        a.engine.sim_end = 500 * US;
+        let runs = [("hpcc".to_string(), &a)];
+        let note = window_after_run(Some((50 * MS, 60 * MS)), &runs).unwrap();
+        assert!(note.contains("50ms..60ms") && note.contains("500us"), "{note}");
+        let note = window_after_run(Some((50 * MS, Time::MAX)), &runs).unwrap();
+        assert!(note.contains("50ms..") && note.contains("500us"), "{note}");
+        assert_eq!(window_after_run(Some((100 * US, 60 * MS)), &runs), None);
+        assert_eq!(window_after_run(None, &runs), None);
+        let opts = PlotOptions { window: Some((50 * MS, 60 * MS)), ..Default::default() };
+        let t = ccsim_scenario::testutil::TempDir::new("plots-window");
+        write_all(t.path(), &runs, &opts).unwrap();
+        let text = std::fs::read_to_string(t.path().join("queues.svg")).unwrap();
+        let whole = queue_chart(&runs, &PlotOptions::default());
+        assert!(!whole.series[0].points.is_empty());
+        assert_eq!(text, whole.render(), "the whole run is drawn");
     }
 
     #[test]

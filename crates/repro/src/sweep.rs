@@ -198,7 +198,8 @@ fn point(
 }
 
 /// The metrics of one run, by name: flow counts, slowdown (overall and by
-/// size bucket: avg, p50, p95, p99), FCT, losses and PAUSE, queues, the
+/// size bucket: avg, p50, p95, p99), FCT, losses (drops, data packets
+/// resent, retransmission timeouts, trimmed packets) and PAUSE, queues, the
 /// traced queue and fairness when traced, engine counters. Names are
 /// stable column names; NaN when a value does not exist (no finished flow).
 pub fn metric_rows(r: &RunResult) -> Vec<(String, f64)> {
@@ -223,6 +224,9 @@ pub fn metric_rows(r: &RunResult) -> Vec<(String, f64)> {
         ("fct_p99_us".into(), s.fct_us.p99),
         ("drops".into(), s.drops as f64),
         ("pause_frames".into(), s.pause_frames as f64),
+        ("retransmits".into(), s.retransmits as f64),
+        ("timeouts".into(), s.timeouts as f64),
+        ("trimmed".into(), s.trimmed as f64),
         ("paused_time_us".into(), s.paused_time_us),
         ("max_queue_bytes".into(), s.max_queue_bytes as f64),
     ]);
@@ -374,6 +378,9 @@ mod tests {
         let m = metric_rows(&r);
         assert_eq!(m[0], ("flows".to_string(), 0.0));
         assert!(m.iter().any(|(k, _)| k == "slowdown_ge1MB_p99"));
+        for k in ["retransmits", "timeouts", "trimmed", "drops", "pause_frames"] {
+            assert!(m.iter().any(|(n, _)| n == k), "no metric {k}");
+        }
         let names: std::collections::HashSet<_> = m.iter().map(|(k, _)| k).collect();
         assert_eq!(names.len(), m.len(), "metric names are unique");
     }

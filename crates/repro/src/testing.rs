@@ -19,6 +19,7 @@ pub fn sample_result(slow: f64) -> RunResult {
             retransmits: 0,
             conn: None,
             tag: None,
+            ..Default::default()
         })
         .collect();
     RunResult {

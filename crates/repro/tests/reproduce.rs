@@ -78,6 +78,15 @@ fn tiny_manifest_plans_runs_caches_and_reports() {
     assert!(index.contains("| tiny | [wrong-order](tiny/report.md#claim-wrong-order)"), "{index}");
     assert!(md.contains("Sensitivity to `variants.half.window_bdps`"));
     assert!(md.contains("testbed CPU use"));
+    // every run used, with its losses (issue 32)
+    let runs = &md[md.find("## Runs").expect("a runs section")..];
+    assert!(
+        runs.contains(
+            "| run | status | finished | data packets | resent | timeouts | trimmed | drops | PAUSE frames |"
+        ),
+        "{runs}"
+    );
+    assert_eq!(runs.lines().filter(|l| l.starts_with("| `tiny/")).count(), s.runs, "{runs}");
     let html = std::fs::read_to_string(out.join("tiny/report.html")).unwrap();
     assert!(html.contains("<svg") && html.contains("Pacing rate of the flow"));
     for chart in ["claim-lone-slowdown.svg", "claim-size-sweep.svg", "sens-too-small-change-0.svg", "figure-fig1.svg"] {

@@ -23,6 +23,7 @@ use crate::collective::Op;
 use crate::dag::{Kind, Node as DagNode, Trace};
 use crate::spec::MAX_FLOWS;
 use ccsim_core::time::{Time, US};
+use ccsim_core::units::MAX_BYTES;
 use serde::{Deserialize, Serialize};
 
 /// The `path` of a `chakra` workload: a folder of `<prefix>.<rank>.et`
@@ -281,14 +282,21 @@ fn convert(nodes: &[Node], rank: usize, n: usize, label: &str) -> Result<Vec<Dag
         let size = || -> Result<u64, String> {
             match int_attr(x, "comm_size", &at)? {
                 None => Err(format!("{at}: attribute comm_size: missing (bytes)")),
-                Some(v) if v < 0 || v > u64::MAX as i128 => {
-                    Err(format!("{at}: attribute comm_size = {v}: out of range"))
+                Some(v) if v < 0 => Err(format!("{at}: attribute comm_size = {v}: must not be negative")),
+                Some(v) if v > MAX_BYTES as i128 => {
+                    Err(format!("{at}: attribute comm_size = {v}: too large (at most {MAX_BYTES} bytes, 10TB)"))
                 }
                 // a message of 0 bytes (a synchronization) carries 1
                 Some(v) => Ok((v as u64).max(1)),
             }
         };
-        let tag = || -> Result<u64, String> { Ok(int_attr(x, "comm_tag", &at)?.map_or(0, |t| t as u64)) };
+        let tag = || -> Result<u64, String> {
+            match int_attr(x, "comm_tag", &at)? {
+                None => Ok(0),
+                Some(t) if (0..=u64::MAX as i128).contains(&t) => Ok(t as u64),
+                Some(t) => Err(format!("{at}: attribute comm_tag = {t}: must be a non-negative integer")),
+            }
+        };
         let kind = match x.r#type {
             node_type::COMP => {
                 let d = x.duration_micros;

@@ -16,7 +16,11 @@
 //! counts a dependency as done at its delivery when the waiting message is
 //! sent from its receiver). Iteration k+1's first step at rank r waits for
 //! every message of iteration k sent from r (completed, i.e. acknowledged)
-//! and received by r (delivered), plus `compute`.
+//! and received by r (delivered), plus `compute`: directly, or, when a rank
+//! has many first steps and many such messages (an all-to-all over hundreds
+//! of ranks), through one zero-length task on r that waits for them
+//! (a join, see [`crate::conns::through_join`]), so the dependencies stay
+//! linear in the messages.
 //!
 //! Sources: the ring algorithms as NCCL runs them (one ring per channel;
 //! `ncclAllReduce` = reduce-scatter then all-gather in 2(n-1) steps of
@@ -33,7 +37,8 @@ use std::collections::BTreeMap;
 
 use crate::conns::{MsgMeta, Part};
 use ccsim_core::flow::{ConnSpec, MessageSpec};
-use ccsim_core::time::Time;
+use ccsim_core::time::{Time, SEC};
+use ccsim_core::units::MAX_DURATION;
 use serde::{Deserialize, Serialize};
 
 /// Most messages one collective entry may make (the same cap as a scenario's flows).
@@ -140,6 +145,22 @@ impl Collective {
                 self.iterations, self.channels
             ));
         }
+        // release times (start + compute between iterations) within the time limit
+        let end = self.start as u128 + self.compute as u128 * (self.iterations as u128 - 1);
+        if end > MAX_DURATION as u128 {
+            return Err(format!(
+                "{w}.compute = {}: start + compute x (iterations - 1) = {:.0} s ({} iterations), past the limit of \
+                 simulated time ({} s)",
+                if self.compute.is_multiple_of(SEC) {
+                    format!("{}s", self.compute / SEC)
+                } else {
+                    ccsim_core::units::fmt_dur(self.compute)
+                },
+                end as f64 / SEC as f64,
+                self.iterations,
+                MAX_DURATION / SEC
+            ));
+        }
         Ok(())
     }
 
@@ -156,7 +177,7 @@ impl Collective {
                 Op::Alltoall => b.alltoall(),
                 Op::HalvingDoublingAllreduce => b.halving_doubling(),
             }
-            b.end_iteration();
+            b.end_iteration(k + 1 == self.iterations);
         }
         Part { conns: b.conns, messages: b.messages, meta: b.meta, ..Default::default() }
     }
@@ -182,8 +203,13 @@ struct Builder<'a> {
     /// last message done means all of its messages are.
     touched: Vec<BTreeMap<u32, u32>>,
     /// Per rank: what its first step of this iteration waits for (the
-    /// previous iteration's last message on each connection it touched).
+    /// previous iteration's last message on each connection it touched, or
+    /// the join task waiting for them).
     prev: Vec<Vec<u32>>,
+    /// Per rank: `prev` is a join task (which waits the compute time).
+    joined: Vec<bool>,
+    /// Per rank: its first steps in this iteration.
+    firsts: Vec<u64>,
 }
 
 impl<'a> Builder<'a> {
@@ -199,6 +225,8 @@ impl<'a> Builder<'a> {
             iteration: 0,
             touched: vec![BTreeMap::new(); n as usize],
             prev: vec![Vec::new(); n as usize],
+            joined: vec![false; n as usize],
+            firsts: vec![0; n as usize],
         }
     }
 
@@ -226,9 +254,14 @@ impl<'a> Builder<'a> {
     fn send(&mut self, src: u32, dst: u32, ch: u32, size: u64, mut after: Vec<u32>, first: bool) -> u32 {
         let conn = self.conn(src, dst, ch);
         let mut delay = 0;
+        if first {
+            self.firsts[src as usize] += 1;
+        }
         if first && self.iteration > 0 {
             after.extend_from_slice(&self.prev[src as usize]);
-            delay = self.c.compute;
+            if !self.joined[src as usize] {
+                delay = self.c.compute;
+            }
         }
         after.sort_unstable();
         after.dedup();
@@ -240,11 +273,29 @@ impl<'a> Builder<'a> {
         id
     }
 
-    fn end_iteration(&mut self) {
+    /// `last`: no iteration follows (so no join is made).
+    fn end_iteration(&mut self, last: bool) {
         for r in 0..self.n as usize {
             let t = std::mem::take(&mut self.touched[r]);
             let mut v: Vec<u32> = t.into_values().collect();
             v.sort_unstable();
+            let firsts = std::mem::take(&mut self.firsts[r]);
+            self.joined[r] = !last && crate::conns::through_join(firsts, v.len() as u64);
+            if self.joined[r] {
+                // a zero-length task on r, done `compute` after all of them
+                let id = self.messages.len() as u32;
+                self.messages.push(MessageSpec {
+                    conn: 0,
+                    size: 0,
+                    at: self.c.start,
+                    after: v,
+                    delay: self.c.compute,
+                    tag: 0,
+                    compute_on: Some(self.c.hosts[r]),
+                });
+                self.meta.push(MsgMeta { iteration: self.iteration });
+                v = vec![id];
+            }
             self.prev[r] = v;
         }
     }
@@ -480,6 +531,36 @@ mod tests {
         // every rank starts each later iteration on each channel once
         let firsts = p.messages.iter().filter(|m| m.delay > 0).count();
         assert_eq!(firsts, 2 * (n as usize) * 2);
+    }
+
+    #[test]
+    fn a_wide_all_to_all_chains_iterations_through_a_join_per_rank() {
+        // 300 ranks: each sends 299 first steps that would each wait for the
+        // 598 last messages of the rank's connections (53 M dependencies an
+        // iteration); through a join per rank, 299 + 598
+        let n = 300u32;
+        let mut c = coll(Op::Alltoall, n, 300 * 100);
+        c.iterations = 2;
+        c.compute = 5 * US;
+        let p = c.part();
+        let per_iter = (n * (n - 1)) as usize;
+        assert_eq!(p.messages.len(), 2 * per_iter + n as usize);
+        let joins = &p.messages[per_iter..per_iter + n as usize];
+        for (r, j) in joins.iter().enumerate() {
+            assert_eq!((j.compute_on, j.size, j.delay), (Some(c.hosts[r]), 0, 5 * US), "the compute is the join's");
+            assert_eq!(j.after.len(), 2 * (n as usize - 1), "the last message of each of its connections");
+            assert!(j.after.iter().all(|&d| (d as usize) < per_iter));
+        }
+        assert!(p.meta[per_iter..per_iter + n as usize].iter().all(|m| m.iteration == 0));
+        for m in &p.messages[per_iter + n as usize..] {
+            let src = p.conns[m.conn as usize].src;
+            let r = c.hosts.iter().position(|&h| h == src).unwrap();
+            assert_eq!((m.after.clone(), m.delay), (vec![(per_iter + r) as u32], 0));
+        }
+        let edges: usize = p.messages.iter().map(|m| m.after.len()).sum();
+        assert_eq!(edges, n as usize * 2 * (n as usize - 1) + per_iter);
+        // a small group waits directly, as before
+        assert!(!crate::conns::through_join(31, 62) && crate::conns::through_join(299, 598));
     }
 
     #[test]

@@ -22,6 +22,21 @@ pub struct MsgMeta {
     pub iteration: u32,
 }
 
+/// Most dependencies per unit involved that a set of waiting messages may
+/// take on a set of waited ones directly (see [`through_join`]).
+pub const JOIN_RATIO: u64 = 64;
+
+/// Whether `waiting` messages or tasks that all wait for the same `waited`
+/// ones (an iteration's first steps on a rank and the rank's last ones of
+/// the previous iteration) should wait through one zero-length task that
+/// waits for them (a join: waiting + waited dependencies, the same times)
+/// rather than directly (waiting x waited): when directly would take more
+/// than [`JOIN_RATIO`] dependencies per unit involved. Keeps lowering
+/// linear; small groups, the common case, stay direct.
+pub fn through_join(waiting: u64, waited: u64) -> bool {
+    waiting.saturating_mul(waited) > JOIN_RATIO.saturating_mul(waiting + waited)
+}
+
 /// What one workload entry generates. Connection and message ids are local
 /// to the part (`MessageSpec::conn`, `after`); [`crate::spec::generate_traffic`]
 /// renumbers them when it merges the parts.

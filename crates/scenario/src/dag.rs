@@ -9,7 +9,11 @@
 //! connection a -> b; a compute node becomes a compute task on its rank's
 //! host; a collective becomes the messages of [`crate::collective`] over all
 //! ranks. The whole graph may be repeated (`iterations`), each rank's roots
-//! of iteration k+1 waiting for its sinks of iteration k.
+//! of iteration k+1 waiting for its sinks of iteration k: directly while
+//! that takes few dependencies, else through one zero-length task of the
+//! rank that waits for the sinks and that the roots wait for (a join: the
+//! same times, roots + sinks dependencies instead of roots x sinks, so
+//! lowering stays linear; see [`crate::conns::through_join`]).
 //!
 //! Dependencies keep their meaning on each side. The core counts a message's
 //! dependency as done at its delivery when the message leaves from the
@@ -32,11 +36,11 @@ use std::path::Path;
 
 use crate::collective::{Collective, Op};
 use crate::conns::{ConnPool, MsgMeta, Part};
-use crate::spec::MAX_FLOWS;
+use crate::spec::{MAX_FLOWS, MAX_TOTAL_BYTES};
 use ccsim_core::flow::MessageSpec;
 use ccsim_core::rng::Rng;
-use ccsim_core::time::Time;
-use ccsim_core::units::{parse_bytes, parse_dur};
+use ccsim_core::time::{Time, SEC};
+use ccsim_core::units::{fmt_dur, parse_bytes, parse_dur, MAX_BYTES, MAX_DURATION};
 use serde_json::{Map, Value};
 
 /// What a trace node does.
@@ -105,6 +109,9 @@ enum Unit {
     CollMsgs { k: u32 },
     /// Collective k is done on rank r (zero-length task).
     CollEnd { k: u32, node: (u32, u32) },
+    /// Rank r's sinks are done (a zero-length task on r that the rank's
+    /// roots of the next iteration wait for; not made in the last iteration).
+    Join { rank: u32 },
 }
 
 impl Unit {
@@ -325,19 +332,58 @@ pub fn lower(w: &str, t: &Trace, o: &Options, rng: &mut Rng) -> Result<Part, Str
             _ => 1,
         })
         .sum();
-    let total = per_iter as u128 * o.iterations as u128;
+    // (the last iteration makes no join)
+    let joins = g.units.iter().filter(|u| matches!(u, Unit::Join { .. })).count() as u128;
+    let total = per_iter as u128 * o.iterations as u128 - joins;
     if total > MAX_FLOWS as u128 {
         return Err(format!(
             "{w}.iterations = {}: {file} would make {total} messages and tasks ({per_iter} per iteration); at most {MAX_FLOWS}",
             o.iterations
         ));
     }
-    let compute: u128 =
-        t.ranks.iter().flatten().map(|x| if let Kind::Compute(d) = x.kind { d as u128 } else { 0 }).sum();
-    if o.start as u128 + compute * o.iterations as u128 > Time::MAX as u128 / 2 {
+    // bytes: each message at most MAX_BYTES (checked where read), all of
+    // them together at most MAX_TOTAL_BYTES, so no sum of sizes wraps
+    let bytes: u128 = matched.iter().map(|&(s, _)| size_of(node(s)) as u128).sum::<u128>()
+        + parts.iter().flatten().flat_map(|p| &p.messages).map(|m| m.size as u128).sum::<u128>();
+    if bytes * o.iterations as u128 > MAX_TOTAL_BYTES as u128 {
         return Err(format!(
-            "{w}.iterations = {}: start + the compute time of {file} ({compute} ps per iteration) x iterations overflows the time range",
-            o.iterations
+            "{w}.iterations = {}: {file} carries {bytes} bytes per iteration, {} in all; at most {MAX_TOTAL_BYTES} bytes",
+            o.iterations,
+            bytes * o.iterations as u128
+        ));
+    }
+    // time: start + the compute on the longest dependency path through all
+    // iterations (the network's time comes on top) within the time limit
+    let mut done: Vec<u128> = vec![0; g.units.len()];
+    let mut before: Vec<u128> = vec![0; g.units.len()];
+    let mut end = o.start as u128;
+    for it in 0..o.iterations {
+        std::mem::swap(&mut done, &mut before);
+        for &u in &order {
+            let u = u as usize;
+            let own = match g.units[u] {
+                Unit::Task { node } => match t.ranks[node.0 as usize][node.1 as usize].kind {
+                    Kind::Compute(d) => d as u128,
+                    _ => 0,
+                },
+                _ => 0,
+            };
+            let mut at = g.deps[u].iter().map(|&d| done[d as usize]).max().unwrap_or(o.start as u128);
+            if it > 0 {
+                at = at.max(g.prev[u].iter().map(|&d| before[d as usize]).max().unwrap_or(0));
+            }
+            done[u] = at + own;
+            end = end.max(done[u]);
+        }
+    }
+    if end > MAX_DURATION as u128 {
+        return Err(format!(
+            "{w}: {file}: the compute on its longest dependency path{} ends at {:.0} s (start {} included), past the \
+             limit of simulated time ({} s)",
+            if o.iterations > 1 { format!(" through {} iterations", o.iterations) } else { String::new() },
+            end as f64 / SEC as f64,
+            fmt_dur(o.start),
+            MAX_DURATION / SEC
         ));
     }
     if matched.is_empty() && parts.iter().all(|p| p.is_none()) {
@@ -404,8 +450,11 @@ fn build(
             }
         }
     }
-    // per rank: roots (nodes waiting for nothing) and sinks (nodes nothing waits for)
+    // per rank: roots (nodes waiting for nothing) and sinks (nodes nothing
+    // waits for); with iterations, a join task per rank whose roots x sinks
+    // would be too many dependencies
     let mut sinks: Vec<Vec<u32>> = vec![Vec::new(); n];
+    let mut join: Vec<Option<u32>> = vec![None; n];
     for r in 0..n {
         let mut waited = vec![false; t.ranks[r].len()];
         for d in deps[r].iter().flatten() {
@@ -414,6 +463,11 @@ fn build(
         let mut s: Vec<u32> = (0..t.ranks[r].len()).filter(|&i| !waited[i]).map(|i| rep[r][i]).collect();
         s.sort_unstable();
         s.dedup();
+        let roots = deps[r].iter().filter(|d| d.is_empty()).count() as u64;
+        if iterating && crate::conns::through_join(roots, s.len() as u64) {
+            join[r] = Some(units.len() as u32);
+            units.push(Unit::Join { rank: r as u32 });
+        }
         sinks[r] = s;
     }
     let node_deps = |(r, i): (u32, u32)| -> Vec<u32> {
@@ -421,7 +475,10 @@ fn build(
     };
     let iter_deps = |(r, i): (u32, u32)| -> Vec<u32> {
         if iterating && deps[r as usize][i as usize].is_empty() {
-            sinks[r as usize].clone()
+            match join[r as usize] {
+                Some(j) => vec![j],
+                None => sinks[r as usize].clone(),
+            }
         } else {
             Vec::new()
         }
@@ -455,6 +512,7 @@ fn build(
             }
             Unit::CollMsgs { k } => (coll_starts[k as usize].clone(), Vec::new()),
             Unit::CollEnd { k, .. } => (vec![coll_msgs[k as usize]], Vec::new()),
+            Unit::Join { rank } => (sinks[rank as usize].clone(), Vec::new()),
         };
         d.sort_unstable();
         d.dedup();
@@ -477,6 +535,7 @@ fn describe(t: &Trace, u: Unit) -> String {
         Unit::Task { node } => at(node),
         Unit::CollStart { node, .. } | Unit::CollEnd { node, .. } => format!("{} (collective)", at(node)),
         Unit::CollMsgs { k } => format!("collective {}", k + 1),
+        Unit::Join { rank } => format!("{}: rank {rank} (end of an iteration)", t.files[rank as usize]),
     }
 }
 
@@ -603,6 +662,9 @@ fn emit(t: &Trace, o: &Options, g: &Graph, order: &[u32], parts: &[Option<Part>]
                     }
                     messages.push(task(o.hosts[node.0 as usize], 0, tidy(after)));
                 }
+                // nothing waits for the last iteration's joins
+                Unit::Join { .. } if it + 1 == o.iterations => continue,
+                Unit::Join { rank } => messages.push(task(o.hosts[rank as usize], 0, tidy(after))),
                 Unit::CollMsgs { k } => {
                     let p = parts[k as usize].as_ref().expect("a collective of several ranks");
                     let rank_of: HashMap<u32, usize> = o.hosts.iter().enumerate().map(|(r, &h)| (h, r)).collect();
@@ -756,6 +818,9 @@ pub fn parse(text: &str, label: &str) -> Result<Trace, String> {
             if size == 0 {
                 return Err(format!("{at}: size = 0: a message needs at least 1 byte"));
             }
+            if size > MAX_BYTES {
+                return Err(format!("{at}: size = {size}: too large (at most {MAX_BYTES} bytes, 10TB)"));
+            }
             let tag = uint(m, "tag", &at)?.unwrap_or(0);
             let (peer, size) = (peer as u32, size);
             if ty == "send" {
@@ -896,6 +961,67 @@ mod tests {
         for (i, m) in p.messages.iter().enumerate() {
             assert!(m.after.iter().all(|&d| d < i as u32), "{i}: {:?}", m.after);
         }
+    }
+
+    #[test]
+    fn iterations_of_wide_ranks_chain_through_one_join_per_rank() {
+        // 200 independent sends 0 -> 1: 200 roots x 200 sinks per rank, too
+        // many to wait directly, so each rank's sinks are joined by one task
+        let n = 200;
+        let mut nodes = Vec::new();
+        for i in 0..n {
+            nodes.push(format!(r#"{{"id": {i}, "rank": 0, "type": "send", "peer": 1, "size": 10}}"#));
+            nodes.push(format!(r#"{{"id": {i}, "rank": 1, "type": "recv", "peer": 0, "size": 10}}"#));
+        }
+        assert!(crate::conns::through_join(n as u64, n as u64));
+        let t = parse(&format!(r#"{{"nodes": [{}]}}"#, nodes.join(",")), "t.json").unwrap();
+        let mut o = opts(2);
+        o.iterations = 3;
+        let p = lower("w", &t, &o, &mut Rng::new(1)).unwrap();
+        let m = &p.messages;
+        // per iteration the n messages, then (but in the last) a join per rank
+        assert_eq!(m.len(), 3 * n + 2 * 2);
+        let joins: Vec<usize> = (0..m.len()).filter(|&i| m[i].compute_on.is_some()).collect();
+        assert_eq!(joins, vec![n, n + 1, 2 * n + 2, 2 * n + 3]);
+        assert_eq!((m[n].compute_on, m[n + 1].compute_on), (Some(10), Some(11)), "on the rank's host");
+        for (k, &j) in joins.iter().enumerate() {
+            let first = (k / 2) * (n + 2);
+            assert_eq!(m[j].after, (first as u32..(first + n) as u32).collect::<Vec<_>>(), "join {j}");
+            assert_eq!((m[j].delay, m[j].size), (0, 0));
+        }
+        for it in 1..3 {
+            let first = it * (n + 2);
+            let (a, b) = (joins[2 * (it - 1)] as u32, joins[2 * (it - 1) + 1] as u32);
+            assert!(m[first..first + n].iter().all(|x| x.after == [a, b]), "iteration {it}");
+        }
+        assert_eq!(p.meta.iter().filter(|x| x.iteration == 2).count(), n, "no join after the last iteration");
+        // dependencies: linear (joins x sinks + messages x joins), not n x n per iteration
+        assert_eq!(m.iter().map(|x| x.after.len()).sum::<usize>(), 2 * 2 * n + 2 * n * 2);
+    }
+
+    #[test]
+    fn time_and_size_limits_count_every_iteration() {
+        let text = |dur: &str, size: &str| {
+            format!(
+                r#"{{"nodes": [
+                {{"id": 0, "rank": 0, "type": "compute", "duration": "{dur}"}},
+                {{"id": 1, "rank": 0, "type": "send", "peer": 1, "size": {size}, "deps": [0]}},
+                {{"id": 0, "rank": 1, "type": "recv", "peer": 0, "size": {size}}}]}}"#
+            )
+        };
+        let run = |dur: &str, size: &str, iterations: u32| {
+            let t = parse(&text(dur, size), "t.json")?;
+            lower("w", &t, &Options { iterations, ..opts(2) }, &mut Rng::new(1))
+        };
+        // the compute of the longest path, chained over iterations
+        assert!(run("400000s", "10", 2).is_ok());
+        let e = run("400000s", "10", 3).err().unwrap();
+        assert!(e.contains("through 3 iterations ends at 1200000 s") && e.contains("limit"), "{e}");
+        // sizes
+        let e = parse(&text("1us", "10000000000001"), "t.json").unwrap_err();
+        assert!(e.contains("rank 0 node 1): size = 10000000000001: too large"), "{e}");
+        let e = run("1us", r#""10000GB""#, 100_001).err().unwrap();
+        assert!(e.starts_with("w.iterations = 100001") && e.contains("at most 1000000000000000000 bytes"), "{e}");
     }
 
     #[test]

@@ -54,10 +54,12 @@ pub struct ScenarioFile {
     /// End the run as stalled (or deadlocked) when flows are active and no
     /// data is delivered for this long. Default 10ms.
     pub stall: Option<Dur>,
+    #[serde(deserialize_with = "crate::strict::table")]
     pub topology: TopoSpec,
     #[serde(default)]
     pub network: NetConfig,
     /// One or more workloads; their flows are merged.
+    #[serde(deserialize_with = "crate::strict::list_of_tables")]
     pub workload: Vec<WorkloadSpec>,
     /// Per-scheme parameter tables, `[scheme.NAME]`.
     #[serde(default)]
@@ -391,11 +393,27 @@ pub fn load_text(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
     load_resolved(&label, &text, base_dir, stem, ov)
 }
 
+/// Reads `[topology]` or a `[[workload]]` entry alone (a [`tomlpath::Reader`]):
+/// serde reads these `kind`-tagged tables from a copy without positions, so
+/// an error in one is located by reading it again key by key.
+fn read_tagged(path: &str, t: &toml::Table) -> Result<(), String> {
+    let v = toml::Value::Table(t.clone());
+    let read = if path == "topology" {
+        crate::strict::table::<_, TopoSpec>(v).map(drop)
+    } else if path.starts_with("workload[") {
+        crate::strict::table::<_, WorkloadSpec>(v).map(drop)
+    } else {
+        return Ok(());
+    };
+    read.map_err(|e| e.message().to_string())
+}
+
 fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Overrides) -> Result<Scenario, String> {
     // 1. Syntax, then the typed structure (unknown keys, wrong types, bad units).
     let raw: toml::Table = toml::from_str(text).map_err(|e| tomlpath::format_toml_error(label, text, &e))?;
-    let file: ScenarioFile = toml::from_str(text).map_err(|e| {
-        let mut m = tomlpath::format_toml_error(label, text, &e);
+    // (arrays are refused where tables are expected: `crate::strict`)
+    let file: ScenarioFile = crate::strict::from_str(text).map_err(|e| {
+        let mut m = tomlpath::format_toml_error_with(label, text, &e, &read_tagged);
         if e.message().contains("expected a sequence") && raw.get("workload").is_some_and(|w| w.is_table()) {
             m.push_str("\n(write each workload as a [[workload]] table, with double brackets)");
         }
@@ -638,6 +656,13 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
         if d.as_os_str().is_empty() {
             return Err(at_here(label, text, "output.dir", "must not be empty (omit it for \"results\")"));
         }
+        // " " would make a folder of that name: a slip, never meant
+        if d.to_string_lossy().trim().is_empty() {
+            return Err(at_here(label, text, "output.dir", "must not be blank (omit it for \"results\")"));
+        }
+    }
+    if ov.out_dir.as_ref().is_some_and(|d| d.to_string_lossy().trim().is_empty()) {
+        return Err(format!("--out {:?}: must not be empty or blank", ov.out_dir.as_ref().unwrap()));
     }
     let out_dir = ov
         .out_dir
@@ -784,6 +809,16 @@ impl Scenario {
     pub fn resolved_params(&self, name: &str) -> Result<String, String> {
         let (base, t) = self.resolved_table(name)?;
         Ok(format!("{base}: {t}"))
+    }
+
+    /// What the network is given for scheme (or variant) `name` and what to
+    /// keep in mind reading its numbers; an error when the combination is
+    /// refused ([`ccsim_core::compat::resolve`], which every run also makes).
+    pub fn network_notes(&self, name: &str) -> Result<Vec<ccsim_core::compat::Note>, String> {
+        let scheme = self.make_scheme(name)?;
+        ccsim_core::compat::resolve(&self.net, &scheme.requirements(), scheme.name())
+            .map(|r| r.notes)
+            .map_err(|e| format!("{}: scheme {name}: {e}", self.label))
     }
 
     /// Builds the simulator for every scheme of the scenario (and drops it):

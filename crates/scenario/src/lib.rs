@@ -16,6 +16,7 @@ pub mod file;
 pub mod hpcc;
 pub mod set;
 pub mod spec;
+pub mod strict;
 pub mod tomlpath;
 pub mod topo;
 pub mod traffic;

@@ -26,6 +26,11 @@ use std::path::{Path, PathBuf};
 /// 100 ms WebSearch flow file) has 70,180 flows.
 pub const MAX_FLOWS: usize = 5_000_000;
 
+/// Most bytes the flows and messages of a scenario may carry in all (10^18,
+/// 1 EB): each is at most `units::MAX_BYTES` (10 TB), and their sums (a
+/// connection's byte stream, the results' totals) then never wrap 64 bits.
+pub const MAX_TOTAL_BYTES: u64 = 1_000_000_000_000_000_000;
+
 /// One explicit flow of a `flows` workload.
 #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -120,6 +125,7 @@ pub enum WorkloadSpec {
     /// An explicit list of flows.
     Flows {
         /// The flows. Required (may not be empty).
+        #[serde(deserialize_with = "crate::strict::tables")]
         flows: Vec<FlowEntry>,
     },
     /// RPCs on persistent connections (see [`crate::conns::rpc`]): Poisson
@@ -893,10 +899,18 @@ pub fn generate_traffic(
 ) -> Result<Generated, String> {
     let mut g = Generated::default();
     let mut flows = Vec::new();
+    let mut bytes: u128 = 0;
     for (i, s) in specs.iter().enumerate() {
         let mut rng = Rng::derive(seed, i as u64);
         let w = format!("workload[{i}]");
         let part = s.generate_part(&w, topo, base_dir, &mut rng)?;
+        bytes += part.flows.iter().map(|f| f.size as u128).sum::<u128>();
+        bytes += part.messages.iter().filter(|m| m.compute_on.is_none()).map(|m| m.size as u128).sum::<u128>();
+        if bytes > MAX_TOTAL_BYTES as u128 {
+            return Err(format!(
+                "{w}: the workloads carry {bytes} bytes in all (flows and messages); at most {MAX_TOTAL_BYTES}"
+            ));
+        }
         flows.extend(part.flows.into_iter().map(|f| (f, i as u32)));
         let conn_base = g.conns.len() as u32;
         let msg_base = g.messages.len() as u32;

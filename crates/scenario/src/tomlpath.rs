@@ -4,8 +4,10 @@
 //!
 //! `toml` reports where an error is as a byte span. Errors raised inside a
 //! `kind`-tagged enum (topology, workload) only carry the span of the whole
-//! table, so the key is then recovered from the names and values the error
-//! message quotes.
+//! table (serde reads such a table from a copy without positions), so the
+//! key is then recovered by reading the table again key by key (a
+//! [`Reader`]: the key whose value alone gives the same error), or else from
+//! the names and values the error message quotes.
 
 use std::ops::Range;
 use toml::de::{DeArray, DeTable, DeValue};
@@ -179,9 +181,63 @@ fn quoted_tokens(msg: &str) -> Vec<String> {
     out
 }
 
+/// Reads the table at a key path (`topology`, `workload[2]`) as the file's
+/// format would and returns the error message (`Ok` for paths it does not
+/// know): lets [`locate_with`] find the key an error in a whole table is about.
+pub type Reader<'a> = &'a dyn Fn(&str, &toml::Table) -> Result<(), String>;
+
+/// The value at a key path such as `workload[1]` in a parsed document.
+fn value_at<'a>(doc: &'a toml::Table, path: &str) -> Option<&'a toml::Value> {
+    let mut table = Some(doc);
+    let mut cur = None;
+    for part in path.split('.') {
+        let (key, idx) = match part.find('[') {
+            Some(b) => (&part[..b], &part[b..]),
+            None => (part, ""),
+        };
+        let mut v = table?.get(key)?;
+        for n in idx.split(['[', ']']).filter(|s| !s.is_empty()) {
+            v = v.as_array()?.get(n.parse::<usize>().ok()?)?;
+        }
+        table = v.as_table();
+        cur = Some(v);
+    }
+    cur
+}
+
+/// The key of table `t` (at `path`) whose value alone, beside the table's
+/// `kind`, fails to read with `message` (`kind`, `flows`), and when that
+/// value is a list, the element that alone fails so (`flows[3]`).
+fn culprit(read: Reader, path: &str, t: &toml::Table, message: &str) -> Option<(String, Option<usize>)> {
+    let kind: toml::Table = t.iter().filter(|(k, _)| *k == "kind").map(|(k, v)| (k.clone(), v.clone())).collect();
+    let fails = |k: &str, v: &toml::Value| {
+        let mut one = kind.clone();
+        one.insert(k.to_string(), v.clone());
+        read(path, &one).err().is_some_and(|e| e.trim_end() == message)
+    };
+    if read(path, &kind).err().is_some_and(|e| e.trim_end() == message) {
+        return t.contains_key("kind").then(|| ("kind".to_string(), None));
+    }
+    let key = t.keys().filter(|k| *k != "kind").find(|k| fails(k, &t[*k]))?;
+    // (when an empty list reads, the list is not itself the mistake)
+    let element = match &t[key] {
+        toml::Value::Array(a) if !fails(key, &toml::Value::Array(vec![])) => {
+            a.iter().position(|x| fails(key, &toml::Value::Array(vec![x.clone()])))
+        }
+        _ => None,
+    };
+    Some((key.clone(), element))
+}
+
 /// Locates the key an error at `span` refers to. `message` is the error text
 /// (used to find the key inside a table when the span covers the whole table).
 pub fn locate(text: &str, span: Range<usize>, message: &str) -> Option<Located> {
+    locate_with(text, span, message, &|_, _| Ok(()))
+}
+
+/// [`locate`], reading a whole table again with `read` to find the key an
+/// error in it is about.
+pub fn locate_with(text: &str, span: Range<usize>, message: &str, read: Reader) -> Option<Located> {
     let doc = DeTable::parse(text).ok()?;
     let mut best = None;
     walk(doc.get_ref(), "", &span, &mut best);
@@ -211,31 +267,111 @@ pub fn locate(text: &str, span: Range<usize>, message: &str) -> Option<Located> 
             path = join(&path, field);
             value = None;
         } else {
+            // the table (or a later one of its array) read again key by key
+            let again = read_again(text, &path, found.array.as_ref(), message, read);
+            // a key the message quotes, or a key whose value it quotes
             let tokens = quoted_tokens(message);
             let here = named_key(t, &tokens).map(|kv| (path.clone(), kv)).or_else(|| {
                 let (array, array_path, i) = found.array.as_ref()?;
                 later_tables(array, array_path, *i).find_map(|(p, t, _)| named_key(t, &tokens).map(|kv| (p, kv)))
             });
-            match here {
+            let quoted = match here {
                 Some((table_path, (k, v))) => {
-                    path = join(&table_path, k.get_ref());
-                    value = Some(render(v.get_ref()));
-                    at = k.span();
+                    Some((join(&table_path, k.get_ref()), Some(render(v.get_ref())), k.span()))
                 }
                 // else a value quoted by the message that appears once in
                 // the whole document locates it
-                None => {
-                    if let Some(f) = tokens.iter().find_map(|tok| unique_value(doc.get_ref(), tok)) {
-                        path = f.path;
-                        value = f.value.map(render);
-                        at = f.span;
+                None => tokens
+                    .iter()
+                    .find_map(|tok| unique_value(doc.get_ref(), tok))
+                    .map(|f| (f.path, f.value.map(render), f.span)),
+            };
+            let within = |p: &str, key: &str| {
+                p.strip_prefix(key).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+            };
+            match (again, quoted) {
+                // the quoted place is inside the key read again (a flow of `flows`): the deeper one
+                (Some(key), Some(q)) if within(&q.0, &key) => (path, value, at) = q,
+                (Some(key), _) => {
+                    // the key's name, or the element of its list
+                    if let Some(s) = key_span(doc.get_ref(), &key).or_else(|| span_of(text, &key)) {
+                        at = s;
                     }
+                    value = toml::from_str(text).ok().and_then(|d| value_at(&d, &key).map(render_value));
+                    path = key;
                 }
+                (None, Some(q)) => (path, value, at) = q,
+                (None, None) => {}
             }
         }
     }
     let (line, column) = line_col(text, at.start);
     Some(Located { path, value, line, column, len: at.len() })
+}
+
+/// The table at `path` (or, for an element of an array of tables, a later
+/// element: toml points at the first whatever element is wrong) and its key
+/// that [`culprit`] finds, read with `read`, as a key path (`workload[1].flows[3]`).
+fn read_again(
+    text: &str,
+    path: &str,
+    array: Option<&(&DeArray, String, usize)>,
+    message: &str,
+    read: Reader,
+) -> Option<String> {
+    let doc: toml::Table = toml::from_str(text).ok()?;
+    let mut candidates = vec![path.to_string()];
+    if let Some((a, array_path, i)) = array {
+        candidates.extend((i + 1..a.len()).map(|j| format!("{array_path}[{j}]")));
+    }
+    candidates.into_iter().find_map(|p| {
+        let t = value_at(&doc, &p)?.as_table()?;
+        let (key, element) = culprit(read, &p, t, message)?;
+        let key = join(&p, &key);
+        Some(match element {
+            Some(i) => format!("{key}[{i}]"),
+            None => key,
+        })
+    })
+}
+
+/// The span of the key (the name, not the value) at key path `want`.
+fn key_span(doc: &DeTable, want: &str) -> Option<Range<usize>> {
+    fn in_table(t: &DeTable, prefix: &str, want: &str) -> Option<Range<usize>> {
+        t.iter().find_map(|(k, v)| {
+            let p = join(prefix, k.get_ref());
+            if p == want {
+                Some(k.span())
+            } else {
+                in_value(v.get_ref(), &p, want)
+            }
+        })
+    }
+    fn in_value(v: &DeValue, path: &str, want: &str) -> Option<Range<usize>> {
+        match v {
+            DeValue::Table(t) => in_table(t, path, want),
+            DeValue::Array(a) => {
+                a.iter().enumerate().find_map(|(i, item)| in_value(item.get_ref(), &format!("{path}[{i}]"), want))
+            }
+            _ => None,
+        }
+    }
+    in_table(doc, "", want)
+}
+
+/// [`render`] for a parsed value.
+fn render_value(v: &toml::Value) -> String {
+    let s = match v {
+        toml::Value::Table(_) => "{...}".to_string(),
+        toml::Value::Array(a) => format!("[{}]", a.iter().map(render_value).collect::<Vec<_>>().join(", ")),
+        v => v.to_string(),
+    };
+    if s.chars().count() > 60 {
+        let cut: String = s.chars().take(57).collect();
+        format!("{cut}...")
+    } else {
+        s
+    }
 }
 
 /// The one key in the document whose scalar value is `tok`, if exactly one.
@@ -324,9 +460,14 @@ pub fn snippet(text: &str, line: usize, column: usize, len: usize) -> String {
 /// Formats a `toml` deserialization error: `file: path = value: message (line L, column C)`
 /// followed by the source line with a marker.
 pub fn format_toml_error(file: &str, text: &str, err: &toml::de::Error) -> String {
+    format_toml_error_with(file, text, err, &|_, _| Ok(()))
+}
+
+/// [`format_toml_error`], finding the key of an error in a whole table with `read` (see [`Reader`]).
+pub fn format_toml_error_with(file: &str, text: &str, err: &toml::de::Error, read: Reader) -> String {
     let msg = err.message().trim_end().to_string();
     match err.span() {
-        Some(span) => match locate(text, span.clone(), &msg) {
+        Some(span) => match locate_with(text, span.clone(), &msg, read) {
             Some(loc) => {
                 let what = match &loc.value {
                     Some(v) => format!("{} = {}", loc.path, v),
@@ -416,6 +557,31 @@ mod tests {
         let doc = two_incasts("", "size = \"10KB\"\n");
         let loc = locate(&doc, span, "missing field `size`").unwrap();
         assert_eq!((loc.path.as_str(), loc.line), ("workload[0].size", 7));
+    }
+
+    #[test]
+    fn a_table_error_without_a_quoted_culprit_is_found_by_reading_again() {
+        // a reader refusing the value 2 anywhere, as serde would refuse a type
+        let read = |_: &str, t: &toml::Table| -> Result<(), String> {
+            let two = |v: &toml::Value| v.as_integer() == Some(2);
+            let bad = t.values().any(|v| two(v) || v.as_array().is_some_and(|a| a.iter().any(two)));
+            if bad {
+                Err("invalid value".into())
+            } else {
+                Ok(())
+            }
+        };
+        let doc = "[[w]]\nkind = \"a\"\nx = 1\n[[w]]\nkind = \"a\"\nx = 1\ny = [1, 1, 2]\n";
+        let first = doc.find("[[w]]").unwrap();
+        // toml points at the first table: the second, its key y, its element 2
+        let loc = locate_with(doc, first..first + 5, "invalid value", &read).unwrap();
+        assert_eq!((loc.path.as_str(), loc.value.as_deref(), loc.line), ("w[1].y[2]", Some("2"), 7));
+        let doc = doc.replace("y = [1, 1, 2]", "y = 2");
+        let loc = locate_with(&doc, first..first + 5, "invalid value", &read).unwrap();
+        assert_eq!((loc.path.as_str(), loc.value.as_deref(), loc.line), ("w[1].y", Some("2"), 7));
+        // without a reader: the table
+        let loc = locate(&doc, first..first + 5, "invalid value").unwrap();
+        assert_eq!(loc.path, "w[0]");
     }
 
     #[test]

@@ -17,7 +17,8 @@
 //! `CCSIM_FUZZ_CASES` sets the number of cases (default 12,000) and
 //! `CCSIM_FUZZ_SEED` the seed (default 1) for longer hunts; `CCSIM_FUZZ_CASE=n`
 //! runs case n alone and prints it; `CCSIM_FUZZ_VERBOSE=1` prints each case
-//! number as it starts.
+//! number as it starts; `CCSIM_FUZZ_ERRORS=file` appends every refusal's
+//! first line to the file (to review how errors read).
 
 use ccsim_core::rng::Rng;
 use ccsim_core::time::US;
@@ -554,6 +555,11 @@ fn one(w: &Worker, c: &Case, n: u64, run: bool) {
         }
         Ok(Err(e)) => {
             t.errors += 1;
+            if let Some(f) = std::env::var_os("CCSIM_FUZZ_ERRORS") {
+                use std::io::Write as _;
+                let mut f = std::fs::OpenOptions::new().create(true).append(true).open(f).unwrap();
+                writeln!(f, "case {n}: {}", e.lines().next().unwrap_or("")).unwrap();
+            }
             if !e.contains(&label) || !names_a_place(&e, &c.text, &c.files) {
                 t.unnamed.push(format!("{e}\n{}", describe(seeds, c, n)));
             }

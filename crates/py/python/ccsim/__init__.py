@@ -189,10 +189,18 @@ class Result:
 
     @property
     def summary(self) -> Dict[str, Any]:
-        """``summary.json``: slowdown and FCT statistics, by size, PAUSE, queues, engine counters, status."""
+        """``summary.json``: slowdown and FCT statistics, by size, losses (drops, pause_frames,
+        retransmits, timeouts, trimmed), queues, engine counters, status, warnings."""
         if "summary" not in self._cache:
             self._cache["summary"] = json.loads(self._native.summary_json())
         return self._cache["summary"]
+
+    @property
+    def warnings(self) -> List[str]:
+        """What to know before reading the numbers (``summary.json``'s ``warnings``; ``ccsim run``
+        prints them first): flows or messages that did not finish, resends above 10% of the
+        distinct data packets, retransmission timeouts on a lossless fabric. Empty when none."""
+        return list(self.summary.get("warnings", []))
 
     @property
     def run_info(self) -> Dict[str, Any]:
@@ -203,14 +211,18 @@ class Result:
     def flows(self) -> pd.DataFrame:
         """Per flow, then per released message: id, src, dst, size, start_us, fct_us, ideal_fct_us,
         slowdown, retransmits, workload (the ``[[workload]]`` entry), conn (a message's connection;
-        NaN for a flow). A message's ``start_us`` is its release, its ``fct_us`` runs to the
-        acknowledgement of its last byte."""
+        NaN for a flow), timeouts, trimmed, drops. A message's ``start_us`` is its release, its
+        ``fct_us`` runs to the acknowledgement of its last byte. The losses: retransmits (data
+        packets sent again), timeouts (retransmission timeouts fired), trimmed and drops (its data
+        packets trimmed, dropped); a message counts the packets that carried its bytes, so a
+        connection's messages sum to its row of :attr:`conns`."""
         return self._table("flows")
 
     @property
     def conns(self) -> pd.DataFrame:
         """Per connection (workloads ``rpc``, ``closed_loop``, ``collective``): id, src, dst,
-        messages (released), completed, bytes (released), acked, retransmits. Empty without connections."""
+        messages (released), completed, bytes (released), acked, retransmits, timeouts, trimmed, drops.
+        Empty without connections."""
         return self._table("conns")
 
     @property

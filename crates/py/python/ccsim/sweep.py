@@ -323,7 +323,9 @@ def sweep(
     the grid, ``status``, ``metric`` and ``value``. Metrics: flows,
     finished, slowdown_avg/p50/p95/p99 overall and per size bucket
     (``slowdown_lt100KB_p99`` ...), fct_avg_us, fct_p99_us, drops,
-    pause_frames, paused_time_us, max_queue_bytes, traced queue and
+    pause_frames, retransmits (data packets resent), timeouts
+    (retransmission timeouts), trimmed (packets), paused_time_us,
+    max_queue_bytes, traced queue and
     fairness when traced, sim_end_us, events, data_packets.
     """
     from . import Scenario, load

@@ -26,7 +26,8 @@
 //!   its id, for all its messages), salts drawn from `Rng::derive(seed,
 //!   0xCC51)` switch by switch), over the links up at time 0 (a pair
 //!   unreachable then is routed over all links, as its ideal FCT is; link
-//!   events later in the run are not followed). Under `network.routing = "spray"` a flow is split evenly
+//!   events later in the run are not followed). Under `network.routing = "spray"`, or a scheme that
+//!   sprays its packets itself (NSCC's REPS and oblivious balancers), a flow is split evenly
 //!   over the next hops at every switch (the fluid limit of per-packet
 //!   spraying). The rebuilt paths are checked against the run's per-port
 //!   data counters when the run has them (an error if they disagree: the
@@ -153,7 +154,7 @@ pub(crate) fn bound(
 ) -> Result<Vec<f64>, String> {
     let m = model(name, r, scn, fabric)?;
     let net = &scn.net;
-    if fabric == Fabric::Routes && net.routing != RoutingMode::Spray && net.link_events.is_empty() {
+    if fabric == Fabric::Routes && !sprayed(r, scn) && net.link_events.is_empty() {
         check_paths(name, r, &m)?;
     }
     let mtu = net.mtu.0.max(1);
@@ -168,6 +169,12 @@ pub(crate) fn bound(
             end - f.start as f64 + base
         })
         .collect())
+}
+
+/// Whether the run's packets were sprayed: by the network, or by the
+/// scheme's own entropy values (REPS, oblivious spraying).
+fn sprayed(r: &RunResult, scn: &ccsim_scenario::Scenario) -> bool {
+    scn.net.routing == RoutingMode::Spray || scn.make_scheme(&r.scheme).is_ok_and(|s| s.requirements().entropy)
 }
 
 /// The fluid model of a run: per carrier (the flows, then the connections,
@@ -190,7 +197,7 @@ static MODELS: std::sync::Mutex<Vec<(u64, std::sync::Arc<Model>)>> = std::sync::
 fn fingerprint(r: &RunResult, scn: &ccsim_scenario::Scenario, fabric: Fabric) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    (fabric == Fabric::Routes, scn.seed, scn.stop, scn.net.mtu.0, scn.net.header.0).hash(&mut h);
+    (fabric == Fabric::Routes, sprayed(r, scn), scn.seed, scn.stop, scn.net.mtu.0, scn.net.header.0).hash(&mut h);
     format!("{:?} {:?}", scn.net.routing, scn.net.link_events).hash(&mut h);
     for k in &scn.topo.nodes {
         (*k == NodeKind::Host).hash(&mut h);
@@ -232,7 +239,7 @@ fn build(name: &str, r: &RunResult, scn: &ccsim_scenario::Scenario, fabric: Fabr
     let net = &scn.net;
     let mut g = Graph::new(topo, scn.seed, &net.link_events, scn.stop)
         .map_err(|e| format!("metric '{name}': the topology's link events: {e}"))?;
-    let spray = net.routing == RoutingMode::Spray;
+    let spray = sprayed(r, scn);
     let mtu = net.mtu.0.max(1);
     let n = topo.nodes.len() as u32;
     // the carriers: the flows (rows 0..n_plain, ECMP-hashed by their id),

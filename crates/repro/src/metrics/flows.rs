@@ -147,8 +147,14 @@ pub fn hol_share(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
     Ok((n > 0).then(|| hol as f64 / n as f64))
 }
 
+/// Data packets resent: the flow and message rows' sum (the run's total).
 pub fn retransmits(_p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
     Ok(Some(cx.r.flows.iter().map(|f| f.retransmits).sum::<u64>() as f64))
+}
+
+/// Retransmission timeouts fired, all flows and connections.
+pub fn timeouts(_p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
+    Ok(Some(cx.r.timeouts as f64))
 }
 
 /// The completion time (start + FCT) of the last of `ids` to finish; an

@@ -12,7 +12,7 @@
 //! Time-like metrics treat it as "never" (it ranks last); the report shows it
 //! as "never".
 
-mod fair;
+pub(crate) mod fair;
 mod flows;
 pub mod jobs;
 mod params;
@@ -159,6 +159,7 @@ pub const SPECS: &[Spec] = &[
         flows::hol_share
     ),
     spec!("retransmits", Count, [], "data packets resent", flows::retransmits),
+    spec!("timeouts", Count, [], "retransmission timeouts fired with data in flight", flows::timeouts),
     spec!(
         "pause_frames",
         Count,

@@ -41,6 +41,7 @@ fn flow(id: u32, size: u64, start: u64, fct: Option<u64>, ideal: u64) -> FlowRes
         retransmits: 0,
         conn: None,
         tag: None,
+        ..Default::default()
     }
 }
 

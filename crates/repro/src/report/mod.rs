@@ -348,6 +348,23 @@ fn write_paper(
         t.checks,
         t.checks_held
     )));
+    let runs_table = runs_table(runs, &used);
+    if !runs_table.warned.is_empty() {
+        d.push(Block::Heading(2, "Warnings".into(), "warnings".into()));
+        d.push(Block::Para(format!(
+            "{} of {} runs have warnings: their numbers include many resends, retransmission timeouts or unfinished flows (every run's losses: [Runs](#runs)).",
+            runs_table.warned_runs,
+            runs_table.rows.len()
+        )));
+        let mut items: Vec<String> = runs_table.warned.iter().take(MAX_WARNINGS_LISTED).cloned().collect();
+        if runs_table.warned.len() > MAX_WARNINGS_LISTED {
+            items.push(format!(
+                "and {} more warnings (the runs' losses: [Runs](#runs))",
+                runs_table.warned.len() - MAX_WARNINGS_LISTED
+            ));
+        }
+        d.push(Block::List(items));
+    }
     d.push(Block::Heading(2, "Headline claims".into(), "headline".into()));
     d.push(headline_table(&recs, other.as_ref(), full, &|c| format!("[{}](#{})", c.id, anchor(&c.id))));
     d.push(Block::Para(
@@ -410,6 +427,17 @@ fn write_paper(
                 .collect(),
         ));
     }
+    if !runs_table.rows.is_empty() {
+        d.push(Block::Heading(2, "Runs".into(), "runs".into()));
+        d.push(Block::Para("Every run the claims and figures used, with what it lost: data packets sent (resends included), resent, retransmission timeouts, data packets trimmed, packets dropped, PAUSE frames sent.".into()));
+        d.push(Block::Table(
+            ["run", "status", "finished", "data packets", "resent", "timeouts", "trimmed", "drops", "PAUSE frames"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            runs_table.rows,
+        ));
+    }
     if !failed.is_empty() {
         d.push(Block::Heading(2, "Failed runs".into(), "failed".into()));
         d.push(Block::List(failed.iter().map(|(l, e)| format!("`{l}`: {e}")).collect()));
@@ -433,6 +461,45 @@ fn write_paper(
         failed_runs: failed.len(),
         dir,
     })
+}
+
+/// Warnings listed at the top of a report; the rest are counted.
+const MAX_WARNINGS_LISTED: usize = 20;
+
+/// The runs section of a report: a row per run that has a result, and the
+/// warnings of those runs (`output::warnings`) as list items naming the run.
+struct RunsTable {
+    rows: Vec<Vec<String>>,
+    warned: Vec<String>,
+    /// Runs with at least one warning.
+    warned_runs: usize,
+}
+
+fn runs_table(runs: &Runs, used: &[usize]) -> RunsTable {
+    let mut t = RunsTable { rows: Vec::new(), warned: Vec::new(), warned_runs: 0 };
+    for &i in used {
+        let Ok(x) = runs.get(i) else { continue };
+        let (r, scn) = (&x.0, &x.1);
+        let spec = &runs.plan.runs[i];
+        let label = spec.label();
+        let s = r.summary();
+        let n = crate::output::thousands;
+        t.rows.push(vec![
+            format!("`{label}`"),
+            r.status.name().to_string(),
+            format!("{}/{}", n(s.finished as u64), n(s.flows as u64)),
+            n(s.data_packets),
+            n(s.retransmits),
+            n(s.timeouts),
+            n(s.trimmed),
+            n(s.drops),
+            n(s.pause_frames),
+        ]);
+        let ws = crate::output::warnings(scn, &spec.scheme, r);
+        t.warned_runs += usize::from(!ws.is_empty());
+        t.warned.extend(ws.iter().map(|w| format!("`{label}`: {w}")));
+    }
+    t
 }
 
 fn claim_section(d: &mut Doc, m: &crate::manifest::Manifest, e: &ClaimEval, full: bool) {
