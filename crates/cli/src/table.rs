@@ -61,18 +61,8 @@ impl Table {
     }
 }
 
-/// 1234567 -> "1,234,567".
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+/// 1234567 -> "1,234,567" (the result files' formatting).
+pub use ccsim_repro::output::thousands;
 
 /// A slowdown or other ratio: 2 decimals, 1 from 100 on, "-" if undefined.
 pub fn ratio(x: f64) -> String {
