@@ -171,12 +171,11 @@ pub fn scenario_text(c: &Cell) -> String {
         s.push_str("\n[variants.nscc_rccc]\nbase = \"nscc\"\nrccc = true\n");
     }
     if matches!(c.balancer, "reps" | "oblivious") {
-        let table = if c.scheme == "nscc_rccc" { "variants.nscc_rccc" } else { "scheme.nscc" };
-        if c.scheme == "nscc_rccc" {
-            s.push_str(&format!("load_balancer = \"{}\"\n", c.balancer));
-        } else {
-            s.push_str(&format!("\n[{table}]\nload_balancer = \"{}\"\n", c.balancer));
+        // nscc_rccc's variant table is the last one written above
+        if c.scheme != "nscc_rccc" {
+            s.push_str("\n[scheme.nscc]\n");
         }
+        s.push_str(&format!("load_balancer = \"{}\"\n", c.balancer));
     }
     s
 }
@@ -252,13 +251,11 @@ pub fn judge(c: &Cell, scn: &Scenario, r: &RunResult) -> Result<Measured, String
         sum += fct;
         fair_sum += b;
     }
-    let plain: u64 = r.flows.iter().filter(|f| f.conn.is_none()).map(|f| f.retransmits).sum();
-    let conns: u64 = r.conns.iter().map(|k| k.retransmits).sum();
     let warned = r.notes.iter().any(|n| n.kind == ccsim_core::compat::NoteKind::Warning);
     let m = Measured {
         tail: end / fair_end.max(1.0),
         total: sum / fair_sum.max(1.0),
-        resent: (plain + conns) as f64 / r.engine.data_packets.max(1) as f64,
+        resent: r.retransmits as f64 / r.engine.data_packets.max(1) as f64,
         drops: r.drops,
         warned,
     };
