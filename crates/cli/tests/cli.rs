@@ -475,11 +475,11 @@ fn reproduce_runs_a_manifest_then_answers_from_the_cache() {
     let first = run(&[]);
     assert!(first.contains("7 runs: 7 simulated, 0 from the cache, 0 failed"), "{first}");
     // headline reproduced, results, reproduced, direction only, not reproduced,
-    // inconclusive, error, not simulated, checks held
+    // inconclusive, fragile, error, not simulated, checks held
     let row = first.lines().find(|l| l.starts_with("tiny")).unwrap_or_else(|| panic!("{first}"));
     assert_eq!(
         row.split_whitespace().collect::<Vec<_>>(),
-        ["tiny", "1/2", "5", "3", "1", "1", "0", "0", "1", "1/1"],
+        ["tiny", "1/2", "5", "3", "1", "1", "0", "0", "0", "1", "1/1"],
         "{first}"
     );
     assert!(out.join("tiny/report.md").is_file() && out.join("tiny/report.html").is_file());

@@ -234,6 +234,11 @@ pub struct Claim {
     /// conclusion, main figures): listed first, in the headline table.
     #[serde(default)]
     pub headline: bool,
+    /// The runs do not depend on the seed (fixed flows, no random paths):
+    /// at full scale a headline claim then runs 2 seeds, which must give
+    /// identical values, instead of the 5 that headline claims need.
+    #[serde(default)]
+    pub deterministic: bool,
     /// A result of the paper (default) or a set-up check.
     #[serde(default)]
     pub kind: Kind,

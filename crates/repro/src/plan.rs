@@ -17,6 +17,13 @@ use ccsim_scenario::{Overrides, Scenario};
 
 use crate::manifest::{self, Claim, Figure, Manifest, Status};
 
+/// Seeds a headline claim runs at least at full scale: enough for a 95%
+/// interval of the seed mean (Student's t, 4 degrees of freedom).
+pub const HEADLINE_SEEDS: u32 = 5;
+
+/// Seeds of a headline claim declared `deterministic`: two, whose values must be identical.
+pub const DETERMINISTIC_HEADLINE_SEEDS: u32 = 2;
+
 /// `--set` values, in order.
 pub type Sets = Vec<(String, toml::Value)>;
 
@@ -201,7 +208,10 @@ impl Planner<'_> {
 
     fn seeds_for(&self, m: &Manifest, c: &Claim) -> u32 {
         let scale = c.scale(self.opts.full).and_then(|s| s.seeds);
-        let n = scale.or(c.seeds).or(m.defaults.seeds).unwrap_or(1).max(1);
+        let mut n = scale.or(c.seeds).or(m.defaults.seeds).unwrap_or(1).max(1);
+        if self.opts.full && c.headline {
+            n = n.max(if c.deterministic { DETERMINISTIC_HEADLINE_SEEDS } else { HEADLINE_SEEDS });
+        }
         match self.opts.seeds {
             Some(s) if n > 1 => s.max(1),
             _ => n,

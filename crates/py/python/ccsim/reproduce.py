@@ -60,9 +60,10 @@ def reproduce(
     claims that average several, ``claims`` runs only those claim ids.
     Returns one dict per paper: headline (headline claims run),
     headline_reproduced, headline_direction, headline_inconclusive,
-    results (the paper's results run; set-up checks apart), reproduced,
-    direction_only, not_reproduced, inconclusive (ties within the noise
-    across seeds), error, not_simulated, checks, checks_held, report (the
+    headline_fragile, results (the paper's results run; set-up checks
+    apart), reproduced, direction_only, not_reproduced, inconclusive (ties
+    within the noise across seeds), fragile (holds on the seed mean only:
+    its 95% interval crosses a limit), error, not_simulated, checks, checks_held, report (the
     path of report.md). ``full=True`` writes the reports to
     ``out/full/<paper>``; the index ``out/index.md`` shows both scales.
     """

@@ -395,7 +395,11 @@ pub fn measured_text(r: &Row) -> String {
         None if m.undefined > 0 => "never".to_string(),
         None if !m.errors.is_empty() => "error".to_string(),
         None => "-".to_string(),
-        Some(v) if m.n > 1 => format!("{} ± {} ({}–{})", fmt_num(v), fmt_num(m.std), fmt_num(m.min), fmt_num(m.max)),
+        Some(v) if m.n > 1 => {
+            let ci =
+                m.interval().map(|(a, b)| format!("; 95% CI {} to {}", fmt_num(a), fmt_num(b))).unwrap_or_default();
+            format!("{} ± {} ({} to {}{ci})", fmt_num(v), fmt_num(m.std), fmt_num(m.min), fmt_num(m.max))
+        }
         Some(v) => fmt_num(v),
     };
     if total > 1 && (m.undefined > 0 || !m.errors.is_empty()) {

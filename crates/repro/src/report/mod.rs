@@ -40,13 +40,14 @@ pub struct PaperSummary {
 }
 
 /// Column names of [`PaperSummary::cells`].
-pub const TALLY_COLUMNS: [&str; 9] = [
+pub const TALLY_COLUMNS: [&str; 10] = [
     "headline reproduced",
     "results",
     "reproduced",
     "direction only",
     "not reproduced",
     "inconclusive",
+    "fragile",
     "error",
     "not simulated",
     "checks held",
@@ -64,6 +65,7 @@ impl PaperSummary {
             t.direction_only.to_string(),
             t.not_reproduced.to_string(),
             t.inconclusive.to_string(),
+            t.fragile.to_string(),
             t.error.to_string(),
             t.not_simulated.to_string(),
             format!("{}/{}", t.checks_held, t.checks),
@@ -332,17 +334,19 @@ fn write_paper(
     )));
     let t = &tally;
     d.push(Block::Para(format!(
-        "**{} headline claims**: {} reproduced, {} in direction only, {} inconclusive, {} missed. **{} results of the paper** run: {} reproduced, {} direction only, {} not reproduced, {} inconclusive, {} errors; {} not simulated. **{} set-up checks** (not paper results): {} held.",
+        "**{} headline claims**: {} reproduced, {} in direction only, {} inconclusive, {} fragile, {} missed. **{} results of the paper** run: {} reproduced, {} direction only, {} not reproduced, {} inconclusive, {} fragile, {} errors; {} not simulated. **{} set-up checks** (not paper results): {} held.",
         t.headline,
         t.headline_reproduced,
         t.headline_direction,
         t.headline_inconclusive,
+        t.headline_fragile,
         t.headline_missed(),
         t.results,
         t.reproduced,
         t.direction_only,
         t.not_reproduced,
         t.inconclusive,
+        t.fragile,
         t.error,
         t.not_simulated,
         t.checks,
@@ -368,7 +372,7 @@ fn write_paper(
     d.push(Block::Heading(2, "Headline claims".into(), "headline".into()));
     d.push(headline_table(&recs, other.as_ref(), full, &|c| format!("[{}](#{})", c.id, anchor(&c.id))));
     d.push(Block::Para(
-        "How to read: *direction* is right when every scheme sits on the same side of the baseline (or in the same order) as in the paper, or a bound/range holds; *within 2x* when every measured value is within a factor 2 of the paper's (for changes: same sign and within a factor 2; changes under 5 points: within 5 points; shares of a whole, in %: within 5 points or within 2x of the distance to 0% or 100%, whichever is nearer; a relative claim with the paper's absolute values: both). A comparison that flips between seeds, or differs by under 1% (changes: under 1 point), is a **tie**: the claim is **inconclusive** at that many seeds (`--seeds N` asks for more), never passed or failed on it. A claim is **reproduced** when both hold, **direction only** when only the first does. Measured values are the mean over seeds ± the standard deviation (min–max). \"never\" = the metric's event did not happen in the run.".into(),
+        "How to read: *direction* is right when every scheme sits on the same side of the baseline (or in the same order) as in the paper, or a bound/range holds; *within 2x* when every measured value is within a factor 2 of the paper's (for changes: same sign and within a factor 2; changes under 5 points: within 5 points; shares of a whole, in %: within 5 points or within 2x of the distance to 0% or 100%, whichever is nearer; a relative claim with the paper's absolute values: both). A comparison whose seeds disagree and whose 95% interval crosses the limit with the mean on the wrong side, or that differs by under 1% (changes: under 1 point), is a **tie**: the claim is **inconclusive** at that many seeds (`--seeds N` asks for more), never passed or failed on it. A claim is **reproduced** when both hold over the seeds: every seed holds, or the 95% interval of the seed mean (Student's t) lies inside the limit; one that holds on the mean only is **fragile**, never counted as reproduced. **Direction only** when only the first holds. Measured values are the mean over seeds ± the standard deviation (min to max; 95% CI of the mean). \"never\" = the metric's event did not happen in the run.".into(),
     ));
     for (kind, title, anchor_id) in
         [(Kind::Result, "Results of the paper", "claims"), (Kind::Check, "Set-up checks", "checks")]
@@ -450,6 +454,7 @@ fn write_paper(
         runs: used.len(),
         failed_runs: failed.len(),
         cpu_secs: cpu,
+        version: version.into(),
         claims: recs,
     };
     record::write(&dir, &rec)?;

@@ -48,6 +48,10 @@ pub struct PaperRecord {
     pub failed_runs: usize,
     /// Simulation CPU time of the runs the report used (seconds).
     pub cpu_secs: f64,
+    /// The simulator's version that ran them (`cache::version_of`: the
+    /// hash of the simulation's sources); empty in reports older than it.
+    #[serde(default)]
+    pub version: String,
     pub claims: Vec<ClaimRecord>,
 }
 
@@ -163,12 +167,15 @@ pub struct Tally {
     pub headline_reproduced: usize,
     pub headline_direction: usize,
     pub headline_inconclusive: usize,
+    /// Holds on the seed mean only (the 95% interval crosses a limit).
+    pub headline_fragile: usize,
     /// Results (not checks) that are run.
     pub results: usize,
     pub reproduced: usize,
     pub direction_only: usize,
     pub not_reproduced: usize,
     pub inconclusive: usize,
+    pub fragile: usize,
     pub error: usize,
     pub not_simulated: usize,
     pub checks: usize,
@@ -194,6 +201,7 @@ impl Tally {
                 "direction only" => t.direction_only += 1,
                 "not reproduced" => t.not_reproduced += 1,
                 "inconclusive" => t.inconclusive += 1,
+                "fragile" => t.fragile += 1,
                 "error" => t.error += 1,
                 _ => {}
             }
@@ -202,28 +210,35 @@ impl Tally {
                 t.headline_reproduced += c.reproduced() as usize;
                 t.headline_direction += (c.verdict_kind() == "direction only") as usize;
                 t.headline_inconclusive += (c.verdict_kind() == "inconclusive") as usize;
+                t.headline_fragile += (c.verdict_kind() == "fragile") as usize;
             }
         }
         t
     }
 
-    /// Headline claims that missed (neither reproduced, direction only nor a tie).
+    /// Headline claims that missed (neither reproduced, direction only, a tie nor fragile).
     pub fn headline_missed(&self) -> usize {
-        self.headline - self.headline_reproduced - self.headline_direction - self.headline_inconclusive
+        self.headline
+            - self.headline_reproduced
+            - self.headline_direction
+            - self.headline_inconclusive
+            - self.headline_fragile
     }
 
     /// The counts with their names (`COUNT_NAMES`), as the Python package returns them.
-    pub fn counts(&self) -> [usize; 13] {
+    pub fn counts(&self) -> [usize; 15] {
         [
             self.headline,
             self.headline_reproduced,
             self.headline_direction,
             self.headline_inconclusive,
+            self.headline_fragile,
             self.results,
             self.reproduced,
             self.direction_only,
             self.not_reproduced,
             self.inconclusive,
+            self.fragile,
             self.error,
             self.not_simulated,
             self.checks,
@@ -231,19 +246,21 @@ impl Tally {
         ]
     }
 
-    fn from_counts(c: [usize; 13]) -> Tally {
-        let [headline, headline_reproduced, headline_direction, headline_inconclusive, results, reproduced, direction_only, not_reproduced, inconclusive, error, not_simulated, checks, checks_held] =
+    fn from_counts(c: [usize; 15]) -> Tally {
+        let [headline, headline_reproduced, headline_direction, headline_inconclusive, headline_fragile, results, reproduced, direction_only, not_reproduced, inconclusive, fragile, error, not_simulated, checks, checks_held] =
             c;
         Tally {
             headline,
             headline_reproduced,
             headline_direction,
             headline_inconclusive,
+            headline_fragile,
             results,
             reproduced,
             direction_only,
             not_reproduced,
             inconclusive,
+            fragile,
             error,
             not_simulated,
             checks,
@@ -256,35 +273,41 @@ impl Tally {
         *self = Tally::from_counts(std::array::from_fn(|i| a[i] + b[i]));
     }
 
-    /// Headline claims as "reproduced / direction only / inconclusive / missed of all".
+    /// Headline claims as "reproduced / direction only / inconclusive / fragile / missed of all".
     pub fn headline_text(&self) -> String {
         format!(
-            "{} / {} / {} / {} of {}",
+            "{} / {} / {} / {} / {} of {}",
             self.headline_reproduced,
             self.headline_direction,
             self.headline_inconclusive,
+            self.headline_fragile,
             self.headline_missed(),
             self.headline
         )
     }
 
-    /// Results as "reproduced of run (inconclusive)".
+    /// Results as "reproduced of run (inconclusive, fragile)".
     pub fn results_text(&self) -> String {
-        format!("{} of {} ({} inconclusive)", self.reproduced, self.results, self.inconclusive)
+        format!(
+            "{} of {} ({} inconclusive, {} fragile)",
+            self.reproduced, self.results, self.inconclusive, self.fragile
+        )
     }
 }
 
 /// Names of [`Tally::counts`].
-pub const COUNT_NAMES: [&str; 13] = [
+pub const COUNT_NAMES: [&str; 15] = [
     "headline",
     "headline_reproduced",
     "headline_direction",
     "headline_inconclusive",
+    "headline_fragile",
     "results",
     "reproduced",
     "direction_only",
     "not_reproduced",
     "inconclusive",
+    "fragile",
     "error",
     "not_simulated",
     "checks",
