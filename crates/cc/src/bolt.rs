@@ -18,8 +18,16 @@
 //! * Sender (Algorithm 2): per SRC, rtt_src = now - t_data_tx,
 //!   reaction = flow rate / link rate, target_q = q_size (packets) x reaction;
 //!   cwnd -= 1 packet if at least rtt_src / target_q passed since the last
-//!   decrement. Per ACK: +1 packet if INC; +1 packet once per RTT (additive
-//!   increase fallback). cwnd starts at one BDP (line-rate start) and is clamped.
+//!   decrement. flow rate = cwnd / the last RTT sample (line rate before one),
+//!   as `flow.rate` in Algorithm 2 and `curRate` in the authors' ns-3 HandleBts.
+//!   Per ACK: +1 packet if INC; +1 packet once per RTT (additive increase
+//!   fallback): on the first ACK that acknowledges a packet sent after the last
+//!   increase (ACK seq above the `snd_nxt` recorded then), so a window-limited
+//!   flow gets exactly one per round of ACKs. cwnd starts at one BDP (line-rate
+//!   start) and is clamped.
+//! * Sending: a window of at least one packet goes out at line rate (Swift's
+//!   and the ns-3 code's behaviour), below one packet paced at cwnd / RTT;
+//!   `pacing = true` paces every window at cwnd x packet size / RTT.
 //!
 //! The switch logic runs in [`SwitchCc::on_enqueue`], i.e. after routing, where
 //! the egress queue is known: the ingress-pipeline position of the paper (§4.1).
@@ -198,6 +206,20 @@ pub struct BoltConfig {
     /// Factor a cwnd of at most one packet is multiplied by per SRC. Default 0.5
     /// (`bolt-l4-protocol.cc` HandleBts: cwnd x (1 - MaxMd), MaxMd 0.5).
     pub small_cwnd_md: f64,
+    /// Pace a window of at least one packet at the flow's rate, cwnd x wire
+    /// packet size / RTT (the last RTT sample; the base RTT before one), instead
+    /// of sending it at line rate. Default false: the paper says only that its
+    /// prototype "added Bolt in 1340 LOC in addition to the existing Swift
+    /// implementation" of Snap (§4), and Swift paces only a window below one
+    /// packet; Algorithm 2 reads `flow.rate` without saying how the host sends.
+    /// The authors' ns-3 code decides the same for the simulations:
+    /// `BoltOutboundMsg::SendDown` (`bolt-l4-protocol.cc`) paces only when cwnd
+    /// is below one packet and otherwise sends the window back to back at the
+    /// NIC's rate. With false a
+    /// window comes back as one burst of SRCs per RTT, and the decrement spacing
+    /// (rtt_src / target_q) lets few of them count; sensitivity sweep
+    /// `scheme.bolt.pacing` of the claims it moves.
+    pub pacing: bool,
     /// Switch node ids that are not Bolt-capable (run no Bolt logic). Default [].
     pub non_bolt_switches: Vec<u32>,
     /// Brownfield (§6): name of a registered scheme whose sender runs beside
@@ -223,6 +245,7 @@ impl Default for BoltConfig {
             max_cwnd_bdps: 1.0,
             min_cwnd: Bytes(15),
             small_cwnd_md: 0.5,
+            pacing: false,
             non_bolt_switches: Vec::new(),
             brownfield: String::new(),
             brownfield_params: String::new(),
@@ -269,6 +292,10 @@ impl SchemeConfig for BoltConfig {
         ("max_cwnd_bdps", "largest cwnd in BDPs"),
         ("min_cwnd", "smallest cwnd (below a packet the sender paces)"),
         ("small_cwnd_md", "cwnd factor per SRC when cwnd <= 1 packet"),
+        (
+            "pacing",
+            "pace every window at cwnd x packet size / RTT (default false: line rate, paced only below a packet)",
+        ),
         ("non_bolt_switches", "switch node ids without Bolt logic (brownfield)"),
         ("brownfield", "scheme whose sender runs beside Bolt's; window = min (e.g. \"swift\")"),
         ("brownfield_params", "that scheme's parameters as TOML, e.g. \"window_bdps = 0.5\""),
@@ -509,6 +536,7 @@ pub struct BoltSender {
     pkt_wire: f64,
     header_bytes: u32,
     small_cwnd_md: f64,
+    pacing: bool,
     line: f64,
     /// Last RTT sample from an ACK (None before the first).
     rtt: Option<Time>,
@@ -532,6 +560,7 @@ impl BoltSender {
             pkt_wire: (flow.packet_size + cfg.header_bytes) as f64,
             header_bytes: cfg.header_bytes,
             small_cwnd_md: cfg.small_cwnd_md,
+            pacing: cfg.pacing,
             line: flow.line_rate as f64,
             rtt: None,
             base_rtt: flow.base_rtt.max(1),
@@ -574,8 +603,9 @@ impl BoltSender {
     fn apply(&mut self, cx: &mut SenderCx) {
         self.cwnd = self.cwnd.clamp(self.min_cwnd, self.max_cwnd);
         let mut rate = self.line;
-        if self.cwnd < self.mss {
-            // below one packet: one packet per (mss / cwnd) RTTs (ns-3 pacing delay)
+        if self.pacing || self.cwnd < self.mss {
+            // cwnd per RTT in wire bytes; below one packet that is one packet
+            // per (mss / cwnd) RTTs (ns-3 pacing delay)
             let rtt = self.rtt.unwrap_or(self.base_rtt).max(1) as f64;
             rate = self.cwnd / self.mss * self.pkt_wire * 8.0 * SEC as f64 / rtt;
         }
@@ -627,8 +657,12 @@ impl SenderCc for BoltSender {
         if f & flag::INC != 0 && f & flag::DEC == 0 {
             self.cwnd += self.mss;
         }
-        if ack.seq >= self.seq_at_last_ai {
-            // once-per-RTT additive increase (Algorithm 2 lines 12-14)
+        if ack.seq > self.seq_at_last_ai {
+            // once-per-RTT additive increase (Algorithm 2 lines 12-14): the
+            // first ACK of a packet sent after the last increase. `ack.seq` is
+            // the next byte expected, so it passes the mark only when the byte
+            // at `snd_nxt` of the last increase has arrived; an ACK equal to
+            // the mark is that of the last packet already in flight then.
             self.cwnd += self.mss;
             self.seq_at_last_ai = cx.snd_nxt;
         }
@@ -965,9 +999,13 @@ mod tests {
         assert_eq!(s.probe(), 101_000.0);
         h.ack(s.as_mut(), &ack_at(3000, 290 * US, flag::INC));
         assert_eq!(s.probe(), 102_000.0);
-        // an ACK with INC and the AI mark reached: +2
+        // the ACK of the last packet in flight at the increase (seq = the mark):
+        // no packet sent after the increase is acknowledged yet, so no AI
         h.snd_nxt = 80_000;
-        h.ack(s.as_mut(), &ack_at(50_000, 290 * US, flag::INC));
+        h.ack(s.as_mut(), &ack_at(50_000, 290 * US, 0));
+        assert_eq!(s.probe(), 102_000.0);
+        // an ACK with INC that acknowledges the first packet sent after it: +2
+        h.ack(s.as_mut(), &ack_at(51_000, 290 * US, flag::INC));
         assert_eq!(s.probe(), 104_000.0);
         assert_eq!(h.window, 104_000);
         // clamp at one BDP
@@ -975,6 +1013,89 @@ mod tests {
             h.ack(s.as_mut(), &ack_at(60_000 + i, 290 * US, flag::INC));
         }
         assert_eq!(s.probe(), 125_000.0);
+    }
+
+    /// Plays a window-limited flow with a fixed RTT: the window goes out back
+    /// to back (one packet per 100 ns), each ACK (no INC) comes back one RTT
+    /// after its packet and releases what the window allows. Returns, per
+    /// round of ACKs (the ACKs arriving in one RTT), the indices within the
+    /// round of the ACKs on which cwnd grew, and cwnd at the end.
+    fn ai_per_round(cfg: BoltConfig, rounds: usize) -> (Vec<Vec<usize>>, f64) {
+        let (mut s, mut h) = sender(cfg);
+        h.start(s.as_mut());
+        let (rtt, gap, mss) = (10 * US, 100 * NS, 1000);
+        let mut flight = std::collections::VecDeque::new();
+        let mut last_send = 0;
+        let mut send = |h: &mut Harness, flight: &mut std::collections::VecDeque<(u64, Time)>| {
+            while h.snd_nxt - h.snd_una < h.window {
+                let t = if h.snd_nxt == 0 { 0 } else { h.now.max(last_send + gap) };
+                h.snd_nxt += mss;
+                flight.push_back((h.snd_nxt, t));
+                last_send = t;
+            }
+        };
+        send(&mut h, &mut flight);
+        let mut out = vec![Vec::new(); rounds];
+        let mut idx = 0;
+        let mut round = 0;
+        while let Some((end, sent)) = flight.pop_front() {
+            h.now = sent + rtt;
+            let r = (h.now / rtt) as usize - 1;
+            if r >= rounds {
+                break;
+            }
+            if r != round {
+                round = r;
+                idx = 0;
+            }
+            h.snd_una = end;
+            let before = s.probe();
+            h.ack(s.as_mut(), &ack_at(end, sent, 0));
+            if s.probe() > before {
+                out[r].push(idx);
+            }
+            idx += 1;
+            send(&mut h, &mut flight);
+        }
+        (out, s.probe())
+    }
+
+    #[test]
+    fn additive_increase_once_per_round_of_a_window_limited_flow() {
+        // a 5-packet window (far below the 1-BDP cap): no INC, no SRC, so
+        // cwnd moves only by the per-RTT additive increase
+        let cfg = BoltConfig { init_cwnd_bdps: 0.04, ..Default::default() };
+        let (rounds, cwnd) = ai_per_round(cfg, 8);
+        for (r, ai) in rounds.iter().enumerate() {
+            // exactly one increase per round, on its first ACK: the first that
+            // acknowledges a packet sent after the previous increase
+            assert_eq!(ai, &vec![0], "round {r}: {rounds:?}");
+        }
+        assert_eq!(cwnd, 13_000.0, "5 packets + 1 per RTT for 8 RTTs");
+    }
+
+    #[test]
+    fn pacing_sends_at_cwnd_per_rtt_only_when_asked() {
+        let cfg = BoltConfig { init_cwnd_bdps: 0.4, ..Default::default() };
+        // default: a window of at least one packet goes out at line rate
+        let (mut s, mut h) = sender(cfg.clone());
+        h.start(s.as_mut());
+        h.snd_nxt = 50_000;
+        h.now = 30 * US;
+        h.ack(s.as_mut(), &ack_at(1000, 10 * US, 0));
+        assert_eq!(s.probe(), 51_000.0, "AI on the first ACK");
+        assert_eq!(h.rate, 100e9);
+        // pacing: 51 packets of 1057 wire bytes per 20 us (the last RTT sample)
+        let (mut s, mut h) = sender(BoltConfig { pacing: true, ..cfg });
+        h.start(s.as_mut());
+        // no RTT sample yet: 50 packets per 10 us base RTT, above line rate
+        assert!((h.rate - 50.0 * 1057.0 * 8.0 / 10e-6).abs() < 1.0, "{}", h.rate);
+        h.snd_nxt = 50_000;
+        h.now = 30 * US;
+        h.ack(s.as_mut(), &ack_at(1000, 10 * US, 0));
+        let expect = 51.0 * 1057.0 * 8.0 / 20e-6;
+        assert!((h.rate - expect).abs() < 1.0, "{}", h.rate);
+        assert_eq!(h.window, 51_000);
     }
 
     #[test]
