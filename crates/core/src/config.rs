@@ -74,6 +74,23 @@ impl Default for EcnConfig {
     }
 }
 
+/// Which queue a switch compares with the PFC XOFF threshold (`network.pfc.xoff_at`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum XoffAt {
+    /// The shared bytes an ingress (port, class) holds (default; the HPCC
+    /// simulator's MMU).
+    #[default]
+    Ingress,
+    /// The egress (port, class) queue a packet joins: when it holds the
+    /// threshold or more, the ingress the packet came through pauses its
+    /// upstream, and resumes once that queue plus the resume offset is at or
+    /// below the threshold (FNCC §2.3: "congestion arises within the downstream
+    /// device's lossless queue, it promptly sends a pause frame to the upstream
+    /// device"). Ingress headroom still pauses as under `Ingress`.
+    Egress,
+}
+
 /// How PFC decides to pause an ingress (port, class).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -87,6 +104,9 @@ pub struct PfcConfig {
     /// If set, a static XOFF: pause when an ingress (port, class) holds more than
     /// this many shared bytes (FNCC's "PFC threshold 500 KB"). Default unset (dynamic).
     pub static_xoff: Option<Bytes>,
+    /// The queue compared with the XOFF threshold: the ingress's shared bytes
+    /// or the egress queue the packet joins. Default ingress.
+    pub xoff_at: XoffAt,
     /// RESUME once shared use + this offset is at or below the threshold
     /// (HPCC simulator: 3 KB). Default 3KB.
     pub resume_offset: Bytes,
@@ -107,6 +127,7 @@ impl Default for PfcConfig {
             enabled: true,
             alpha_per_100g: 0.125,
             static_xoff: None,
+            xoff_at: XoffAt::Ingress,
             resume_offset: Bytes(3_000),
             headroom_factor: 3.0,
             headroom_extra: None,
@@ -423,6 +444,7 @@ pub const NETWORK_KEYS: &[NetKey] = &[
     NetKey { key: "pfc.lossy_prios", unit: "list of priorities", default: "[]", example: "", doc: "data priorities left lossy (tail drop, or trimming) while PFC protects the others", source: "ccsim; UE spec 1.0 §4.1 (trimmed and lossless traffic classes side by side)" },
     NetKey { key: "pfc.alpha_per_100g", unit: "number", default: "0.125", example: "", doc: "dynamic-threshold alpha for a 100 Gbps port, scaled with the port rate, capped at 1", source: HPCC_SIM },
     NetKey { key: "pfc.static_xoff", unit: "bytes", default: "none", example: "\"500KB\"", doc: "a static XOFF instead of the dynamic threshold: pause an ingress holding more shared bytes", source: "FNCC §5 ('PFC threshold 500 KB')" },
+    NetKey { key: "pfc.xoff_at", unit: "\"ingress\" | \"egress\"", default: "\"ingress\"", example: "", doc: "the queue compared with the XOFF threshold: an ingress's shared bytes, or the egress queue a packet joins (its ingress pauses its upstream)", source: "HPCC simulator (ingress); FNCC §2.3 (egress: 'congestion arises within the downstream device's lossless queue')" },
     NetKey { key: "pfc.resume_offset", unit: "bytes", default: "3000", example: "", doc: "RESUME once shared use + this is at or below the threshold", source: HPCC_SIM },
     NetKey { key: "pfc.headroom_factor", unit: "number", default: "3.0", example: "", doc: "headroom per ingress = factor x rate x link delay + headroom_extra", source: HPCC_SIM },
     NetKey { key: "pfc.headroom_extra", unit: "bytes", default: "none", example: "\"3KB\"", doc: "extra headroom per ingress; unset: 2 full packets (one on the wire, one started upstream)", source: "ccsim" },

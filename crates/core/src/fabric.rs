@@ -13,7 +13,7 @@
 //! packets) are not counted against the buffer and are never paused.
 
 use crate::cc::SwitchCx;
-use crate::config::{EcnMode, Routing as RoutingMode};
+use crate::config::{EcnMode, Routing as RoutingMode, XoffAt};
 use crate::event::Ev;
 use crate::msg::Loss;
 use crate::packet::{IntHop, Packet, PktKind};
@@ -130,7 +130,7 @@ impl Simulator {
         }
         self.enqueue(out, class, h, size);
         if class != 0 && self.lossless & (1 << class) != 0 {
-            self.check_pause(si, in_port, class);
+            self.check_pause(si, in_port, class, out);
         }
         self.flush_emitted(si);
         self.try_send(out);
@@ -265,12 +265,26 @@ impl Simulator {
         self.switches[si].shared_used -= from_shared;
     }
 
-    fn check_pause(&mut self, si: usize, p: u32, c: usize) {
+    /// After a packet of class `c` from ingress `p` joined egress `out`.
+    fn check_pause(&mut self, si: usize, p: u32, c: usize, out: u32) {
         let port = &self.ports[p as usize];
         if port.pause_out & (1 << c) != 0 {
             return;
         }
-        if port.cls[c].hdrm_bytes > 0 || self.shared_of(p, c) >= self.threshold(si, p) {
+        if port.cls[c].hdrm_bytes > 0 {
+            self.ports[p as usize].pause_out |= 1 << c;
+            self.send_pfc(p, c, PktKind::Pause);
+            return;
+        }
+        let over = match self.net.pfc.xoff_at {
+            XoffAt::Ingress => self.shared_of(p, c) >= self.threshold(si, p),
+            XoffAt::Egress => self.ports[out as usize].cls[c].bytes >= self.threshold(si, p),
+        };
+        if over {
+            if self.net.pfc.xoff_at == XoffAt::Egress {
+                self.ports[p as usize].cls[c].xoff_egress = out;
+                self.ports[out as usize].xoff_fed |= 1 << c;
+            }
             self.ports[p as usize].pause_out |= 1 << c;
             self.send_pfc(p, c, PktKind::Pause);
         }
@@ -281,10 +295,43 @@ impl Simulator {
         if port.pause_out & (1 << c) == 0 || port.cls[c].hdrm_bytes > 0 {
             return;
         }
-        let shared = self.shared_of(p, c);
-        if shared == 0 || shared + self.net.pfc.resume_offset.0 <= self.threshold(si, p) {
+        let offset = self.net.pfc.resume_offset.0;
+        let below = match self.net.pfc.xoff_at {
+            XoffAt::Ingress => {
+                let shared = self.shared_of(p, c);
+                shared == 0 || shared + offset <= self.threshold(si, p)
+            }
+            XoffAt::Egress => match port.cls[c].xoff_egress {
+                u32::MAX => true,
+                e => {
+                    let q = self.ports[e as usize].cls[c].bytes;
+                    q == 0 || q + offset <= self.threshold(si, p)
+                }
+            },
+        };
+        if below {
+            self.ports[p as usize].cls[c].xoff_egress = u32::MAX;
             self.ports[p as usize].pause_out &= !(1 << c);
             self.send_pfc(p, c, PktKind::Resume);
+        }
+    }
+
+    /// Under `xoff_at = "egress"`, after egress `e` of switch `si` sent a packet
+    /// of class `c`: the ingresses it made pause may resume.
+    pub(crate) fn resume_fed_by(&mut self, si: usize, e: u32, c: usize) {
+        if self.ports[e as usize].xoff_fed & (1 << c) == 0 {
+            return;
+        }
+        let (a, b) = (self.switches[si].port_start, self.switches[si].port_end);
+        let mut left = false;
+        for p in a..b {
+            if self.ports[p as usize].cls[c].xoff_egress == e {
+                self.check_resume(si, p, c);
+                left |= self.ports[p as usize].cls[c].xoff_egress == e;
+            }
+        }
+        if !left {
+            self.ports[e as usize].xoff_fed &= !(1 << c);
         }
     }
 
@@ -393,6 +440,9 @@ impl Simulator {
             if self.lossless & (1 << c) != 0 {
                 self.check_resume(si, in_port, c);
             }
+        }
+        if c != 0 && self.lossless & (1 << c) != 0 {
+            self.resume_fed_by(si, port, c);
         }
         let kind = self.pool.get(h).kind;
         // records added from here on cost wire bytes under per-hop encoding
@@ -506,7 +556,12 @@ impl Simulator {
                         ));
                     }
                     shared += p.cls[c].ing_bytes.saturating_sub(reserve);
-                    if p.pause_out & (1 << c) != 0 && acc == 0 {
+                    // under xoff_at = "egress" an empty ingress may pause for an egress still full
+                    let for_egress = match p.cls[c].xoff_egress {
+                        u32::MAX => false,
+                        e => (a..b).contains(&(e as usize)) && self.ports[e as usize].cls[c].bytes > 0,
+                    };
+                    if p.pause_out & (1 << c) != 0 && acc == 0 && !for_egress {
                         return Err(format!("switch {} ingress to {} class {c}: pausing while empty", sw.node, p.peer));
                     }
                 }

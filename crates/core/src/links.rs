@@ -52,6 +52,16 @@ impl Simulator {
             for (si, ip, c) in released {
                 self.check_resume(si, ip, c);
             }
+            // ingresses paused for the emptied egresses (xoff_at = "egress")
+            for e in [pa, pb] {
+                let node = self.ports[e as usize].node as usize;
+                if self.ports[e as usize].xoff_fed != 0 && !self.ports[e as usize].is_host {
+                    let si = self.node_index[node] as usize;
+                    for c in 1..NC {
+                        self.resume_fed_by(si, e, c);
+                    }
+                }
+            }
         }
     }
 
@@ -72,6 +82,7 @@ impl Simulator {
                 port.paused_time += now - port.cls[c].paused_since;
                 port.pause_log.push((port.cls[c].paused_since, now));
             }
+            port.cls[c].xoff_egress = u32::MAX;
         }
         port.paused = 0;
         port.pause_out = 0;

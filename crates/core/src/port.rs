@@ -30,11 +30,14 @@ pub(crate) struct ClassQ {
     pub hdrm_bytes: u64,
     /// When the peer paused this class (valid while `Port::paused` has it).
     pub paused_since: Time,
+    /// Under `network.pfc.xoff_at = "egress"`: the egress (global port id)
+    /// whose queue made this ingress pause its upstream, u32::MAX if none.
+    pub xoff_egress: u32,
 }
 
 impl Default for ClassQ {
     fn default() -> Self {
-        ClassQ { q: Fifo::EMPTY, bytes: 0, ing_bytes: 0, hdrm_bytes: 0, paused_since: 0 }
+        ClassQ { q: Fifo::EMPTY, bytes: 0, ing_bytes: 0, hdrm_bytes: 0, paused_since: 0, xoff_egress: u32::MAX }
     }
 }
 
@@ -72,6 +75,9 @@ pub(crate) struct Port {
     pub pause_out: u8,
     /// Classes with a packet queued (bit c = `cls[c]` is not empty).
     pub nonempty: u8,
+    /// Classes for which an ingress paused its upstream because of this
+    /// egress's queue (`network.pfc.xoff_at = "egress"`).
+    pub xoff_fed: u8,
     // line 2: buffer and marking parameters
     pub headroom: u64,
     /// Dynamic-threshold alpha in 1/1024 units.
@@ -114,6 +120,7 @@ impl Port {
             paused: 0,
             pause_out: 0,
             nonempty: 0,
+            xoff_fed: 0,
             headroom: 0,
             alpha_1024: 1,
             kmin: 0,

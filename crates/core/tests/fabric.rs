@@ -112,6 +112,37 @@ fn pfc_pauses_at_xoff_and_traffic_resumes() {
     assert_eq!(paused_hosts, 2);
 }
 
+/// `network.pfc.xoff_at = "egress"` (FNCC §2.3: "In instances where
+/// congestion arises within the downstream device's lossless queue, it
+/// promptly sends a pause frame to the upstream device"): the threshold is
+/// compared with the congested egress queue, so two line-rate senders are
+/// paused when that queue reaches XOFF, while per ingress each holds half
+/// of it and the queue grows to twice XOFF before either pauses.
+#[test]
+fn pfc_xoff_at_egress_pauses_when_the_egress_queue_reaches_xoff() {
+    use ccsim_core::config::XoffAt;
+    let topo = star(3, G100, US);
+    let xoff = 100_000u64;
+    let flows = vec![flow(0, 0, 2, 2_000_000, 0), flow(1, 1, 2, 2_000_000, 0)];
+    let peak = |at: XoffAt| {
+        let mut net = NetConfig::default();
+        net.pfc.static_xoff = Some(Bytes(xoff));
+        net.pfc.xoff_at = at;
+        let r = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap();
+        assert_eq!(r.drops, 0);
+        assert!(r.flows.iter().all(|f| f.fct.is_some()), "{at:?}: traffic must resume after PAUSE");
+        let sent: u64 = r.ports.iter().filter(|p| p.port.node == 3 && p.port.peer < 2).map(|p| p.pause_sent).sum();
+        assert!(sent >= 2, "{at:?}: the switch pauses both senders ({sent} PAUSEs)");
+        r.ports.iter().find(|p| p.port.node == 3 && p.port.peer == 2).unwrap().max_qlen
+    };
+    // PAUSE at XOFF, then what the two senders had on the wire (2 x ~2 us at 100G + packets)
+    let egress = peak(XoffAt::Egress);
+    assert!(egress >= xoff && egress < xoff + 2 * 40_000, "egress trigger: peak queue {egress}");
+    // each ingress reaches XOFF when the shared queue holds twice that
+    let ingress = peak(XoffAt::Ingress);
+    assert!(ingress >= 2 * xoff, "ingress trigger: peak queue {ingress}");
+}
+
 #[test]
 fn lossy_mode_drops_and_recovers_by_retransmission() {
     let topo = star(9, G100, US);
