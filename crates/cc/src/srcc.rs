@@ -45,16 +45,17 @@
 //!     and the Q_cth used (`aux[2]`). Target = `target_scale` x C / m: the
 //!     average rate of the congested flows at `e` normalized to the bottleneck
 //!     capacity (their rates scaled so that they sum to C), times a margin.
-//! * Sender: on a CNM the rate is set to the target at once, through the base
-//!   scheme's own rate state (DCQCN: Rc = target, Rt = the previous Rc if that
-//!   was higher else the target, recovery restarts; HPCC: Rc = W/T = target)
-//!   so the base scheme runs on from there. The target also applies when it is
-//!   above the current rate with `cnm_raises = true` (§III-E: "SRCC resets the
-//!   target sending rate once receiving CNM ... instead of the slow
-//!   evolution-based rate adjustment"); the default only lowers (see
-//!   `SrccConfig::cnm_raises` for the Fig. 2 evidence). CNMs from several switches
-//!   within `sender_window`: the minimum target wins (a higher target inside the
-//!   window is ignored). Everything else (ACKs, CNPs, timers) goes to the base.
+//! * Sender: on a CNM the rate is set to the target at once, up or down
+//!   (§III-E: "SRCC resets the target sending rate once receiving CNM at the
+//!   sender to control congestion timely instead of the slow evolution-based
+//!   rate adjustment"), through the base scheme's own rate state (DCQCN: Rc =
+//!   target, Rt = the previous Rc if that was higher else the target, recovery
+//!   restarts; HPCC: Rc = W/T = target) so the base scheme runs on from there.
+//!   `cnm_raises = false` lets a CNM only lower the rate (a sensitivity). CNMs
+//!   from several switches within `sender_window`: the minimum target wins
+//!   (§III-E: "the sending rate is set to the minimal bottleneck target rate";
+//!   a higher target inside the window is ignored). Everything else (ACKs,
+//!   CNPs, timers) goes to the base.
 //! * Receiver and network requirements are the base scheme's (DCQCN's CNPs,
 //!   HPCC's INT).
 //!
@@ -91,8 +92,7 @@
 //! * Workloads on the same fabric (websearch.toml, hadoop.toml) and the
 //!   testbed (testbed-webserver.toml, testbed-cachefollower.toml): claims
 //!   fig5-*, fig6-*, fig9-*, fig10-*. A flow cut by a CNM recovers at its
-//!   base scheme's (DCQCN's) speed, which bounds what SRCC gains over DCQCN
-//!   on the tail.
+//!   base scheme's (DCQCN's) speed unless a later CNM resets it higher.
 //! * Fig. 2 (fig2-motivation.toml): claims fig2*.
 //!
 //! Not modelled: the per-switch MAC flow table of §III-D (the core routes the
@@ -177,16 +177,12 @@ pub struct SrccConfig {
     /// Wire size of a CNM. Default 64B (a QCN CNM is a minimum Ethernet frame;
     /// the paper's fields: 2 MACs, 8-bit flow id, 32-bit rate).
     pub cnm_size: Bytes,
-    /// true: a CNM sets the rate to its target, up or down (§III-E: "SRCC
-    /// resets the target sending rate once receiving CNM ... instead of the
-    /// slow evolution-based rate adjustment"; §V-C2 credits this reset with
-    /// keeping the incast link busy). false (default): a CNM only lowers the
-    /// rate. Why false: the target C/m counts the flows the egress saw, and
-    /// burst flows that end before any CNM reaches them still load the port, so
-    /// raising long flows to C/m overfills it, which in Fig. 2 defeats the
-    /// paper's central claim (fewer PAUSE frames). Sensitivity sweep
-    /// `scheme.srcc.cnm_raises` of claims fig5d-p99, fig6d-p99, fig6d-p99-080
-    /// and fig7b-s128 (docs/reproduction/srcc/report.md).
+    /// true (default): a CNM sets the rate to its target, up or down, the
+    /// paper's rule (§III-E: "SRCC resets the target sending rate once
+    /// receiving CNM at the sender"; §V-C2 credits this reset with keeping the
+    /// incast link busy). false: a CNM only lowers the rate, and a cut flow
+    /// climbs back at its base scheme's pace. Sensitivity sweep
+    /// `scheme.srcc.cnm_raises` (experiments/srcc/manifest.toml).
     pub cnm_raises: bool,
     /// The target's flow count n (target = `target_scale` x C / n) counts the
     /// flows that sent to the egress within this many RTTs; 0 = T, the window
@@ -217,7 +213,7 @@ impl Default for SrccConfig {
             target_scale: 0.9,
             literal_window: false,
             cnm_size: Bytes(64),
-            cnm_raises: false,
+            cnm_raises: true,
             target_window_rtts: 1.0,
         }
     }
@@ -248,7 +244,10 @@ impl SchemeConfig for SrccConfig {
             "true: culprit when NO uncongested traffic used the ingress within T (the text's literal comparison)",
         ),
         ("cnm_size", "wire size of a CNM"),
-        ("cnm_raises", "true: a CNM sets the rate to its target, also upwards; false: it only lowers the rate"),
+        (
+            "cnm_raises",
+            "true (default, §III-E): a CNM sets the rate to its target, up or down; false: it only lowers the rate",
+        ),
         (
             "target_window_rtts",
             "flows counted in the target C/n: those seen at the egress within this many RTTs (0 = T)",
@@ -849,6 +848,36 @@ mod tests {
         // and the next recovery step does not pull it down
         h.run_until(&mut s, 200 * US + 56 * US);
         assert!(h.rate >= 8e9, "{}", h.rate);
+    }
+
+    /// §III-E: "SRCC resets the target sending rate once receiving CNM at the
+    /// sender ... instead of the slow evolution-based rate adjustment": with
+    /// the default configuration a CNM sets the rate to its target whether
+    /// the target is below or above the current rate; `cnm_raises = false`
+    /// keeps the rate when the target is above it.
+    #[test]
+    fn default_sender_resets_rate_to_cnm_target_up_or_down() {
+        let t = |src: &str| Value::Table(src.parse::<Table>().unwrap());
+        for (params, raises) in [(None, true), (Some(t("cnm_raises = false")), false)] {
+            let scheme = registry::make("srcc", params.as_ref()).unwrap();
+            let flow = testutil::flow();
+            let mut s = scheme.sender(&flow);
+            let mut h = Harness::new(flow);
+            h.start(s.as_mut());
+            h.now = 10 * US;
+            h.control(s.as_mut(), &cnm(20_000_000_000));
+            assert_eq!(h.rate, 20e9, "a lower target is the new rate");
+            // a CNM after the sender's window, with a target above the rate
+            h.now = 200 * US;
+            let before = h.rate;
+            assert!(before < 30e9);
+            h.control(s.as_mut(), &cnm(30_000_000_000));
+            if raises {
+                assert_eq!(h.rate, 30e9, "default: the rate is reset to the higher target");
+            } else {
+                assert_eq!(h.rate, before, "cnm_raises = false: a higher target is ignored");
+            }
+        }
     }
 
     #[test]
