@@ -487,7 +487,12 @@ fn in_range(m: &Measured, (lo, hi): (f64, f64)) -> Check {
 /// The tolerance around a share (a percentage of a whole, 0-100): within 5
 /// points, or within 2x of the paper's distance to the nearer of 0 and 100.
 fn share_range(p: f64) -> (f64, f64) {
-    let (lo, hi) = if p <= 50.0 { within2_range(p) } else { (100.0 - 2.0 * (100.0 - p), 100.0 - (100.0 - p) / 2.0) };
+    let (lo, hi) = if p <= 50.0 {
+        within2_range(p)
+    } else {
+        let (a, b) = within2_range(100.0 - p);
+        (100.0 - b, 100.0 - a)
+    };
     (lo.min(p - 5.0), hi.max(p + 5.0))
 }
 
@@ -519,7 +524,8 @@ fn within2_range(p: f64) -> (f64, f64) {
     if p == 0.0 {
         (-1e-9, 1e-9)
     } else {
-        (p.min(p * 0.5).min(p * 2.0), p.max(p * 0.5).max(p * 2.0))
+        let (a, b) = (p * 0.5, p * 2.0);
+        (a.min(b), a.max(b))
     }
 }
 
@@ -631,8 +637,7 @@ fn judge_point(c: &Claim, rows: &[Row]) -> (Check, Check) {
                     Some(PaperValue::Number(p)) => in_range(&r.measured, change_range(p)),
                     Some(PaperValue::Range(a, b)) => {
                         let (lo, hi) = (a.min(b), a.max(b));
-                        let wide = |x: f64, out: bool| if (x < 0.0) == out { x * 2.0 } else { x / 2.0 };
-                        in_range(&r.measured, (wide(lo, true), wide(hi, false)))
+                        in_range(&r.measured, (relax(lo, false, false), relax(hi, true, false)))
                     }
                     None => Check::No,
                 }
