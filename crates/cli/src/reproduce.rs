@@ -52,8 +52,8 @@ pub struct ReproduceArgs {
     pub quiet: bool,
 }
 
-/// Simulator events per second assumed for estimates (one core, this machine class).
-pub(crate) const EVENTS_PER_SEC: f64 = 3.0e6;
+/// Simulator events per second assumed for estimates.
+pub(crate) const EVENTS_PER_SEC: f64 = ccsim_repro::plan::EVENTS_PER_SEC;
 
 /// The experiments folder: --experiments, else ./experiments, else the repository's.
 fn experiments_dir(a: &ReproduceArgs) -> Result<PathBuf, Fail> {
@@ -100,6 +100,7 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<(), Fail> {
         seeds: a.seeds,
         claims: (!a.claims.is_empty()).then(|| a.claims.clone()),
         version: version.clone(),
+        outline: false,
     };
     let plan = plan::plan(&root, &papers, &opts).map_err(Fail::Input)?;
     let errors: Vec<String> = plan
@@ -224,7 +225,7 @@ fn list(a: &ReproduceArgs, root: &Path) -> Result<(), Fail> {
         let mut cost = Vec::new();
         let mut per_claim = Vec::new();
         for full in [false, true] {
-            let opts = Options { full, version: version.clone(), ..Default::default() };
+            let opts = Options { full, version: version.clone(), outline: true, ..Default::default() };
             let plan = plan::plan(root, std::slice::from_ref(p), &opts).map_err(Fail::Input)?;
             let ev: f64 = plan.runs.iter().map(|r| r.est_events).sum();
             cost.push((plan.runs.len(), ev / EVENTS_PER_SEC));

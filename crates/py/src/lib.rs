@@ -542,7 +542,7 @@ fn repro_options(
     claims: Option<Vec<String>>,
     version: String,
 ) -> ccsim_repro::plan::Options {
-    ccsim_repro::plan::Options { full, seeds, claims, version }
+    ccsim_repro::plan::Options { full, seeds, claims, version, outline: false }
 }
 
 /// The runs of `ccsim reproduce` for `papers`, each a `RunSpec` as JSON

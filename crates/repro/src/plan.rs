@@ -133,6 +133,11 @@ pub struct Options {
     pub claims: Option<Vec<String>>,
     /// Identifies the simulator build in run keys.
     pub version: String,
+    /// An outline for listing and estimates, not for running: runs are told
+    /// apart by (file, sets, scheme and its parameters, seed) instead of
+    /// the hash of their generated flows, and every seed's cost is the
+    /// first seed's, so each scenario point is generated once.
+    pub outline: bool,
 }
 
 /// The runs of every selected claim and figure, each run listed once.
@@ -151,6 +156,15 @@ struct Planner<'a> {
     runs: Vec<RunSpec>,
     by_key: BTreeMap<String, usize>,
     loaded: Loaded,
+    /// Scenario points of an outline by (file, sets).
+    points: BTreeMap<(PathBuf, String), Point>,
+}
+
+/// A scenario point of an outline, at the file's seed.
+struct Point {
+    /// Everything of the resolved scenario but the schemes (see [`point_digest`]).
+    digest: String,
+    est: f64,
 }
 
 /// Plans the given papers (manifest folders under `root`).
@@ -158,7 +172,8 @@ pub fn plan(root: &Path, papers: &[String], opts: &Options) -> Result<Plan, Stri
     if let Some(n) = opts.seeds.filter(|&n| n == 0 || n > crate::manifest::MAX_SEEDS) {
         return Err(format!("--seeds {n}: must be in 1..={}", crate::manifest::MAX_SEEDS));
     }
-    let mut p = Planner { opts, runs: Vec::new(), by_key: BTreeMap::new(), loaded: BTreeMap::new() };
+    let mut p =
+        Planner { opts, runs: Vec::new(), by_key: BTreeMap::new(), loaded: BTreeMap::new(), points: BTreeMap::new() };
     let mut out = Vec::new();
     for paper in papers {
         let m = manifest::read(&root.join(paper))?;
@@ -345,6 +360,59 @@ impl Planner<'_> {
         self.loaded[&k].as_ref().map_err(|e| e.clone())
     }
 
+    /// The run's key (see [`run_key`]).
+    fn key_of(
+        &mut self,
+        file: &Path,
+        sets: &[(String, toml::Value)],
+        scheme: &str,
+        seed: u64,
+    ) -> Result<String, String> {
+        let version = self.opts.version.clone();
+        let scn = self.scenario(file, sets, Some(seed))?;
+        scn.make_scheme(scheme)?;
+        Ok(run_key(&version, scn, scheme))
+    }
+
+    /// An outline's stand-in for the run key (see [`Options::outline`]):
+    /// the point's digest at the file's seed, the scheme's resolved
+    /// parameters and the seed, so settings that leave the scenario as it
+    /// was (a default swept, another scheme's parameter) add no run, as in
+    /// a real plan.
+    fn outline_key(
+        &mut self,
+        file: &Path,
+        sets: &[(String, toml::Value)],
+        scheme: &str,
+        seed: u64,
+    ) -> Result<String, String> {
+        let point = self.point(file, sets)?.digest.clone();
+        let scn = self.scenario(file, sets, None)?;
+        scn.make_scheme(scheme)?;
+        let params = scn.resolved_params(scheme).unwrap_or_default();
+        Ok(format!("{point}\n{scheme}\n{params}\n{seed}"))
+    }
+
+    /// A scenario point's digest and estimated events at the file's seed (outlines; computed once).
+    fn point(&mut self, file: &Path, sets: &[(String, toml::Value)]) -> Result<&Point, String> {
+        let k = (file.to_path_buf(), set_text(sets));
+        if !self.points.contains_key(&k) {
+            let scn = self.scenario(file, sets, None)?;
+            let point = Point { digest: point_digest(scn), est: estimate_events(scn) };
+            self.points.insert(k.clone(), point);
+        }
+        Ok(&self.points[&k])
+    }
+
+    /// Estimated events of a new run: its own scenario's, or in an outline
+    /// the point's at the file's seed.
+    fn estimate(&mut self, file: &Path, sets: &[(String, toml::Value)], seed: u64) -> Result<f64, String> {
+        if self.opts.outline {
+            return Ok(self.point(file, sets)?.est);
+        }
+        Ok(estimate_events(self.scenario(file, sets, Some(seed))?))
+    }
+
     /// Plans (or finds) the run of `scheme` at the i-th seed; returns its index.
     fn run(
         &mut self,
@@ -356,16 +424,15 @@ impl Planner<'_> {
     ) -> Result<usize, String> {
         let base_seed = self.scenario(file, sets, None)?.seed;
         let seed = base_seed + i;
-        let version = self.opts.version.clone();
-        let key = {
-            let scn = self.scenario(file, sets, Some(seed))?;
-            scn.make_scheme(scheme)?;
-            run_key(&version, scn, scheme)
+        let key = if self.opts.outline {
+            self.outline_key(file, sets, scheme, seed)?
+        } else {
+            self.key_of(file, sets, scheme, seed)?
         };
         if let Some(&i) = self.by_key.get(&key) {
             return Ok(i);
         }
-        let est_events = estimate_events(self.scenario(file, sets, Some(seed))?);
+        let est_events = self.estimate(file, sets, seed)?;
         let spec = RunSpec {
             paper: paper.to_string(),
             scenario: file.to_path_buf(),
@@ -413,6 +480,27 @@ pub fn run_key(version: &str, scn: &Scenario, scheme: &str) -> String {
     let digest = h.0.finalize();
     digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
 }
+
+/// What an outline tells scenario points apart by: the topology, network,
+/// stop time and traces as text, and the flows and messages by a digest of
+/// their fields (hashing their text is most of a full plan's time).
+fn point_digest(scn: &Scenario) -> String {
+    let mut h = HashWriter(Sha256::new());
+    let _ = write!(h, "{:?}\n{:?}\n{:?}\n{:?}\n", scn.topo, scn.net, scn.stop, scn.trace);
+    // messages as the cost model sees them (sender, receiver, size, start)
+    let messages = if scn.messages.has_messages() { scn.messages.as_flows(&scn.topo, scn.stop) } else { Vec::new() };
+    for f in scn.flows.iter().chain(&messages) {
+        for x in [f.id as u64, f.src as u64, f.dst as u64, f.size, f.start, f.prio as u64] {
+            h.0.update(x.to_le_bytes());
+        }
+    }
+    h.0.finalize().iter().take(16).map(|b| format!("{b:02x}")).collect()
+}
+
+/// Simulator events per second on one core of this machine class, for
+/// estimates (`--list`, ETAs); checked against finished runs with the
+/// `estimate_check` example (docs/PERFORMANCE.md).
+pub const EVENTS_PER_SEC: f64 = 3.0e6;
 
 /// A rough cost model of a run in simulator events: data packets x links on
 /// their path x ~2.9 events per packet-link (data, its ACK and scheduling;

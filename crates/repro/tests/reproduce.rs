@@ -164,3 +164,30 @@ fn shipped_manifests_plan_and_name_their_headline_claims() {
         }
     }
 }
+
+/// `reproduce --list`'s outline plans the runs a real plan does, told apart
+/// without hashing the generated flows: on the fixture (a default swept, a
+/// sensitivity value that is a claim's own point) and on the shipped SQCC
+/// manifest at both scales, whose seeded incasts cost the same at every seed.
+#[test]
+fn outline_plans_the_runs_of_a_real_plan() {
+    let labels = |p: &plan::Plan| {
+        let mut v: Vec<String> = p.runs.iter().map(|r| r.label()).collect();
+        v.sort();
+        v
+    };
+    let tiny = vec!["tiny".to_string()];
+    let real = plan::plan(&root(), &tiny, &opts("t")).unwrap();
+    let outline = plan::plan(&root(), &tiny, &Options { outline: true, ..opts("t") }).unwrap();
+    assert_eq!(labels(&real), labels(&outline));
+
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
+    let sqcc = vec!["sqcc".to_string()];
+    for full in [false, true] {
+        let real = plan::plan(&shipped, &sqcc, &Options { full, ..opts("t") }).unwrap();
+        let outline = plan::plan(&shipped, &sqcc, &Options { full, outline: true, ..opts("t") }).unwrap();
+        assert_eq!(labels(&real), labels(&outline), "full: {full}");
+        let total = |p: &plan::Plan| p.runs.iter().map(|r| r.est_events).sum::<f64>();
+        assert_eq!(total(&real), total(&outline), "full: {full}");
+    }
+}

@@ -23,7 +23,15 @@ pub enum Block {
     Table(Vec<String>, Vec<Vec<String>>),
     /// A chart: file name (in `charts/`) and the SVG document.
     Chart(String, String),
+    /// Blocks folded under a one-line summary (`<details>`), open on a click.
+    Details(String, Vec<Block>),
+    /// A table of contents: links to the level-2 headings, each with its
+    /// level-3 headings in one line.
+    Toc,
 }
+
+/// A level-2 heading's (text, anchor) and its level-3 headings'.
+type TocEntry = (String, String, Vec<(String, String)>);
 
 #[derive(Clone, Debug, Default)]
 pub struct Doc {
@@ -36,10 +44,31 @@ impl Doc {
         self.blocks.push(b);
     }
 
+    /// (file name, SVG) of every chart, folded ones included.
+    pub fn charts(&self) -> Vec<(&str, &str)> {
+        fn walk<'a>(blocks: &'a [Block], out: &mut Vec<(&'a str, &'a str)>) {
+            for b in blocks {
+                match b {
+                    Block::Chart(name, svg) => out.push((name, svg)),
+                    Block::Details(_, inner) => walk(inner, out),
+                    _ => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.blocks, &mut out);
+        out
+    }
+
     /// Markdown; charts as links to `charts/<name>`.
     pub fn markdown(&self) -> String {
         let mut s = String::new();
-        for b in &self.blocks {
+        self.markdown_blocks(&mut s, &self.blocks);
+        s
+    }
+
+    fn markdown_blocks(&self, s: &mut String, blocks: &[Block]) {
+        for b in blocks {
             match b {
                 Block::Heading(l, t, a) => {
                     let _ = writeln!(s, "<a id=\"{a}\"></a>\n{} {t}\n", "#".repeat(*l as usize));
@@ -68,9 +97,44 @@ impl Doc {
                 Block::Chart(name, _) => {
                     let _ = writeln!(s, "![{name}](charts/{name})\n");
                 }
+                Block::Details(summary, inner) => {
+                    // GitHub renders the Markdown between the tags when blank lines surround it
+                    let _ = writeln!(s, "<details><summary>{}</summary>\n", escape(summary));
+                    self.markdown_blocks(s, inner);
+                    s.push_str("</details>\n\n");
+                }
+                Block::Toc => {
+                    for (t, a, subs) in self.toc() {
+                        let subs: Vec<String> = subs.iter().map(|(t, a)| format!("[{}](#{a})", link_text(t))).collect();
+                        let tail = if subs.is_empty() { String::new() } else { format!(": {}", subs.join(" · ")) };
+                        let _ = writeln!(s, "- **[{}](#{a})**{tail}", link_text(&t));
+                    }
+                    s.push('\n');
+                }
             }
         }
-        s
+    }
+
+    /// (text, anchor, [(text, anchor)] of the level-3 headings below) of
+    /// each level-2 heading, folded blocks included.
+    fn toc(&self) -> Vec<TocEntry> {
+        fn walk(blocks: &[Block], out: &mut Vec<TocEntry>) {
+            for b in blocks {
+                match b {
+                    Block::Heading(2, t, a) => out.push((t.clone(), a.clone(), Vec::new())),
+                    Block::Heading(3, t, a) => {
+                        if let Some(last) = out.last_mut() {
+                            last.2.push((t.clone(), a.clone()));
+                        }
+                    }
+                    Block::Details(_, inner) => walk(inner, out),
+                    _ => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.blocks, &mut out);
+        out
     }
 
     /// A self-contained HTML page.
@@ -78,11 +142,17 @@ impl Doc {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\n<style>{}</style></head><body>",
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{}</title>\n<style>{}</style></head><body>",
             escape(&self.title),
             CSS
         );
-        for b in &self.blocks {
+        self.html_blocks(&mut s, &self.blocks);
+        s.push_str("</body></html>\n");
+        s
+    }
+
+    fn html_blocks(&self, s: &mut String, blocks: &[Block]) {
+        for b in blocks {
             match b {
                 Block::Heading(l, t, a) => {
                     let _ = writeln!(s, "<h{l} id=\"{}\">{}</h{l}>", escape(a), inline(t));
@@ -121,15 +191,43 @@ impl Doc {
                     let body = svg.trim_start();
                     let _ = writeln!(s, "<div class=\"chart\">{body}</div>");
                 }
+                Block::Details(summary, inner) => {
+                    let _ = writeln!(s, "<details><summary>{}</summary>", inline(summary));
+                    self.html_blocks(s, inner);
+                    let _ = writeln!(s, "</details>");
+                }
+                Block::Toc => {
+                    let _ = write!(s, "<nav class=\"toc\"><ul>");
+                    for (t, a, subs) in self.toc() {
+                        let subs: Vec<String> = subs
+                            .iter()
+                            .map(|(t, a)| format!("<a href=\"#{}\">{}</a>", escape(a), inline(&link_text(t))))
+                            .collect();
+                        let tail = if subs.is_empty() {
+                            String::new()
+                        } else {
+                            format!("<div class=\"sub\">{}</div>", subs.join(" · "))
+                        };
+                        let _ = write!(s, "<li><a href=\"#{}\">{}</a>{tail}</li>", escape(&a), inline(&link_text(&t)));
+                    }
+                    let _ = writeln!(s, "</ul></nav>");
+                }
             }
         }
-        s.push_str("</body></html>\n");
-        s
     }
 }
 
-const CSS: &str = "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222;line-height:1.4}\
-table{border-collapse:collapse;margin:0.6em 0;font-size:0.9em}th,td{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top}\
+/// A heading's text for a link in the table of contents: up to its " — "
+/// (a claim's id, not its long location).
+fn link_text(t: &str) -> String {
+    t.split(" — ").next().unwrap_or(t).to_string()
+}
+
+/// Tables take the page's width and wrap long cells (no sideways scrolling
+/// at 1280 px), charts shrink to it, folded details show their summary.
+const CSS: &str = "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222;line-height:1.4;overflow-wrap:anywhere}\
+table{border-collapse:collapse;margin:0.6em 0;font-size:0.9em;max-width:100%}th,td{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top;overflow-wrap:anywhere}\
+details{margin:0.5em 0 1em}summary{cursor:pointer;color:#345}nav.toc{font-size:0.92em;background:#fafafa;border:1px solid #eee;padding:0.3em 1em}nav.toc .sub{font-size:0.9em;color:#555}\
 th{background:#f3f3f3}td.yes{background:#e5f5e0}td.no{background:#fde0dd}blockquote{color:#555;border-left:3px solid #ccc;margin:0.5em 0;padding-left:0.8em}\
 .chart svg{max-width:100%;height:auto}h2{border-bottom:1px solid #ddd;margin-top:1.6em}h3{margin-top:1.4em}code{background:#f4f4f4}";
 
@@ -201,5 +299,27 @@ mod tests {
         assert_eq!(inline("# x"), "# x");
         assert_eq!(inline("<100KB"), "&lt;100KB");
         assert_eq!(inline("a\nb"), "a b");
+    }
+
+    #[test]
+    fn contents_and_folded_details() {
+        let mut d = Doc { title: "T".into(), blocks: vec![] };
+        d.push(Block::Toc);
+        d.push(Block::Heading(2, "Claims".into(), "claims".into()));
+        d.push(Block::Heading(3, "c-1 — Fig. 1, §2".into(), "claim-c-1".into()));
+        d.push(Block::Details("Set-up".into(), vec![Block::Para("**hidden** part".into())]));
+        d.push(Block::Heading(2, "Runs".into(), "runs".into()));
+        let html = d.html();
+        assert!(
+            html.contains("<li><a href=\"#claims\">Claims</a><div class=\"sub\"><a href=\"#claim-c-1\">c-1</a></div></li><li><a href=\"#runs\">Runs</a></li>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<details><summary>Set-up</summary>\n<p><strong>hidden</strong> part</p>\n</details>"),
+            "{html}"
+        );
+        let md = d.markdown();
+        assert!(md.contains("- **[Claims](#claims)**: [c-1](#claim-c-1)\n- **[Runs](#runs)**\n"), "{md}");
+        assert!(md.contains("<details><summary>Set-up</summary>\n\n**hidden** part\n\n</details>"), "{md}");
     }
 }

@@ -123,10 +123,8 @@ fn write_files(dir: &Path, d: &Doc) -> Result<(), String> {
     let fail = |e: std::io::Error| format!("cannot write the report in {}: {e}", dir.display());
     let charts = dir.join("charts");
     std::fs::create_dir_all(&charts).map_err(fail)?;
-    for b in &d.blocks {
-        if let Block::Chart(name, svg) = b {
-            std::fs::write(charts.join(name), svg).map_err(fail)?;
-        }
+    for (name, svg) in d.charts() {
+        std::fs::write(charts.join(name), svg).map_err(fail)?;
     }
     std::fs::write(dir.join("report.md"), d.markdown()).map_err(fail)?;
     std::fs::write(dir.join("report.html"), d.html()).map_err(fail)
@@ -352,6 +350,7 @@ fn write_paper(
         t.checks,
         t.checks_held
     )));
+    d.push(Block::Toc);
     let runs_table = runs_table(runs, &used);
     if !runs_table.warned.is_empty() {
         d.push(Block::Heading(2, "Warnings".into(), "warnings".into()));
@@ -518,19 +517,6 @@ fn claim_section(d: &mut Doc, m: &crate::manifest::Manifest, e: &ClaimEval, full
     if !c.says.is_empty() {
         d.push(Block::Quote(c.says.clone()));
     }
-    let scale = c.scale(full);
-    let scenario = scale.and_then(|s| s.scenario.clone()).or_else(|| c.scenario.clone()).unwrap_or_default();
-    let sets =
-        scale.map(|s| params_text(&s.set)).filter(|s| !s.is_empty()).map(|s| format!(" with {s}")).unwrap_or_default();
-    d.push(Block::Para(format!(
-        "Scenario `{scenario}`{sets}; schemes {}; metric `{}` ({}){}; compare: {}{}.",
-        c.schemes.join(", "),
-        c.metric.as_deref().unwrap_or("-"),
-        params_text(&c.params_at(full, 0)),
-        if unit_label(c).is_empty() { String::new() } else { format!(", in {}", unit_label(c)) },
-        c.compare.name(),
-        c.baseline.as_ref().map(|b| format!(", baseline {b}")).unwrap_or_default()
-    )));
     if let Some(err) = &e.error {
         d.push(Block::Para(format!("**Error:** {err}")));
     }
@@ -581,20 +567,45 @@ fn claim_section(d: &mut Doc, m: &crate::manifest::Manifest, e: &ClaimEval, full
     if let Some(cause) = c.cause.as_ref().filter(|_| e.verdict != Verdict::Reproduced) {
         d.push(Block::Para(format!("**Cause of the miss (measured):** {cause}")));
     }
+    let more = claim_details(c, e, full, &sweep_label);
+    let sweeps = match e.sensitivity.len() {
+        0 => String::new(),
+        1 => ", 1 sensitivity sweep".into(),
+        n => format!(", {n} sensitivity sweeps"),
+    };
+    d.push(Block::Details(format!("Set-up, readings and chart{sweeps}"), more));
+}
+
+/// A claim's folded part: scenario and settings, the paper's silences and
+/// ccsim's readings, the claim's chart and its sensitivity sweeps.
+fn claim_details(c: &Claim, e: &ClaimEval, full: bool, sweep_label: &str) -> Vec<Block> {
+    let scale = c.scale(full);
+    let scenario = scale.and_then(|s| s.scenario.clone()).or_else(|| c.scenario.clone()).unwrap_or_default();
+    let sets =
+        scale.map(|s| params_text(&s.set)).filter(|s| !s.is_empty()).map(|s| format!(" with {s}")).unwrap_or_default();
+    let mut more = vec![Block::Para(format!(
+        "Scenario `{scenario}`{sets}; schemes {}; metric `{}` ({}){}; compare: {}{}.",
+        c.schemes.join(", "),
+        c.metric.as_deref().unwrap_or("-"),
+        params_text(&c.params_at(full, 0)),
+        if unit_label(c).is_empty() { String::new() } else { format!(", in {}", unit_label(c)) },
+        c.compare.name(),
+        c.baseline.as_ref().map(|b| format!(", baseline {b}")).unwrap_or_default()
+    ))];
     if let Some(u) = &c.unstated {
-        d.push(Block::Para(format!("*Left unstated by the paper:* {u}")));
+        more.push(Block::Para(format!("*Left unstated by the paper:* {u}")));
     }
     if let Some(ch) = &c.chose {
-        d.push(Block::Para(format!("*ccsim chose:* {ch}")));
+        more.push(Block::Para(format!("*ccsim chose:* {ch}")));
     }
     if let Some(svg) =
-        charts::claim_chart(&format!("c-{}", c.id), &format!("{}: {}", c.id, c.where_), &unit_label(c), &sweep_label, e)
+        charts::claim_chart(&format!("c-{}", c.id), &format!("{}: {}", c.id, c.where_), &unit_label(c), sweep_label, e)
     {
-        d.push(Block::Chart(format!("claim-{}.svg", c.id), svg));
+        more.push(Block::Chart(format!("claim-{}.svg", c.id), svg));
     }
     for (k, s) in e.sensitivity.iter().enumerate() {
         let why = c.sensitivity.get(k).and_then(|x| x.why.clone()).map(|w| format!(" ({w})")).unwrap_or_default();
-        d.push(Block::Para(format!("Sensitivity to `{}`{why}:", s.key)));
+        more.push(Block::Para(format!("Sensitivity to `{}`{why}:", s.key)));
         let names: Vec<String> = s
             .rows
             .first()
@@ -614,8 +625,8 @@ fn claim_section(d: &mut Doc, m: &crate::manifest::Manifest, e: &ClaimEval, full
                 rows.push(row);
             }
         }
-        d.push(Block::Table(head, rows));
-        d.push(Block::Chart(
+        more.push(Block::Table(head, rows));
+        more.push(Block::Chart(
             format!("sens-{}-{k}.svg", c.id),
             charts::sensitivity_chart(
                 &format!("s-{}-{k}", c.id),
@@ -625,6 +636,7 @@ fn claim_section(d: &mut Doc, m: &crate::manifest::Manifest, e: &ClaimEval, full
             ),
         ));
     }
+    more
 }
 
 fn figures_section(d: &mut Doc, pp: &PaperPlan, runs: &Runs) {
