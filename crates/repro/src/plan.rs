@@ -499,8 +499,9 @@ fn point_digest(scn: &Scenario) -> String {
 
 /// Simulator events per second on one core of this machine class, for
 /// estimates (`--list`, ETAs); checked against finished runs with the
-/// `estimate_check` example (docs/PERFORMANCE.md).
-pub const EVENTS_PER_SEC: f64 = 3.0e6;
+/// `estimate_check` example (docs/PERFORMANCE.md: the fat-tree runs of the
+/// cache take 3.3-5 M events per CPU second).
+pub const EVENTS_PER_SEC: f64 = 4.0e6;
 
 /// A rough cost model of a run in simulator events: data packets x links on
 /// their path x ~2.9 events per packet-link (data, its ACK and scheduling;
