@@ -134,9 +134,10 @@ pub struct Options {
     /// Identifies the simulator build in run keys.
     pub version: String,
     /// An outline for listing and estimates, not for running: runs are told
-    /// apart by (file, sets, scheme and its parameters, seed) instead of
-    /// the hash of their generated flows, and every seed's cost is the
-    /// first seed's, so each scenario point is generated once.
+    /// apart by a digest of the scenario point at the file's seed, the
+    /// scheme's parameters and the seed, instead of the hash of each run's
+    /// generated flows as text, and every seed costs what the first does,
+    /// so each scenario point is generated once. Its keys are not cache keys.
     pub outline: bool,
 }
 
