@@ -361,32 +361,18 @@ impl Planner<'_> {
         self.loaded[&k].as_ref().map_err(|e| e.clone())
     }
 
-    /// The run's key (see [`run_key`]).
-    fn key_of(
-        &mut self,
-        file: &Path,
-        sets: &[(String, toml::Value)],
-        scheme: &str,
-        seed: u64,
-    ) -> Result<String, String> {
-        let version = self.opts.version.clone();
-        let scn = self.scenario(file, sets, Some(seed))?;
-        scn.make_scheme(scheme)?;
-        Ok(run_key(&version, scn, scheme))
-    }
-
-    /// An outline's stand-in for the run key (see [`Options::outline`]):
-    /// the point's digest at the file's seed, the scheme's resolved
-    /// parameters and the seed, so settings that leave the scenario as it
-    /// was (a default swept, another scheme's parameter) add no run, as in
-    /// a real plan.
-    fn outline_key(
-        &mut self,
-        file: &Path,
-        sets: &[(String, toml::Value)],
-        scheme: &str,
-        seed: u64,
-    ) -> Result<String, String> {
+    /// The run's key (see [`run_key`]), or in an outline (see
+    /// [`Options::outline`]) its stand-in: the point's digest at the file's
+    /// seed, the scheme's resolved parameters and the seed, so settings that
+    /// leave the scenario as it was (a default swept, another scheme's
+    /// parameter) add no run, as in a real plan.
+    fn key(&mut self, file: &Path, sets: &[(String, toml::Value)], scheme: &str, seed: u64) -> Result<String, String> {
+        if !self.opts.outline {
+            let version = self.opts.version.clone();
+            let scn = self.scenario(file, sets, Some(seed))?;
+            scn.make_scheme(scheme)?;
+            return Ok(run_key(&version, scn, scheme));
+        }
         let point = self.point(file, sets)?.digest.clone();
         let scn = self.scenario(file, sets, None)?;
         scn.make_scheme(scheme)?;
@@ -425,11 +411,7 @@ impl Planner<'_> {
     ) -> Result<usize, String> {
         let base_seed = self.scenario(file, sets, None)?.seed;
         let seed = base_seed + i;
-        let key = if self.opts.outline {
-            self.outline_key(file, sets, scheme, seed)?
-        } else {
-            self.key_of(file, sets, scheme, seed)?
-        };
+        let key = self.key(file, sets, scheme, seed)?;
         if let Some(&i) = self.by_key.get(&key) {
             return Ok(i);
         }

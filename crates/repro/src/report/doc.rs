@@ -44,20 +44,30 @@ impl Doc {
         self.blocks.push(b);
     }
 
-    /// (file name, SVG) of every chart, folded ones included.
-    pub fn charts(&self) -> Vec<(&str, &str)> {
-        fn walk<'a>(blocks: &'a [Block], out: &mut Vec<(&'a str, &'a str)>) {
+    /// Every block in reading order, the blocks folded in a `Details` included.
+    fn all_blocks(&self) -> Vec<&Block> {
+        fn walk<'a>(blocks: &'a [Block], out: &mut Vec<&'a Block>) {
             for b in blocks {
-                match b {
-                    Block::Chart(name, svg) => out.push((name, svg)),
-                    Block::Details(_, inner) => walk(inner, out),
-                    _ => {}
+                out.push(b);
+                if let Block::Details(_, inner) = b {
+                    walk(inner, out);
                 }
             }
         }
         let mut out = Vec::new();
         walk(&self.blocks, &mut out);
         out
+    }
+
+    /// (file name, SVG) of every chart, folded ones included.
+    pub fn charts(&self) -> Vec<(&str, &str)> {
+        self.all_blocks()
+            .into_iter()
+            .filter_map(|b| match b {
+                Block::Chart(name, svg) => Some((name.as_str(), svg.as_str())),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Markdown; charts as links to `charts/<name>`.
@@ -118,22 +128,18 @@ impl Doc {
     /// (text, anchor, [(text, anchor)] of the level-3 headings below) of
     /// each level-2 heading, folded blocks included.
     fn toc(&self) -> Vec<TocEntry> {
-        fn walk(blocks: &[Block], out: &mut Vec<TocEntry>) {
-            for b in blocks {
-                match b {
-                    Block::Heading(2, t, a) => out.push((t.clone(), a.clone(), Vec::new())),
-                    Block::Heading(3, t, a) => {
-                        if let Some(last) = out.last_mut() {
-                            last.2.push((t.clone(), a.clone()));
-                        }
+        let mut out: Vec<TocEntry> = Vec::new();
+        for b in self.all_blocks() {
+            match b {
+                Block::Heading(2, t, a) => out.push((t.clone(), a.clone(), Vec::new())),
+                Block::Heading(3, t, a) => {
+                    if let Some(last) = out.last_mut() {
+                        last.2.push((t.clone(), a.clone()));
                     }
-                    Block::Details(_, inner) => walk(inner, out),
-                    _ => {}
                 }
+                _ => {}
             }
         }
-        let mut out = Vec::new();
-        walk(&self.blocks, &mut out);
         out
     }
 
