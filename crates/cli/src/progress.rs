@@ -80,8 +80,8 @@ pub fn describe(p: &Progress) -> String {
 /// What a run will cost, before it starts, from `ccsim reproduce`'s
 /// estimator (`ccsim_repro::plan::estimate_events` at
 /// `reproduce::EVENTS_PER_SEC` on one core): `events` in total over `runs`
-/// runs, `jobs` at a time. "estimate: ~1.20s of CPU time (3.60M events at
-/// ~3M events/s on one core)"; for several runs also the time with `jobs`
+/// runs, `jobs` at a time. "estimate: ~1.20s of CPU time (4.80M events at
+/// ~4M events/s on one core)"; for several runs also the time with `jobs`
 /// at a time.
 pub fn estimate_line(events: f64, runs: usize, jobs: usize) -> String {
     let rate = crate::reproduce::EVENTS_PER_SEC;
@@ -128,20 +128,20 @@ mod tests {
     #[test]
     fn estimate_text() {
         assert_eq!(
-            estimate_line(3.6e6, 1, 4),
-            "estimate: ~1.20s of CPU time (3.60M events at ~3M events/s on one core)"
+            estimate_line(4.8e6, 1, 4),
+            "estimate: ~1.20s of CPU time (4.80M events at ~4M events/s on one core)"
         );
         assert_eq!(
-            estimate_line(10.8e6, 3, 2),
-            "estimate: ~3.60s of CPU time for 3 runs (10.80M events at ~3M events/s on one core), ~1.80s with 2 at a time"
+            estimate_line(14.4e6, 3, 2),
+            "estimate: ~3.60s of CPU time for 3 runs (14.40M events at ~4M events/s on one core), ~1.80s with 2 at a time"
         );
         assert_eq!(
-            estimate_line(9e6, 2, 8),
-            "estimate: ~3.00s of CPU time for 2 runs (9.00M events at ~3M events/s on one core), ~1.50s with 2 at a time"
+            estimate_line(12e6, 2, 8),
+            "estimate: ~3.00s of CPU time for 2 runs (12.00M events at ~4M events/s on one core), ~1.50s with 2 at a time"
         );
         assert_eq!(
             estimate_line(1000.0, 1, 1),
-            "estimate: <0.01s of CPU time (1.0K events at ~3M events/s on one core)"
+            "estimate: <0.01s of CPU time (1.0K events at ~4M events/s on one core)"
         );
     }
 
