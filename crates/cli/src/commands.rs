@@ -376,8 +376,9 @@ pub fn compare(a: &CompareArgs) -> Result<(), Fail> {
 
 pub fn validate(a: &ValidateArgs) -> Result<(), Fail> {
     let mut bad = 0;
+    let ov = Overrides { sets: parse_sets(&a.set)?, ..Default::default() };
     for f in &a.files {
-        match scenario::load(f, &Overrides::default()).and_then(|s| s.check_schemes().map(|_| s)) {
+        match scenario::load(f, &ov).and_then(|s| s.check_schemes().map(|_| s)) {
             Ok(s) => {
                 let est = progress::estimate_line(ccsim_repro::plan::estimate_events(&s), 1, 1);
                 let notes = network_notes(&s, &s.schemes)?;
@@ -400,21 +401,7 @@ pub fn validate(a: &ValidateArgs) -> Result<(), Fail> {
 /// Wraps text at word boundaries to lines of at most `width` characters
 /// (longer words stay whole).
 pub fn wrap(text: &str, width: usize) -> String {
-    let mut lines = Vec::new();
-    let mut cur = String::new();
-    for w in text.split_whitespace() {
-        if !cur.is_empty() && cur.chars().count() + 1 + w.chars().count() > width {
-            lines.push(std::mem::take(&mut cur));
-        }
-        if !cur.is_empty() {
-            cur.push(' ');
-        }
-        cur.push_str(w);
-    }
-    if !cur.is_empty() {
-        lines.push(cur);
-    }
-    lines.join("\n")
+    table::wrap_lines(text, width).join("\n")
 }
 
 /// Indents every line of a (possibly multi-line) text.
@@ -422,13 +409,27 @@ fn indent(text: &str, by: &str) -> String {
     text.lines().map(|l| format!("{by}{l}")).collect::<Vec<_>>().join("\n")
 }
 
-pub fn list_text(what: Option<ListWhat>) -> String {
+/// The `ccsim list` text, wrapped to `width` columns (at least 40).
+pub fn list_text(what: Option<ListWhat>, width: usize) -> String {
+    let width = width.max(40);
     let all = what.is_none();
     let mut out = String::new();
+    // a heading or a one-line entry, wrapped with its continuation indented
+    let para = |text: &str, by: &str| {
+        let mut lines = table::wrap_lines(text, width - by.len()).into_iter();
+        let first = lines.next().unwrap_or_default();
+        let rest: Vec<String> = lines.map(|l| format!("{by}    {l}")).collect();
+        if rest.is_empty() {
+            format!("{by}{first}\n")
+        } else {
+            format!("{by}{first}\n{}\n", rest.join("\n"))
+        }
+    };
     if all || what == Some(ListWhat::Schemes) {
-        out.push_str("Schemes (name; parameters go in the scenario's [scheme.NAME] table):\n");
+        out.push_str(&para("Schemes (name; parameters go in the scenario's [scheme.NAME] table):", ""));
         for s in registry::schemes() {
-            out.push_str(&format!("\n  {} - {}\n", s.name, s.summary));
+            out.push('\n');
+            out.push_str(&para(&format!("{} - {}", s.name, s.summary), "  "));
             if s.params.is_empty() {
                 out.push_str("      (no parameters)\n");
                 continue;
@@ -437,8 +438,8 @@ pub fn list_text(what: Option<ListWhat>) -> String {
             for p in &s.params {
                 t.row(vec![p.name.clone(), p.default.clone(), p.doc.clone()]);
             }
-            // Left-align all columns for text: render, then indent.
-            out.push_str(&indent(&render_left(&t), "      "));
+            // left-aligned, the meaning wrapped to the terminal, then indented
+            out.push_str(&indent(&t.render_fit(width - 6, &[2]), "      "));
             out.push('\n');
         }
         out.push('\n');
@@ -446,33 +447,41 @@ pub fn list_text(what: Option<ListWhat>) -> String {
     if all || what == Some(ListWhat::Topologies) {
         out.push_str("Topologies ([topology] kind = ...):\n");
         for (k, d) in registry::topologies() {
-            out.push_str(&format!("\n  {k}\n{}\n", indent(&wrap(&d, 88), "      ")));
+            out.push_str(&format!("\n  {k}\n{}\n", indent(&wrap(&d, (width - 6).min(88)), "      ")));
         }
         out.push('\n');
     }
     if all || what == Some(ListWhat::Workloads) {
         out.push_str("Workloads ([[workload]] kind = ...):\n");
         for (k, d) in registry::workloads() {
-            out.push_str(&format!("\n  {k}\n{}\n", indent(&wrap(&d, 88), "      ")));
+            out.push_str(&format!("\n  {k}\n{}\n", indent(&wrap(&d, (width - 6).min(88)), "      ")));
         }
         out.push('\n');
     }
     if all || what == Some(ListWhat::Network) {
-        out.push_str(
-            "Network settings ([network] table; a dotted key is a key of its sub-table, e.g. [network.pfc]):\n\n",
-        );
+        out.push_str(&para(
+            "Network settings ([network] table; a dotted key is a key of its sub-table, e.g. [network.pfc]):",
+            "",
+        ));
+        out.push('\n');
         let mut t = Table::new(&["key", "value", "default", "meaning", "source"]);
         for k in ccsim_core::config::NETWORK_KEYS {
             t.row(vec![k.key.into(), k.unit.into(), k.default.into(), k.doc.into(), k.source.into()]);
         }
-        out.push_str(&indent(&render_left(&t), "  "));
-        out.push_str("\n  [[network.link_events]] (any number): at (duration), a, b (the link's two node ids), action (\"down\" | \"up\")\n\n");
+        out.push_str(&indent(&t.render_fit(width - 2, &[3, 4]), "  "));
+        out.push('\n');
+        out.push_str(&para(
+            "[[network.link_events]] (any number): at (duration), a, b (the link's two node ids), action (\"down\" | \"up\")",
+            "  ",
+        ));
+        out.push('\n');
     }
     if what == Some(ListWhat::Combinations) {
-        out.push_str(
+        out.push_str(&para(
             "Combinations refused at validation (load balancer / receiver / fabric; every other runs and holds \
-             the invariants of docs/COMBINATIONS.md):\n",
-        );
+             the invariants of docs/COMBINATIONS.md):",
+            "",
+        ));
         for (scheme, refused) in ccsim_repro::combos::refusals(std::path::Path::new(".")) {
             out.push_str(&format!("\n  {scheme}: {} refused\n", refused.len()));
             let mut by_reason: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
@@ -481,13 +490,17 @@ pub fn list_text(what: Option<ListWhat>) -> String {
             }
             for (reason, cells) in by_reason {
                 let text = format!("{}: {reason}", cells.join(", "));
-                out.push_str(&format!("{}\n", indent(&wrap(&text, 100), "      ")));
+                out.push_str(&format!("{}\n", indent(&wrap(&text, width - 6), "      ")));
             }
         }
         out.push('\n');
     }
     if all || what == Some(ListWhat::Cdfs) {
-        out.push_str("Built-in flow-size distributions (poisson workload `cdf = NAME`; a file path also works):\n\n");
+        out.push_str(&para(
+            "Built-in flow-size distributions (poisson workload `cdf = NAME`; a file path also works):",
+            "",
+        ));
+        out.push('\n');
         let mut t = Table::new(&["name", "points", "mean size"]);
         for (n, pts, mean) in registry::cdfs() {
             t.row(vec![n, pts.to_string(), format!("{} ({:.0} B)", scenario::human_bytes(mean), mean)]);
@@ -551,7 +564,7 @@ pub(crate) fn render_left(t: &Table) -> String {
 }
 
 pub fn list(a: &ListArgs) -> Result<(), Fail> {
-    out!("{}", list_text(a.what));
+    out!("{}", list_text(a.what, table::term_width()));
     Ok(())
 }
 
@@ -571,8 +584,28 @@ mod tests {
     }
 
     #[test]
+    fn lists_fit_the_terminal_width() {
+        for width in [80, 120] {
+            for what in [ListWhat::Network, ListWhat::Schemes, ListWhat::Topologies, ListWhat::Workloads] {
+                let text = list_text(Some(what), width);
+                // a line may pass the width only by one word too long to break
+                for l in text.lines().filter(|l| l.chars().count() > width) {
+                    let longest = l.split_whitespace().map(|w| w.chars().count()).max().unwrap_or(0);
+                    assert!(longest + 8 > width, "{what:?} at {width} columns: {l:?}");
+                }
+            }
+        }
+        // every network key is still there, with its source
+        let net = list_text(Some(ListWhat::Network), 80);
+        for k in ccsim_core::config::NETWORK_KEYS {
+            assert!(net.contains(k.key), "{}", k.key);
+        }
+        assert!(net.contains("mix/config.txt"));
+    }
+
+    #[test]
     fn list_mentions_every_registry_entry() {
-        let text = list_text(None);
+        let text = list_text(None, 100);
         for s in registry::scheme_names() {
             assert!(text.contains(&format!("\n  {s} - ")), "scheme {s} missing");
         }
@@ -582,7 +615,7 @@ mod tests {
         for (k, _) in registry::workloads() {
             assert!(text.contains(&format!("\n  {k}\n")), "workload {k} missing");
         }
-        let cdfs = list_text(Some(ListWhat::Cdfs));
+        let cdfs = list_text(Some(ListWhat::Cdfs), 100);
         assert!(cdfs.contains("websearch"));
         assert!(!cdfs.contains("Schemes"));
         // websearch: 12 points, mean about 1.6 MB

@@ -247,6 +247,9 @@ pub struct ValidateArgs {
     /// Scenario files (TOML).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// Check each file with these values overridden, as `run` would run it, e.g. --set workload[0].load=0.9 (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]

@@ -145,13 +145,19 @@ pub fn reproduce(a: &ReproduceArgs) -> Result<(), Fail> {
     let jobs = a.jobs.unwrap_or(cpus).max(1);
     let todo: Vec<&plan::RunSpec> = plan.runs.iter().filter(|r| !cache.contains(&r.key)).collect();
     if !a.quiet {
+        // (an empty f64 sum is -0.0: say "nothing" rather than "-0.00s")
+        let cost = if todo.is_empty() {
+            "nothing to simulate".to_string()
+        } else {
+            let secs = todo.iter().map(|r| r.est_events).sum::<f64>() / EVENTS_PER_SEC / jobs as f64;
+            format!("estimated {} of simulation", wall(secs))
+        };
         errln!(
-            "{}: {} runs ({} cached), {} at a time; estimated {} of simulation",
+            "{}: {} runs ({} cached), {} at a time; {cost}",
             papers.join(", "),
             plan.runs.len(),
             plan.runs.len() - todo.len(),
             jobs,
-            wall(todo.iter().map(|r| r.est_events).sum::<f64>() / EVENTS_PER_SEC / jobs as f64)
         );
     }
     let line = std::sync::Mutex::new(ProgressLine::new(a.quiet));

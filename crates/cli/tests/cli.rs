@@ -76,6 +76,13 @@ fn validate_every_shipped_scenario() {
     assert_eq!(out.matches("ok: ").count(), 4, "{out}");
     assert!(out.contains("320 hosts, 56 switches, 480 links"), "{out}");
     assert!(out.contains("16 flows"), "{out}");
+
+    // --set is checked and applied as `run` would: the summary shows the new load
+    let out = ok(&["validate", "scenarios/quickstart.toml", "--set", "workload[0].load=0.9"]);
+    assert!(out.contains("with --set workload[0].load=0.9") && out.contains("offered load 91.7%"), "{out}");
+    let o = ccsim(&["validate", "scenarios/quickstart.toml", "--set", "workload[0].lode=0.9"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("lode"), "{}", text(&o.stderr));
 }
 
 #[test]
@@ -124,7 +131,7 @@ fn messages_on_connections_are_rows_with_their_connection_and_workload() {
     assert!(out.contains("  connections"), "{out}");
     // the comparison's page: one column per scheme, the job's time
     let page = std::fs::read_to_string(t.0.join("rpc-closed-loop/compare-bolt-hpcc/report.html")).unwrap();
-    assert!(page.contains("<th>bolt</th><th>hpcc</th>") && page.contains("job time, workload[0] (us)"), "{page}");
+    assert!(page.contains("<th>bolt</th><th>hpcc</th>") && page.contains("job time, workload[0]"), "{page}");
     let dir = t.0.join("rpc-closed-loop/compare-bolt-hpcc/bolt");
     let flows = csv_rows(&dir.join("flows.csv"));
     assert_eq!(flows[0][9..].join(","), "workload,conn,timeouts,trimmed,drops");
@@ -168,10 +175,19 @@ fn run_writes_a_complete_result_and_never_overwrites() {
     }
     // issue 25: a page to look at the run again, charts inline
     let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
-    assert!(
-        page.contains("<table>") && page.contains("slowdown avg / p50 / p95 / p99") && page.contains("<svg"),
-        "{page}"
-    );
+    assert!(page.contains("<table>") && page.contains("slowdown p99") && page.contains("<svg"), "{page}");
+    // issue 34: the terminal's rows, per-size ones too, and values with their units
+    assert!(page.contains("&gt;=1MB avg/p50/p95/p99") && page.contains("\u{a0}&lt;100KB finished"), "{page}");
+    let table = &page[page.find("<table>").unwrap()..page.find("</table>").unwrap()];
+    let cell = |row: &str| {
+        let at = table.find(row).unwrap_or_else(|| panic!("no row {row}: {table}"));
+        let rest = &table[at..];
+        let td = rest.find("<td").unwrap();
+        let td = td + rest[td..].find('>').unwrap() + 1;
+        rest[td..td + rest[td..].find("</td>").unwrap()].to_string()
+    };
+    assert!(cell("max queue").ends_with("B"), "{}", cell("max queue"));
+    assert!(cell("FCT avg / p99").contains("s / "), "{}", cell("FCT avg / p99"));
     let flows = csv_rows(&dir.join("flows.csv"));
     assert_eq!(
         flows[0].join(","),

@@ -49,8 +49,10 @@ def test_run_is_bit_identical_to_the_cli(tmp_path, scenario, scheme, seed):
     assert r.summary["engine"]["events"] == a["engine"]["events"] > 0
     # the DataFrames hold the CSV's numbers (the CSV rounds to 6 decimals)
     csv = pd.read_csv(cli / "flows.csv")
-    assert list(r.flows.columns) == list(csv.columns)
-    pd.testing.assert_frame_equal(r.flows.round(6), csv, check_dtype=False)
+    # ... after the run's scheme and seed, which name the rows when runs are concatenated
+    assert list(r.flows.columns) == ["scheme", "seed"] + list(csv.columns)
+    assert (r.flows["scheme"] == scheme).all() and (r.flows["seed"] == seed).all() and r.seed == seed
+    pd.testing.assert_frame_equal(r.flows.drop(columns=["scheme", "seed"]).round(6), csv, check_dtype=False)
     ports = pd.read_csv(cli / "ports.csv")
     pd.testing.assert_frame_equal(r.ports.round(6), ports, check_dtype=False)
 
@@ -180,7 +182,9 @@ def test_cli_parquet_output_holds_the_csv_tables(tmp_path):
         pd.testing.assert_frame_equal(a.round(6), b, check_dtype=False, obj=name)
     # and the same as the Python API's DataFrame, unrounded
     r = ccsim.run(INCAST, scheme="dcqcn")
-    pd.testing.assert_frame_equal(pd.read_parquet(pq / "flows.parquet"), r.flows, check_dtype=False)
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(pq / "flows.parquet"), r.flows.drop(columns=["scheme", "seed"]), check_dtype=False
+    )
 
 
 def test_messages_on_connections_are_rows_with_their_connection():
@@ -279,3 +283,11 @@ print(ccsim.MAX_DEPTH)
     assert s.flows == 2
     with pytest.raises(ccsim.ScenarioError, match="bytes cannot be written in a scenario"):
         ccsim.Scenario({"name": b"incast"})
+
+
+def test_the_module_exposes_only_the_api():
+    # issue 34: `import ccsim` then `dir(ccsim)` or tab completion shows the
+    # API, not the modules it is built with (np, pd, os, ...)
+    public = {n for n in dir(ccsim) if not n.startswith("_")}
+    assert public == set(ccsim.__all__) - {"__version__"}, public ^ set(ccsim.__all__)
+    assert callable(ccsim.sweep) and callable(ccsim.reproduce)

@@ -21,6 +21,7 @@ pub mod parquet_out;
 pub mod plan;
 pub mod plots;
 pub mod report;
+pub mod result_rows;
 pub mod sweep;
 #[doc(hidden)]
 pub mod testing;

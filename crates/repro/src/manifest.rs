@@ -18,9 +18,14 @@ pub struct Manifest {
     /// The folder name, e.g. "fncc".
     pub paper: String,
     pub title: String,
-    /// The text the claims were read from.
+    /// The text the claims were read from (kept with the project's seeds,
+    /// not shipped: reports cite `cite` instead).
     #[serde(default)]
     pub source: Option<String>,
+    /// Where a reader finds the paper: its DOI or URL (reports link it).
+    /// Unset when it has none public; the report says so.
+    #[serde(default)]
+    pub cite: Option<String>,
     #[serde(default)]
     pub defaults: Defaults,
     #[serde(default, rename = "claim")]

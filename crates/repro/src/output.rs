@@ -577,39 +577,16 @@ pub fn write_page(dir: &Path, scn: &Scenario, runs: &[(String, &RunResult)]) -> 
     if !warned.is_empty() {
         d.push(Block::List(warned));
     }
-    let sums: Vec<Summary> = runs.iter().map(|(_, r)| r.summary()).collect();
     let mut header = vec!["".to_string()];
     header.extend(schemes.iter().cloned());
-    let mut rows: Vec<Vec<String>> = Vec::new();
-    let mut row = |name: &str, f: &dyn Fn(usize) -> String| {
-        let mut r = vec![name.to_string()];
-        r.extend((0..runs.len()).map(f));
-        rows.push(r);
-    };
-    let n = |x: f64| if x.is_finite() { format!("{x:.3}") } else { "-".into() };
-    row("status", &|i| runs[i].1.status.name().to_string());
-    row("flows and messages", &|i| sums[i].flows.to_string());
-    row("finished", &|i| sums[i].finished.to_string());
-    row("slowdown avg / p50 / p95 / p99", &|i| {
-        let s = &sums[i].slowdown;
-        format!("{} / {} / {} / {}", n(s.avg), n(s.p50), n(s.p95), n(s.p99))
-    });
-    row("FCT avg / p99 (us)", &|i| format!("{} / {}", n(sums[i].fct_us.avg), n(sums[i].fct_us.p99)));
-    let jobs: Vec<_> = runs.iter().map(|(_, r)| crate::metrics::jobs::jobs(scn, r)).collect();
-    for (k, j) in jobs[0].iter().enumerate() {
-        row(&format!("job time, workload[{}] (us)", j.workload), &|i| {
-            jobs[i].get(k).and_then(|j| j.time_us).map_or("unfinished".into(), n)
-        });
+    // the terminal's table: the same rows, values with their units
+    let mut rows = crate::result_rows::result_rows(runs, Some(scn));
+    for r in &mut rows {
+        // a sub-row (per size bucket, per job) keeps its indent in HTML
+        if let Some(label) = r[0].strip_prefix("  ") {
+            r[0] = format!("\u{a0}\u{a0}\u{a0}\u{a0}{label}");
+        }
     }
-    row("data packets sent (resends included)", &|i| sums[i].data_packets.to_string());
-    row("data packets resent", &|i| sums[i].retransmits.to_string());
-    row("retransmission timeouts", &|i| sums[i].timeouts.to_string());
-    row("trimmed packets", &|i| sums[i].trimmed.to_string());
-    row("drops (packets)", &|i| sums[i].drops.to_string());
-    row("PAUSE frames", &|i| sums[i].pause_frames.to_string());
-    row("paused time, all ports (us)", &|i| n(sums[i].paused_time_us));
-    row("max queue (bytes)", &|i| sums[i].max_queue_bytes.to_string());
-    row("simulated time (us)", &|i| n(to_us(runs[i].1.engine.sim_end)));
     d.push(Block::Heading(2, "Results".into(), "results".into()));
     d.push(Block::Table(header, rows));
     d.push(Block::Para(

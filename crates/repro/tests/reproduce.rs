@@ -89,6 +89,8 @@ fn tiny_manifest_plans_runs_caches_and_reports() {
     assert_eq!(runs.lines().filter(|l| l.starts_with("| `tiny/")).count(), s.runs, "{runs}");
     let html = std::fs::read_to_string(out.join("tiny/report.html")).unwrap();
     assert!(html.contains("<svg") && html.contains("Pacing rate of the flow"));
+    // the paper is cited by title and link, not by a text file (issue 34)
+    assert!(html.contains("Paper: <a href=\"https://example.org/tiny\">A tiny paper (test fixture)</a>"), "{html}");
     for chart in ["claim-lone-slowdown.svg", "claim-size-sweep.svg", "sens-too-small-change-0.svg", "figure-fig1.svg"] {
         assert!(out.join("tiny/charts").join(chart).is_file(), "{chart}");
     }

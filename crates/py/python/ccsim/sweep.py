@@ -37,6 +37,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import _native
+from ._api import Scenario, load
 
 Grid = Mapping[str, Any]
 
@@ -328,7 +329,6 @@ def sweep(
     max_queue_bytes, traced queue and
     fairness when traced, sim_end_us, events, data_packets.
     """
-    from . import Scenario, load
 
     if jobs is not None and jobs < 1:
         raise ValueError(f"jobs = {jobs}: must be at least 1")

@@ -391,6 +391,16 @@ fn draw_frame<'a, 'b>(area: &'a Area<'b>, f: Frame) -> Res<Ctx<'a, 'b>> {
     Ok(chart)
 }
 
+/// An axis title that says when its axis is logarithmic (unless it does
+/// already): a reader takes equal steps for equal differences otherwise.
+fn axis_title(label: &str, scale: Scale) -> String {
+    if scale == Scale::Log && !label.is_empty() && !label.to_lowercase().contains("log") {
+        format!("{label} (log scale)")
+    } else {
+        label.to_string()
+    }
+}
+
 /// One panel of lines.
 fn line_chart(area: &Area, c: &Chart) -> Res<()> {
     let (xlo, xhi) = x_limits(c);
@@ -401,14 +411,15 @@ fn line_chart(area: &Area, c: &Chart) -> Res<()> {
     let cats = c.x_categories.as_ref().map(|v| v.iter().map(|s| short(s)).collect::<Vec<_>>());
     let x_text = TickText::new(&xt, c.x_scale, c.x_format, cats.as_ref());
     let y_text = TickText::new(&yt, c.y_scale, c.y_format, None);
+    let (x_label, y_label) = (axis_title(&c.x_label, c.x_scale), axis_title(&c.y_label, c.y_scale));
     let frame = Frame {
         title: &c.title,
         x: Axis { lo: xlo, hi: xhi, ticks: xt },
         y: Axis { lo: ylo, hi: yhi, ticks: yt },
         x_text,
         y_text,
-        x_label: &c.x_label,
-        y_label: &c.y_label,
+        x_label: &x_label,
+        y_label: &y_label,
         categorical: cats.is_some(),
     };
     let mut chart = draw_frame(area, frame)?;
@@ -530,6 +541,7 @@ fn draw_bars(root: &Area, b: &BarChart) -> Res<()> {
     let groups: Vec<String> = b.groups.iter().map(|s| short(s)).collect();
     let x_text = TickText::new(&xt, Scale::Linear, TickFormat::Number, Some(&groups));
     let y_text = TickText::new(&yt, b.y_scale, TickFormat::Number, None);
+    let y_label = axis_title(&b.y_label, b.y_scale);
     let frame = Frame {
         title: &b.title,
         x: Axis { lo: -0.5, hi: n as f64 - 0.5, ticks: xt },
@@ -537,7 +549,7 @@ fn draw_bars(root: &Area, b: &BarChart) -> Res<()> {
         x_text,
         y_text,
         x_label: "",
-        y_label: &b.y_label,
+        y_label: &y_label,
         categorical: true,
     };
     let mut chart = draw_frame(&body, frame)?;
@@ -611,6 +623,17 @@ mod tests {
         for text in ["a", "b", "x", "y", "t"] {
             assert!(has_text(&svg, text), "{text} missing");
         }
+    }
+
+    #[test]
+    fn log_axes_say_so_in_their_title() {
+        let mut c = chart();
+        c.y_scale = Scale::Log;
+        let svg = c.render();
+        assert!(has_text(&svg, "y (log scale)") && has_text(&svg, "x"), "the log axis is not named");
+        // a title that already says it is left alone
+        assert_eq!(axis_title("slowdown (log)", Scale::Log), "slowdown (log)");
+        assert_eq!(axis_title("slowdown", Scale::Linear), "slowdown");
     }
 
     #[test]
