@@ -1,5 +1,5 @@
 //! Invariant checks of a finished run (`SimOptions::check`, `ccsim run
-//! --check`; debug builds always check the buffer accounting):
+//! --check`; with [`deep_checks`] every run checks the buffer accounting):
 //!
 //! * byte conservation: every data byte a host sent was delivered, dropped
 //!   or is still queued or on a wire;
@@ -12,6 +12,19 @@
 
 use crate::event::Ev;
 use crate::sim::Simulator;
+
+/// Whether runs check themselves as they go (the *deep* checks): each NIC
+/// choice against a scan of the host's flows, the INT a switch hook pushes,
+/// no packet queued towards a failed link, and the buffer accounting at the
+/// end of every run. On in debug builds; in a release build when the
+/// environment sets `CCSIM_DEEP_CHECKS=1` (the test command does: its tests
+/// run in the release build of the quick start). Read once per process.
+pub fn deep_checks() -> bool {
+    static DEEP: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *DEEP.get_or_init(|| {
+        cfg!(debug_assertions) || std::env::var("CCSIM_DEEP_CHECKS").is_ok_and(|v| !v.is_empty() && v != "0")
+    })
+}
 
 /// Most events played out to drain the fabric after a checked run.
 const DRAIN_EVENTS: u64 = 100_000_000;

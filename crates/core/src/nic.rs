@@ -251,8 +251,9 @@ impl Simulator {
                 break Some(f);
             }
         };
-        #[cfg(debug_assertions)]
-        self.nic_check_pick(hi, chosen);
+        if self.deep {
+            self.nic_check_pick(hi, chosen);
+        }
         if let Some(f) = chosen {
             let nic = &mut self.hosts[hi].nic;
             // past the last started flow the round robin starts over
@@ -277,8 +278,9 @@ impl Simulator {
                 break t;
             }
         };
-        #[cfg(debug_assertions)]
-        self.nic_check_earliest(hi, t);
+        if self.deep {
+            self.nic_check_earliest(hi, t);
+        }
         t
     }
 
@@ -317,8 +319,8 @@ impl Simulator {
         }
     }
 
-    /// Debug: the flow a scan over the host's flows in start order would pick.
-    #[cfg(debug_assertions)]
+    /// Deep check: the flow a scan over the host's flows in start order would pick.
+    #[cold]
     fn nic_check_pick(&self, hi: usize, chosen: Option<u32>) {
         let nic = &self.hosts[hi].nic;
         let paused = self.ports[self.hosts[hi].port as usize].paused;
@@ -332,9 +334,9 @@ impl Simulator {
         assert_eq!(chosen, scan, "NIC pick of host {hi} at {} differs from a scan", self.now);
     }
 
-    /// Debug: with no flow ready, the wake time a scan over the host's flows
-    /// would give.
-    #[cfg(debug_assertions)]
+    /// Deep check: with no flow ready, the wake time a scan over the host's
+    /// flows would give.
+    #[cold]
     fn nic_check_earliest(&self, hi: usize, t: Time) {
         if self.hosts[hi].nic.any_ready() {
             return;

@@ -69,8 +69,8 @@ pub struct SimOptions {
     pub interrupt: Interrupt,
     /// Check the run's invariants at the end (see [`crate::check`]):
     /// conservation, no loss where lossless, buffer accounting, no packet
-    /// leaked once the fabric drains. Default false (debug builds always
-    /// check the buffer accounting).
+    /// leaked once the fabric drains. Default false (with
+    /// [`crate::check::deep_checks`] every run checks the buffer accounting).
     pub check: bool,
 }
 
@@ -366,6 +366,8 @@ pub struct Simulator {
     /// Playing out the packets in flight after a checked run: hosts send no new data.
     pub(crate) draining: bool,
     check: bool,
+    /// [`crate::check::deep_checks`], read when the simulator is built.
+    pub(crate) deep: bool,
     /// Flows started and messages released so far.
     pub(crate) started: usize,
     /// Last time data was delivered or a flow started (stall detection).
@@ -811,6 +813,7 @@ impl Simulator {
             credit_counts: [0; 3],
             draining: false,
             check: opts.check,
+            deep: crate::check::deep_checks(),
             started: 0,
             last_progress: 0,
             stall: opts.stall.max(1),
@@ -933,9 +936,10 @@ impl Simulator {
                 }
             }
         }
-        #[cfg(debug_assertions)]
-        if let Err(e) = self.check_buffer_accounting() {
-            panic!("buffer accounting broken at {} ps: {e}", self.now);
+        if self.deep {
+            if let Err(e) = self.check_buffer_accounting() {
+                panic!("buffer accounting broken at {} ps: {e}", self.now);
+            }
         }
         let invariants = if self.check { self.check_invariants().err() } else { None };
         let wall_secs = wall.elapsed().as_secs_f64();

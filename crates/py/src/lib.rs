@@ -400,9 +400,10 @@ impl NativeResult {
         ccsim_repro::output::summary_json(&self.scn, &self.scheme, &self.r).to_string()
     }
 
-    /// `run.json` of the CLI (wall and CPU time, events/s), as JSON text.
+    /// `run.json` of the CLI (the file and `--set` overrides; wall and CPU
+    /// time, events/s), as JSON text.
     fn run_json(&self) -> String {
-        ccsim_repro::output::speed_json(&self.r).to_string()
+        ccsim_repro::output::run_json(&self.scn, &self.r).to_string()
     }
 
     /// A table as [(column, (kind, data))]: kind "f64"/"i64" with

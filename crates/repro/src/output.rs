@@ -170,11 +170,15 @@ pub fn traced_queue(r: &RunResult) -> Option<(f64, f64)> {
     Some((mean, ccsim_core::results::percentile_sorted(&v, 99.0)))
 }
 
-/// How fast one run went (wall time, CPU time, events per second): kept
-/// out of `summary.json`, which depends only on the scenario and seed.
-pub fn speed_json(r: &RunResult) -> Value {
+/// `run.json`: how the run was made (the scenario file as named, the `--set`
+/// overrides) and how fast it went (wall time, CPU time, events per
+/// second): kept out of `summary.json`, which depends only on the scenario
+/// and seed.
+pub fn run_json(scn: &Scenario, r: &RunResult) -> Value {
     let e = &r.engine;
     json!({
+        "scenario": scn.label,
+        "overrides": scn.overrides,
         "scheme": r.scheme,
         "wall_secs": jnum(e.wall_secs),
         "cpu_secs": jnum(e.cpu_secs),
@@ -443,7 +447,7 @@ pub fn write_run_files_with(
     write_ports_csv(&mut w, r)?;
     w.flush()?;
     write_json(dir, "summary.json", &summary_json(scn, scheme, r))?;
-    write_json(dir, "run.json", &speed_json(r))?;
+    write_json(dir, "run.json", &run_json(scn, r))?;
     fs::write(dir.join("scenario.toml"), &scn.text)?;
     plots::write_all(dir, &[(scheme.to_string(), r)], opts)?;
     write_page(dir, scn, &[(scheme.to_string(), r)])
@@ -571,6 +575,10 @@ pub fn write_page(dir: &Path, scn: &Scenario, runs: &[(String, &RunResult)]) -> 
     let mut d = Doc { title: format!("{}: {}", scn.name, schemes.join(", ")), blocks: vec![] };
     d.push(Block::Heading(1, format!("{} ({})", scn.name, schemes.join(", ")), "top".into()));
     d.push(Block::Para(scn.summary()));
+    if !scn.overrides.is_empty() {
+        let sets: Vec<String> = scn.overrides.iter().map(|o| format!("`--set {o}`")).collect();
+        d.push(Block::Para(format!("Made with {} over the file (also in `run.json`).", sets.join(" "))));
+    }
     // what to know before reading the numbers comes first
     let warned: Vec<String> =
         runs.iter().flat_map(|(name, r)| warnings(scn, name, r)).map(|w| format!("**Warning:** {w}")).collect();

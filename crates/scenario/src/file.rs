@@ -132,6 +132,9 @@ pub struct Scenario {
     pub label: String,
     /// The file's text (copied to the results).
     pub text: String,
+    /// The `--set` overrides laid over the file, as `key=value` in the
+    /// order given (empty without): `run.json` and the results page show them.
+    pub overrides: Vec<String>,
     pub name: String,
     pub description: Option<String>,
     pub seed: u64,
@@ -390,7 +393,9 @@ pub fn load_text(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
     let label = format!("{label} (with --set {})", said.join(" "));
     let body = toml::to_string(&doc).map_err(|e| format!("{label}: cannot apply --set: {e}"))?;
     let text = format!("# {label}\n{body}");
-    load_resolved(&label, &text, base_dir, stem, ov)
+    let mut scn = load_resolved(&label, &text, base_dir, stem, ov)?;
+    scn.overrides = said;
+    Ok(scn)
 }
 
 /// Reads `[topology]` or a `[[workload]]` entry alone (a [`tomlpath::Reader`]):
@@ -673,6 +678,7 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
     Ok(Scenario {
         label: label.to_string(),
         text: text.to_string(),
+        overrides: Vec::new(),
         name,
         description: file.description.clone(),
         seed,
