@@ -8,8 +8,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "== Rust: cargo test --workspace"
-cargo test --workspace --locked
+# One build for both commands: the tests compile in the quick start's release
+# profile (target/release), so its ~150 compiled crates are reused, and the
+# simulator's deep consistency checks (ccsim_core::check::deep_checks: each
+# NIC choice against a scan, buffer accounting after every run), which a
+# debug build always runs, are switched on for the release build here.
+export CCSIM_DEEP_CHECKS=1
+echo "== Rust: cargo test --workspace --release (deep checks on)"
+cargo test --workspace --release --locked
 
 echo "== Python: the ccsim package (crates/py) in a virtual environment"
 venv="${CCSIM_VENV:-target/py-venv}"

@@ -317,6 +317,28 @@ fn stop_limits_simulated_time() {
     assert!(flows[1..].iter().all(|r| r[5].is_empty() && r[7].is_empty()));
 }
 
+/// A result folder says which --set overrides made it: run.json lists them,
+/// the page names them (issue 34); without any, the list is empty.
+#[test]
+fn the_set_overrides_are_kept_with_the_results() {
+    let t = Tmp::new("sets");
+    let set = "workload[0].flows[1].size=2000000";
+    ok(&["run", "scenarios/dumbbell-2flows.toml", "--scheme", "hpcc", "--set", set, "--out", t.s(), "-q"]);
+    let dir = t.0.join("dumbbell-2flows/hpcc");
+    let run = json(&dir.join("run.json"));
+    assert_eq!(run["overrides"], serde_json::json!([set]), "{run}");
+    assert_eq!(run["scenario"].as_str().unwrap().split(" (with").next(), Some("scenarios/dumbbell-2flows.toml"));
+    let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(page.contains(&format!("Made with <code>--set {set}</code>")), "{page}");
+    // and they took effect
+    let flows = csv_rows(&dir.join("flows.csv"));
+    assert_eq!(flows[2][3], "2000000");
+
+    ok(&["run", "scenarios/dumbbell-2flows.toml", "--scheme", "hpcc", "--out", t.s(), "-q", "--force"]);
+    assert_eq!(json(&dir.join("run.json"))["overrides"], serde_json::json!([]));
+    assert!(!std::fs::read_to_string(dir.join("report.html")).unwrap().contains("Made with"));
+}
+
 /// The README's quick start: every scheme of quickstart.toml finishes every flow.
 #[test]
 fn quickstart_compare_finishes() {

@@ -73,6 +73,9 @@ def test_overrides_are_applied_and_checked():
     r = ccsim.run(s, scheme="hpcc", set={"workload[0].size": "100KB"})
     assert len(r.flows) == 4 and (r.flows["size"] == 100_000).all()
     assert r.status == "completed" and r.flows["slowdown"].min() >= 1.0
+    # run.json names every override that made the result, in the order given
+    keys = [o.split("=")[0] for o in r.run_info["overrides"]]
+    assert keys == ["workload[0].fan_in", "trace.flows", "workload[0].size"], r.run_info
     with pytest.raises(ccsim.ScenarioError) as e:
         ccsim.load(INCAST, set={"network.pfc.static_xoff": "lots"})
     msg = str(e.value)
