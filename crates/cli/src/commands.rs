@@ -539,30 +539,6 @@ pub fn network_reference_md() -> String {
     s
 }
 
-/// A table with every column left-aligned (for text columns).
-pub(crate) fn render_left(t: &Table) -> String {
-    let ncol = t.header.len();
-    let mut w = vec![0; ncol];
-    for r in std::iter::once(&t.header).chain(&t.rows) {
-        for (i, c) in r.iter().enumerate().take(ncol) {
-            w[i] = w[i].max(c.chars().count());
-        }
-    }
-    let mut out = String::new();
-    for r in std::iter::once(&t.header).chain(&t.rows) {
-        let mut line = String::new();
-        for (i, c) in r.iter().enumerate().take(ncol) {
-            line.push_str(c);
-            if i + 1 < ncol {
-                line.push_str(&" ".repeat(w[i] - c.chars().count() + 2));
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
-}
-
 pub fn list(a: &ListArgs) -> Result<(), Fail> {
     out!("{}", list_text(a.what, table::term_width()));
     Ok(())
@@ -576,7 +552,7 @@ mod tests {
     fn left_aligned_table_and_indent() {
         let mut t = Table::new(&["a", "bb"]);
         t.row(vec!["long".into(), "x".into()]);
-        assert_eq!(render_left(&t), "a     bb\nlong  x\n");
+        assert_eq!(t.render_fit(usize::MAX, &[]), "a     bb\nlong  x\n");
         assert_eq!(indent("x\ny", "  "), "  x\n  y");
         assert_eq!(wrap("aa bb cc dd", 5), "aa bb\ncc dd");
         assert_eq!(wrap("a verylongword b", 4), "a\nverylongword\nb");

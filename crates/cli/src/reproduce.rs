@@ -280,7 +280,7 @@ fn list(a: &ReproduceArgs, root: &Path) -> Result<(), Fail> {
                 est(1),
             ]);
         }
-        out!("{}", crate::commands::render_left(&c));
+        out!("{}", c.render_fit(usize::MAX, &[]));
     }
     Ok(())
 }

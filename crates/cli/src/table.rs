@@ -63,7 +63,8 @@ impl Table {
         self.rows.push(cells);
     }
 
-    /// Every column left-aligned, in at most `width` characters: the
+    /// Every column left-aligned (with no `wrap` columns and `usize::MAX`,
+    /// a plain left-aligned table), in at most `width` characters: the
     /// columns in `wrap` (text) share what the others leave and wrap their
     /// words onto continuation lines. When they would get under 16
     /// characters each, every row becomes a block instead: the other cells
