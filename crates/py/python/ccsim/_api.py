@@ -195,12 +195,12 @@ class Result:
         packets sent again), timeouts (retransmission timeouts fired), trimmed and drops (its data
         packets trimmed, dropped); a message counts the packets that carried its bytes, so a
         connection's messages sum to its row of :attr:`conns`."""
-        if "flows+" not in self._cache:
-            df = self._table("flows").copy()
+        df = self._table("flows")
+        if "scheme" not in df.columns:
+            # once, into the cached table (no second copy of every flow)
             df.insert(0, "seed", np.int64(self.seed))
             df.insert(0, "scheme", self.scheme)
-            self._cache["flows+"] = df
-        return self._cache["flows+"]
+        return df
 
     @property
     def conns(self) -> pd.DataFrame:
