@@ -130,6 +130,7 @@ pub fn run(a: &RunArgs) -> Result<(), Fail> {
         schemes: a.scheme.clone().map(|s| vec![s]),
         out_dir: a.out.clone(),
         sets: parse_sets(&a.set)?,
+        ..Default::default()
     };
     let mut scn = scenario::load(&a.scenario, &ov).map_err(Fail::Input)?;
     scn.check = a.check;
@@ -269,6 +270,7 @@ pub fn compare(a: &CompareArgs) -> Result<(), Fail> {
         schemes: a.schemes.clone(),
         out_dir: a.out.clone(),
         sets: parse_sets(&a.set)?,
+        ..Default::default()
     };
     let mut scn = scenario::load(&a.scenario, &ov).map_err(Fail::Input)?;
     scn.check = a.check;

@@ -211,11 +211,28 @@ fn print_summary(plan: &Plan, outcomes: &[Outcome], sums: &[report::PaperSummary
     outln!("index: {}", out.join("index.md").display());
 }
 
-/// `--list`: papers and their claims, with estimated run times per scale.
+/// `--list`: each paper's claims (id, headline or not, status, runs and
+/// estimated CPU time at both scales), then a total per paper. Papers are
+/// outlined in parallel (see [`plan::outlines`]); a named paper also shows
+/// where in the paper each claim is.
 fn list(a: &ReproduceArgs, root: &Path) -> Result<(), Fail> {
     let papers = papers_of(a, root)?;
     let version = version();
-    let mut t = Table::new(&[
+    let outlined: Vec<Result<(manifest::Manifest, [Plan; 2]), String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = papers
+            .iter()
+            .map(|p| {
+                let version = &version;
+                s.spawn(move || -> Result<_, String> {
+                    let m = manifest::read(&root.join(p))?;
+                    Ok((m, plan::outlines(root, p, version)?))
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("outline failed".into()))).collect()
+    });
+    let width = crate::table::term_width();
+    let mut totals = Table::new(&[
         "paper",
         "claims",
         "run",
@@ -225,20 +242,16 @@ fn list(a: &ReproduceArgs, root: &Path) -> Result<(), Fail> {
         "full runs",
         "full est.",
     ]);
-    let mut details = Vec::new();
-    for p in &papers {
-        let m = manifest::read(&root.join(p)).map_err(Fail::Input)?;
-        let mut cost = Vec::new();
-        let mut per_claim = Vec::new();
-        for full in [false, true] {
-            let opts = Options { full, version: version.clone(), outline: true, ..Default::default() };
-            let plan = plan::plan(root, std::slice::from_ref(p), &opts).map_err(Fail::Input)?;
-            let ev: f64 = plan.runs.iter().map(|r| r.est_events).sum();
-            cost.push((plan.runs.len(), ev / EVENTS_PER_SEC));
-            per_claim.push(claim_costs(&plan));
-        }
+    outln!("Estimated CPU time on one core (~{:.0}M events/s); divide by --jobs.", EVENTS_PER_SEC / 1e6);
+    outln!("A claim's runs include those it shares with other claims; * marks a headline claim.");
+    for (p, o) in papers.iter().zip(outlined) {
+        let (m, plans) = o.map_err(Fail::Input)?;
+        let cost: Vec<(usize, f64)> = plans
+            .iter()
+            .map(|plan| (plan.runs.len(), plan.runs.iter().map(|r| r.est_events).sum::<f64>() / EVENTS_PER_SEC))
+            .collect();
         let run = m.claims.iter().filter(|c| c.status == ClaimStatus::Run).count();
-        t.row(vec![
+        totals.row(vec![
             p.clone(),
             m.claims.len().to_string(),
             run.to_string(),
@@ -248,54 +261,73 @@ fn list(a: &ReproduceArgs, root: &Path) -> Result<(), Fail> {
             cost[1].0.to_string(),
             wall(cost[1].1),
         ]);
-        if a.paper.is_some() {
-            details.push((m, per_claim));
-        }
-    }
-    outln!("Estimated CPU time on one core (~{:.0}M events/s); divide by --jobs.", EVENTS_PER_SEC / 1e6);
-    out!("{}", t.render());
-    for (m, per_claim) in details {
         outln!("\n{} — {}", m.paper, m.title);
-        outln!("(est.: CPU time of the claim's runs on one core, runs shared with other claims included)");
-        let mut c = Table::new(&["claim", "where", "kind", "metric", "status", "reduced est.", "full est."]);
-        for (i, cl) in m.claims.iter().enumerate() {
-            let status = match cl.status {
-                ClaimStatus::Run => "run",
-                ClaimStatus::NotSimulable => "not simulable",
-                ClaimStatus::NotAttempted => "not attempted",
-            };
-            let kind = match (cl.headline, cl.kind) {
-                (true, _) => "headline",
-                (_, manifest::Kind::Check) => "check",
-                _ => "result",
-            };
-            let est = |k: usize| per_claim[k].get(&i).map(|s| wall(*s)).unwrap_or_default();
-            c.row(vec![
-                cl.id.clone(),
-                cl.where_.clone(),
-                kind.into(),
-                cl.metric.clone().unwrap_or_default(),
-                status.into(),
-                est(0),
-                est(1),
-            ]);
+        out!("{}", claims_table(&m, &plans, a.paper.is_some()).render_fit(width, &[1]));
+        for (plan, scale) in plans.iter().zip(["reduced", "full"]) {
+            for e in plan.papers.iter().flat_map(|pp| pp.claims.iter()).filter_map(|c| c.error.as_ref()) {
+                outln!("cannot plan ({scale} scale): {e}");
+            }
         }
-        out!("{}", c.render_fit(usize::MAX, &[]));
     }
+    outln!();
+    out!("{}", totals.render());
     Ok(())
 }
 
-/// Estimated CPU seconds of each planned claim's runs (points, seeds and
-/// sensitivity sweeps), by claim index.
-fn claim_costs(plan: &Plan) -> std::collections::BTreeMap<usize, f64> {
+/// One row per claim of `m`: id, kind (headline, result or set-up check),
+/// status, and per scale its runs and their estimated CPU time; with
+/// `place`, also the metric and where in the paper.
+fn claims_table(m: &manifest::Manifest, plans: &[Plan; 2], place: bool) -> Table {
+    let mut head = vec!["claim", "kind", "status", "reduced", "full"];
+    if place {
+        head.splice(1..1, ["where", "metric"]);
+    }
+    let mut t = Table::new(&head);
+    let per_claim: Vec<_> = plans.iter().map(claim_costs).collect();
+    for (i, cl) in m.claims.iter().enumerate() {
+        let failed = plans
+            .iter()
+            .flat_map(|p| p.papers.iter().flat_map(|pp| pp.claims.iter()))
+            .any(|c| c.claim == i && c.error.is_some());
+        let status = match cl.status {
+            ClaimStatus::Run if failed => "cannot plan",
+            ClaimStatus::Run => "run",
+            ClaimStatus::NotSimulable => "not simulable",
+            ClaimStatus::NotAttempted => "not attempted",
+        };
+        let kind = match (cl.headline, cl.kind) {
+            (true, _) => "headline",
+            (_, manifest::Kind::Check) => "check",
+            _ => "result",
+        };
+        let cost = |k: usize| {
+            per_claim[k].get(&i).map_or_else(
+                || "-".to_string(),
+                |&(n, secs)| format!("{n} run{} {}", if n == 1 { "" } else { "s" }, wall(secs)),
+            )
+        };
+        let id = if cl.headline { format!("* {}", cl.id) } else { format!("  {}", cl.id) };
+        let mut row = vec![id, kind.into(), status.into(), cost(0), cost(1)];
+        if place {
+            row.splice(1..1, [cl.where_.clone(), cl.metric.clone().unwrap_or_default()]);
+        }
+        t.row(row);
+    }
+    t
+}
+
+/// The runs of each planned claim (points, seeds and sensitivity sweeps)
+/// and their estimated CPU seconds, by claim index.
+fn claim_costs(plan: &Plan) -> std::collections::BTreeMap<usize, (usize, f64)> {
     let Some(pp) = plan.papers.first() else { return Default::default() };
     pp.claims
         .iter()
+        .filter(|c| c.error.is_none())
         .map(|c| {
             let mut runs: Vec<usize> = c.run_indices().collect();
             runs.sort_unstable();
             runs.dedup();
-            (c.claim, runs.iter().map(|&r| plan.runs[r].est_events).sum::<f64>() / EVENTS_PER_SEC)
+            (c.claim, (runs.len(), runs.iter().map(|&r| plan.runs[r].est_events).sum::<f64>() / EVENTS_PER_SEC))
         })
         .collect()
 }

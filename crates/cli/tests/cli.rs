@@ -528,6 +528,18 @@ fn reproduce_runs_a_manifest_then_answers_from_the_cache() {
     assert!(one.contains("1 runs: 0 simulated, 1 from the cache"), "{one}");
     let list = ok(&["reproduce", "--list", "--experiments", exp.to_str().unwrap()]);
     assert!(list.contains("tiny") && list.contains("reduced est."), "{list}");
+    // every claim on a row of its own: headline mark, kind, status, runs and
+    // estimated CPU at both scales (issue 34)
+    let row = |id: &str| {
+        let l = list.lines().find(|l| l.split_whitespace().any(|w| w == id)).unwrap_or_else(|| panic!("{id}: {list}"));
+        l.split_whitespace().map(str::to_string).collect::<Vec<_>>()
+    };
+    let lone = row("lone-slowdown");
+    assert_eq!(lone[..5], ["*", "lone-slowdown", "headline", "run", "1"], "{lone:?}");
+    assert!(lone[5] == "run" && lone[6].ends_with('s'), "{lone:?}");
+    let check = row("all-finished");
+    assert_eq!(check[..3], ["all-finished", "check", "run"], "{check:?}");
+    assert_eq!(row("testbed-cpu")[1..], ["result", "not", "simulable", "-", "-"]);
     let bad = ccsim(&["reproduce", "nope", "--experiments", exp.to_str().unwrap()]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(text(&bad.stderr).contains("unknown paper 'nope' (known: tiny, all)"), "{}", text(&bad.stderr));

@@ -136,8 +136,13 @@ pub struct Options {
     /// An outline for listing and estimates, not for running: runs are told
     /// apart by a digest of the scenario point at the file's seed, the
     /// scheme's parameters and the seed, instead of the hash of each run's
-    /// generated flows as text, and every seed costs what the first does,
-    /// so each scenario point is generated once. Its keys are not cache keys.
+    /// generated flows as text, and every seed costs what the first does.
+    /// Scenario points are read without their traffic, which they tell
+    /// apart by what decides it (`Scenario::traffic_key`) and generate once
+    /// per distinct traffic, for the estimate. A setting written
+    /// differently that makes the same traffic would count as another point
+    /// (an overcount; the tests check the shipped manifests have none). Its
+    /// keys are not cache keys.
     pub outline: bool,
 }
 
@@ -156,25 +161,51 @@ struct Planner<'a> {
     opts: &'a Options,
     runs: Vec<RunSpec>,
     by_key: BTreeMap<String, usize>,
+    c: &'a mut Caches,
+}
+
+/// What plans of the same kind (outlines, or not) can share: both scales'
+/// outlines read the same scenario points.
+#[derive(Default)]
+struct Caches {
     loaded: Loaded,
     /// Scenario points of an outline by (file, sets).
     points: BTreeMap<(PathBuf, String), Point>,
+    /// An outline's estimated events, by what decides them (see [`Planner::point`]).
+    estimates: BTreeMap<String, f64>,
+    /// A scheme's resolved parameters in an outline, by (file, sets, scheme).
+    params: BTreeMap<(PathBuf, String, String), String>,
 }
 
 /// A scenario point of an outline, at the file's seed.
 struct Point {
-    /// Everything of the resolved scenario but the schemes (see [`point_digest`]).
+    /// Everything of the resolved scenario but the schemes (see [`Planner::point`]).
     digest: String,
     est: f64,
 }
 
 /// Plans the given papers (manifest folders under `root`).
 pub fn plan(root: &Path, papers: &[String], opts: &Options) -> Result<Plan, String> {
+    plan_with(root, papers, opts, &mut Caches::default())
+}
+
+/// Outlines (see [`Options::outline`]) of `paper` at the reduced and the
+/// full scale, which read their shared scenario points once.
+pub fn outlines(root: &Path, paper: &str, version: &str) -> Result<[Plan; 2], String> {
+    let mut caches = Caches::default();
+    let papers = [paper.to_string()];
+    let mut at = |full| {
+        let opts = Options { full, version: version.to_string(), outline: true, ..Default::default() };
+        plan_with(root, &papers, &opts, &mut caches)
+    };
+    Ok([at(false)?, at(true)?])
+}
+
+fn plan_with(root: &Path, papers: &[String], opts: &Options, caches: &mut Caches) -> Result<Plan, String> {
     if let Some(n) = opts.seeds.filter(|&n| n == 0 || n > crate::manifest::MAX_SEEDS) {
         return Err(format!("--seeds {n}: must be in 1..={}", crate::manifest::MAX_SEEDS));
     }
-    let mut p =
-        Planner { opts, runs: Vec::new(), by_key: BTreeMap::new(), loaded: BTreeMap::new(), points: BTreeMap::new() };
+    let mut p = Planner { opts, runs: Vec::new(), by_key: BTreeMap::new(), c: caches };
     let mut out = Vec::new();
     for paper in papers {
         let m = manifest::read(&root.join(paper))?;
@@ -244,8 +275,12 @@ impl Planner<'_> {
         let result = (|| -> Result<(), String> {
             for (i, (x, file, sets)) in points.iter().enumerate() {
                 let params = c.params_at(self.opts.full, i);
+                let outline = self.opts.outline;
                 let scn = self.scenario(&m.dir.join(file), sets, None)?;
-                crate::metrics::needs(c.metric.as_deref().unwrap_or(""), &params, scn)?;
+                // (an outline has no traffic to check the metric's flows against)
+                if !outline {
+                    crate::metrics::needs(c.metric.as_deref().unwrap_or(""), &params, scn)?;
+                }
                 let runs = self.runs_for(m, c, &m.dir.join(file), sets, seeds)?;
                 cp.points.push(PointPlan { x: x.clone(), runs });
             }
@@ -354,11 +389,12 @@ impl Planner<'_> {
         seed: Option<u64>,
     ) -> Result<&Scenario, String> {
         let k = (file.to_path_buf(), set_text(sets), seed.unwrap_or(u64::MAX));
-        if !self.loaded.contains_key(&k) {
-            let ov = Overrides { seed, sets: sets.to_vec(), ..Default::default() };
-            self.loaded.insert(k.clone(), ccsim_scenario::load(file, &ov));
+        if !self.c.loaded.contains_key(&k) {
+            let skip_traffic = self.opts.outline;
+            let ov = Overrides { seed, sets: sets.to_vec(), skip_traffic, ..Default::default() };
+            self.c.loaded.insert(k.clone(), ccsim_scenario::load(file, &ov));
         }
-        self.loaded[&k].as_ref().map_err(|e| e.clone())
+        self.c.loaded[&k].as_ref().map_err(|e| e.clone())
     }
 
     /// The run's key (see [`run_key`]), or in an outline (see
@@ -374,21 +410,41 @@ impl Planner<'_> {
             return Ok(run_key(&version, scn, scheme));
         }
         let point = self.point(file, sets)?.digest.clone();
-        let scn = self.scenario(file, sets, None)?;
-        scn.make_scheme(scheme)?;
-        let params = scn.resolved_params(scheme).unwrap_or_default();
-        Ok(format!("{point}\n{scheme}\n{params}\n{seed}"))
+        let k = (file.to_path_buf(), set_text(sets), scheme.to_string());
+        if !self.c.params.contains_key(&k) {
+            let scn = self.scenario(file, sets, None)?;
+            scn.make_scheme(scheme)?;
+            let params = scn.resolved_params(scheme).unwrap_or_default();
+            self.c.params.insert(k.clone(), params);
+        }
+        Ok(format!("{point}\n{scheme}\n{}\n{seed}", self.c.params[&k]))
     }
 
     /// A scenario point's digest and estimated events at the file's seed (outlines; computed once).
     fn point(&mut self, file: &Path, sets: &[(String, toml::Value)]) -> Result<&Point, String> {
         let k = (file.to_path_buf(), set_text(sets));
-        if !self.points.contains_key(&k) {
+        if !self.c.points.contains_key(&k) {
             let scn = self.scenario(file, sets, None)?;
-            let point = Point { digest: point_digest(scn), est: estimate_events(scn) };
-            self.points.insert(k.clone(), point);
+            // the traffic by what decides it (the topology and workloads as
+            // read, the seed), so it is generated once per distinct traffic,
+            // for the estimate, which also reads the stop time, the MTU and
+            // the trace interval
+            let mut h = HashWriter(Sha256::new());
+            let _ = write!(h, "{:?}\n{:?}\n{:?}\n{}\n", scn.net, scn.stop, scn.trace, scn.traffic_key);
+            let digest = h.0.finalize().iter().take(16).map(|b| format!("{b:02x}")).collect();
+            let what = format!("{}\n{:?}\n{:?}\n{}", scn.traffic_key, scn.stop, scn.net.mtu, scn.trace.interval);
+            let est = match self.c.estimates.get(&what) {
+                Some(&e) => e,
+                None => {
+                    let ov = Overrides { sets: sets.to_vec(), ..Default::default() };
+                    let e = estimate_events(&ccsim_scenario::load(file, &ov)?);
+                    self.c.estimates.insert(what, e);
+                    e
+                }
+            };
+            self.c.points.insert(k.clone(), Point { digest, est });
         }
-        Ok(&self.points[&k])
+        Ok(&self.c.points[&k])
     }
 
     /// Estimated events of a new run: its own scenario's, or in an outline
@@ -464,22 +520,6 @@ pub fn run_key(version: &str, scn: &Scenario, scheme: &str) -> String {
     digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
 }
 
-/// What an outline tells scenario points apart by: the topology, network,
-/// stop time and traces as text, and the flows and messages by a digest of
-/// their fields (hashing their text is most of a full plan's time).
-fn point_digest(scn: &Scenario) -> String {
-    let mut h = HashWriter(Sha256::new());
-    let _ = write!(h, "{:?}\n{:?}\n{:?}\n{:?}\n", scn.topo, scn.net, scn.stop, scn.trace);
-    // messages as the cost model sees them (sender, receiver, size, start)
-    let messages = if scn.messages.has_messages() { scn.messages.as_flows(&scn.topo, scn.stop) } else { Vec::new() };
-    for f in scn.flows.iter().chain(&messages) {
-        for x in [f.id as u64, f.src as u64, f.dst as u64, f.size, f.start, f.prio as u64] {
-            h.0.update(x.to_le_bytes());
-        }
-    }
-    h.0.finalize().iter().take(16).map(|b| format!("{b:02x}")).collect()
-}
-
 /// Simulator events per second on one core of this machine class, for
 /// estimates (`--list`, ETAs); checked against finished runs with the
 /// `estimate_check` example (docs/PERFORMANCE.md: the fat-tree runs of the
@@ -534,8 +574,15 @@ pub fn estimate_events(scn: &Scenario) -> f64 {
     let mut events = 0.0;
     let mut last_end = 0u64;
     for (b, f) in bytes.iter().zip(flows) {
-        let hops = hops_from.entry(f.src).or_insert_with(|| bfs(&adj, f.src));
-        let links = hops.get(f.dst as usize).copied().unwrap_or(1).max(1) as f64;
+        // a host on one link is one hop more than its switch: search from
+        // the switch, once for all the hosts on it
+        let (from, first) = match adj[f.src as usize].as_slice() {
+            [(sw, _)] => (*sw, 1),
+            _ => (f.src, 0),
+        };
+        let hops = hops_from.entry(from).or_insert_with(|| bfs(&adj, from));
+        let to = hops.get(f.dst as usize).copied().unwrap_or(0).saturating_add(first);
+        let links = to.max(1) as f64;
         events += (b / mtu).ceil() * (2.9 * links + 1.5);
         last_end = last_end.max(f.start + (f.size as f64 * 8.0 / rate_of(f.src) * 1e12) as u64);
     }

@@ -114,6 +114,12 @@ pub struct Overrides {
     pub out_dir: Option<PathBuf>,
     /// `--set key.path=value`: values laid over the file before it is read.
     pub sets: Vec<(String, toml::Value)>,
+    /// Check everything but do not generate the workloads' traffic
+    /// (`flows` and `messages` come back empty; checks that need the flows,
+    /// such as `trace.flows` ids, are skipped). For plans and cost
+    /// estimates, which tell traffic apart by [`Scenario::traffic_key`] and
+    /// generate each distinct traffic once. Default false.
+    pub skip_traffic: bool,
 }
 
 /// A named variant of a scheme (`[variants.NAME]`).
@@ -151,6 +157,10 @@ pub struct Scenario {
     pub flows: Vec<FlowSpec>,
     /// For each flow (by id): the index of the `[[workload]]` entry that generated it.
     pub flow_workload: Vec<u32>,
+    /// What decides the generated traffic (`flows`, `messages`): the
+    /// topology and workload entries as read, the seed and the folder their
+    /// files are read from. Equal keys give equal traffic.
+    pub traffic_key: String,
     /// Connections, messages (each message's `tag` is its workload entry) and
     /// closed loops; its `flows` are moved to `flows` above.
     pub messages: crate::spec::Generated,
@@ -557,11 +567,16 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
     }
 
     // 6. Flows.
-    let mut generated = crate::spec::generate_traffic(&file.workload, &topo, base_dir, seed)
-        .map_err(|m| in_section(label, "workload", &m))?;
+    let traffic_key = format!("{:?}\n{:?}\n{seed}\n{}", file.topology, file.workload, base_dir.display());
+    let mut generated = if ov.skip_traffic {
+        crate::spec::Generated::default()
+    } else {
+        crate::spec::generate_traffic(&file.workload, &topo, base_dir, seed)
+            .map_err(|m| in_section(label, "workload", &m))?
+    };
     let flows = std::mem::take(&mut generated.flows);
     let flow_workload = std::mem::take(&mut generated.flow_workload);
-    if flows.is_empty() && generated.messages.is_empty() {
+    if flows.is_empty() && generated.messages.is_empty() && !ov.skip_traffic {
         let each: Vec<String> = file
             .workload
             .iter()
@@ -604,7 +619,7 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
         trace.queue_ports = ports("queues", &t.queues)?;
         trace.util_ports = ports("utilization", &t.utilization)?;
         for (i, &f) in t.flows.iter().enumerate() {
-            if f as usize >= flows.len() {
+            if f as usize >= flows.len() && !ov.skip_traffic {
                 return Err(at(
                     label,
                     text,
@@ -638,7 +653,7 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
             None => 0,
         };
         let series = trace.queue_ports.len() + trace.util_ports.len() + trace.flows.len();
-        if trace.interval > 0 && series > 0 {
+        if trace.interval > 0 && series > 0 && !(ov.skip_traffic && stop.is_none()) {
             let samples =
                 series as f64 * (stop.unwrap_or_else(|| expected_end(&topo, &flows)) as f64 / trace.interval as f64);
             if samples > MAX_TRACE_SAMPLES {
@@ -691,6 +706,7 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
         net: file.network.clone(),
         flows,
         flow_workload,
+        traffic_key,
         messages: generated,
         scheme_params: file.scheme.clone(),
         variants,
@@ -1192,6 +1208,35 @@ flows = [{ src = 0, dst = 1, size = "1MB" }, { src = 2, dst = 1, size = 5000, st
         assert!(m.contains("schemes[0] = \"x\"") && m.contains("unknown scheme"), "{m}");
     }
 
+    /// Plans read scenarios without their traffic (`skip_traffic`) and tell
+    /// traffic apart by `traffic_key`: equal keys must mean equal flows.
+    #[test]
+    fn skipped_traffic_keeps_its_key() {
+        let p = scenarios_dir().join("quickstart.toml");
+        let ov = |seed: Option<u64>, sets: &[(&str, &str)], skip_traffic: bool| Overrides {
+            seed,
+            sets: sets.iter().map(|(k, v)| (k.to_string(), crate::set::parse_value(v))).collect(),
+            skip_traffic,
+            ..Default::default()
+        };
+        let full = load(&p, &ov(None, &[], false)).unwrap();
+        let bare = load(&p, &ov(None, &[], true)).unwrap();
+        assert!(!full.flows.is_empty() && bare.flows.is_empty() && !bare.messages.has_messages());
+        assert_eq!(full.traffic_key, bare.traffic_key);
+        assert_eq!((full.topo.links.len(), full.stop), (bare.topo.links.len(), bare.stop));
+        // a scheme's or the network's setting leaves the traffic as it was
+        let eta = load(&p, &ov(None, &[("scheme.hpcc.eta", "0.9"), ("network.mtu", "4000")], true)).unwrap();
+        assert_eq!(eta.traffic_key, bare.traffic_key);
+        // the seed, the workload and the topology change it, and with it the flows
+        for (seed, sets) in [(Some(7), vec![]), (None, vec![("workload[0].load", "0.3")])] {
+            let other = load(&p, &ov(seed, &sets, true)).unwrap();
+            assert_ne!(other.traffic_key, bare.traffic_key, "{seed:?} {sets:?}");
+            assert_ne!(load(&p, &ov(seed, &sets, false)).unwrap().flows, full.flows);
+        }
+        let rate = load(&p, &ov(None, &[("topology.host_rate", "\"25Gbps\"")], true)).unwrap();
+        assert_ne!(rate.traffic_key, bare.traffic_key);
+    }
+
     #[test]
     fn set_overrides_any_value_and_is_validated() {
         let p = scenarios_dir().join("quickstart.toml");
@@ -1286,6 +1331,7 @@ flows = [{ src = 0, dst = 1, size = "1MB" }, { src = 2, dst = 1, size = 5000, st
             schemes: Some(vec!["hpcc".into()]),
             out_dir: Some(PathBuf::from("/tmp/x")),
             sets: Vec::new(),
+            skip_traffic: false,
         };
         let b = load(&p, &ov).unwrap();
         assert_eq!(b.seed, 9);

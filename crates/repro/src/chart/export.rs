@@ -1,7 +1,12 @@
 //! Writing a chart in the formats a paper needs: SVG as drawn, PNG rendered
 //! by resvg (at twice the drawn size, for print), PDF converted by svg2pdf.
 //! Both read the SVG through usvg with DejaVu Sans embedded in the binary,
-//! so the output does not depend on the fonts of the machine.
+//! so the output does not depend on the fonts of the machine. In PDFs the
+//! text is drawn as outlines (usvg lays it out and writes the glyphs as
+//! paths): the figure looks the same and embeds nothing a publisher's font
+//! check could flag, and svg2pdf is built without its font-subsetting
+//! `text` feature, which was about a fifth of the whole build's CPU
+//! (write-fonts, skrifa, read-fonts, subsetter; docs/PERFORMANCE.md).
 
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -73,7 +78,9 @@ pub fn to_png(svg: &str) -> Result<Vec<u8>, String> {
 }
 
 pub fn to_pdf(svg: &str) -> Result<Vec<u8>, String> {
-    let tree = parse(svg)?;
+    // text to outlines: usvg writes each laid-out text as its glyphs' paths
+    let outlined = parse(svg)?.to_string(&usvg::WriteOptions { preserve_text: false, ..Default::default() });
+    let tree = parse(&outlined)?;
     svg2pdf::to_pdf(&tree, svg2pdf::ConversionOptions::default(), svg2pdf::PageOptions::default())
         .map_err(|e| format!("PDF conversion failed: {e}"))
 }
@@ -124,8 +131,16 @@ mod tests {
         assert_eq!(u32::from_be_bytes(png[16..20].try_into().unwrap()), 1640);
         let pdf = to_pdf(&svg).unwrap();
         assert!(pdf.starts_with(b"%PDF-"));
-        // text is embedded as a font, not dropped
-        assert!(pdf.windows(8).any(|w| w == b"FontFile"), "no embedded font in the PDF");
+        // text is drawn (as outlines), not dropped: the same chart without
+        // its text elements makes a much smaller PDF
+        let mut bare = svg.clone();
+        while let (Some(a), Some(b)) = (bare.find("<text"), bare.find("</text>")) {
+            bare.replace_range(a..b + "</text>".len(), "");
+        }
+        assert!(bare.len() < svg.len(), "the sample chart has text");
+        let bare_pdf = to_pdf(&bare).unwrap();
+        assert!(pdf.len() > bare_pdf.len() + 2000, "text not drawn: {} vs {} bytes", pdf.len(), bare_pdf.len());
+        assert!(!pdf.windows(8).any(|w| w == b"FontFile"), "a font is embedded");
     }
 
     #[test]
