@@ -171,8 +171,11 @@ struct Caches {
     loaded: Loaded,
     /// Scenario points of an outline by (file, sets).
     points: BTreeMap<(PathBuf, String), Point>,
-    /// An outline's estimated events, by what decides them (see [`Planner::point`]).
+    /// Estimated events: an outline's by what decides them (see
+    /// [`Planner::point`]), a plan's by (file, sets, seed).
     estimates: BTreeMap<String, f64>,
+    /// A loaded scenario's [`scenario_digest`], by the same key.
+    digests: BTreeMap<(PathBuf, String, u64), String>,
     /// A scheme's resolved parameters in an outline, by (file, sets, scheme).
     params: BTreeMap<(PathBuf, String, String), String>,
 }
@@ -405,9 +408,15 @@ impl Planner<'_> {
     fn key(&mut self, file: &Path, sets: &[(String, toml::Value)], scheme: &str, seed: u64) -> Result<String, String> {
         if !self.opts.outline {
             let version = self.opts.version.clone();
+            let k = (file.to_path_buf(), set_text(sets), seed);
             let scn = self.scenario(file, sets, Some(seed))?;
             scn.make_scheme(scheme)?;
-            return Ok(run_key(&version, scn, scheme));
+            let digest = self.c.digests.entry(k.clone()).or_insert_with(|| {
+                let scn = self.c.loaded[&k].as_ref().expect("loaded above");
+                scenario_digest(scn)
+            });
+            let scn = self.c.loaded[&k].as_ref().expect("loaded above");
+            return Ok(run_key_of(&version, digest, scn, scheme));
         }
         let point = self.point(file, sets)?.digest.clone();
         let k = (file.to_path_buf(), set_text(sets), scheme.to_string());
@@ -429,9 +438,9 @@ impl Planner<'_> {
             // read, the seed), so it is generated once per distinct traffic,
             // for the estimate, which also reads the stop time, the MTU and
             // the trace interval
-            let mut h = HashWriter(Sha256::new());
+            let mut h = HashWriter::new();
             let _ = write!(h, "{:?}\n{:?}\n{:?}\n{}\n", scn.net, scn.stop, scn.trace, scn.traffic_key);
-            let digest = h.0.finalize().iter().take(16).map(|b| format!("{b:02x}")).collect();
+            let digest = h.hex();
             let what = format!("{}\n{:?}\n{:?}\n{}", scn.traffic_key, scn.stop, scn.net.mtu, scn.trace.interval);
             let est = match self.c.estimates.get(&what) {
                 Some(&e) => e,
@@ -453,7 +462,13 @@ impl Planner<'_> {
         if self.opts.outline {
             return Ok(self.point(file, sets)?.est);
         }
-        Ok(estimate_events(self.scenario(file, sets, Some(seed))?))
+        let k = format!("{}\n{}\n{seed}", file.display(), set_text(sets));
+        if let Some(&e) = self.c.estimates.get(&k) {
+            return Ok(e);
+        }
+        let e = estimate_events(self.scenario(file, sets, Some(seed))?);
+        self.c.estimates.insert(k, e);
+        Ok(e)
     }
 
     /// Plans (or finds) the run of `scheme` at the i-th seed; returns its index.
@@ -487,12 +502,41 @@ impl Planner<'_> {
     }
 }
 
-/// Hashes formatted text without building it.
-struct HashWriter(Sha256);
+/// Hashes formatted text without building it, in blocks (formatting writes
+/// many short pieces; hashing each alone costs more than the formatting).
+struct HashWriter {
+    h: Sha256,
+    buf: Vec<u8>,
+}
+
+impl HashWriter {
+    fn new() -> HashWriter {
+        HashWriter { h: Sha256::new(), buf: Vec::with_capacity(1 << 16) }
+    }
+
+    #[inline]
+    fn bytes(&mut self, b: &[u8]) {
+        if self.buf.len() + b.len() > self.buf.capacity() {
+            self.h.update(&self.buf);
+            self.buf.clear();
+        }
+        if b.len() > self.buf.capacity() {
+            self.h.update(b);
+        } else {
+            self.buf.extend_from_slice(b);
+        }
+    }
+
+    /// The first 16 bytes of the digest, in hex.
+    fn hex(mut self) -> String {
+        self.h.update(&self.buf);
+        self.h.finalize().iter().take(16).map(|b| format!("{b:02x}")).collect()
+    }
+}
 
 impl std::fmt::Write for HashWriter {
     fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        self.0.update(s.as_bytes());
+        self.bytes(s.as_bytes());
         Ok(())
     }
 }
@@ -501,23 +545,41 @@ impl std::fmt::Write for HashWriter {
 /// scenario that decides this scheme's result. Other schemes' parameters do
 /// not count, so a sweep of one scheme's setting re-runs only that scheme.
 pub fn run_key(version: &str, scn: &Scenario, scheme: &str) -> String {
-    let mut h = HashWriter(Sha256::new());
+    run_key_of(version, &scenario_digest(scn), scn, scheme)
+}
+
+/// [`run_key`] with the scenario's [`scenario_digest`] already made (a
+/// planner makes it once for all the schemes and claims of a scenario).
+fn run_key_of(version: &str, digest: &str, scn: &Scenario, scheme: &str) -> String {
+    let mut h = HashWriter::new();
     let params = scn.resolved_params(scheme).unwrap_or_else(|e| format!("unresolved: {e}"));
-    let _ = write!(
-        h,
-        "ccsim run v3\n{version}\n{scheme}\n{params}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\n",
-        scn.topo, scn.net, scn.stop, scn.trace, scn.seed
-    );
+    let _ = write!(h, "ccsim run v4\n{version}\n{scheme}\n{params}\n{digest}\n");
+    h.hex()
+}
+
+/// Everything of a resolved scenario that decides a run but the schemes:
+/// topology, network, stop time, traces and seed as text, the flows field by
+/// field, and connections, messages and closed loops (absent from flow-only
+/// runs) as text.
+fn scenario_digest(scn: &Scenario) -> String {
+    let mut h = HashWriter::new();
+    let _ = write!(h, "{:?}\n{:?}\n{:?}\n{:?}\n{}\n", scn.topo, scn.net, scn.stop, scn.trace, scn.seed);
     for f in &scn.flows {
-        let _ = writeln!(h, "{:?}", f);
+        // every field by name: a new field must be added here to compile
+        let ccsim_core::FlowSpec { id, src, dst, size, start, prio } = *f;
+        let mut b = [0u8; 29];
+        b[..4].copy_from_slice(&id.to_le_bytes());
+        b[4..8].copy_from_slice(&src.to_le_bytes());
+        b[8..12].copy_from_slice(&dst.to_le_bytes());
+        b[12..20].copy_from_slice(&size.to_le_bytes());
+        b[20..28].copy_from_slice(&start.to_le_bytes());
+        b[28] = prio;
+        h.bytes(&b);
     }
-    // connections, messages and closed loops (absent from flow-only runs,
-    // whose keys stay as they were)
     if scn.messages.has_messages() {
         let _ = writeln!(h, "{:?}", scn.messages);
     }
-    let digest = h.0.finalize();
-    digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
+    h.hex()
 }
 
 /// Simulator events per second on one core of this machine class, for
