@@ -24,10 +24,22 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 "$venv/bin/python" -m pip install -q --upgrade pip >/dev/null
 "$venv/bin/python" -m pip install -q -r crates/py/requirements-test.txt
-# the CLI the Python tests compare against, and the package itself
+# the CLI the Python tests compare against, and the package's native module
+# with the features maturin builds it with (crates/py/pyproject.toml), from
+# the same target/, lock and crates
 cargo build --release --locked -p ccsim
 venv_abs="$(cd "$venv" && pwd)"
-(cd crates/py && VIRTUAL_ENV="$venv_abs" PATH="$venv_abs/bin:$PATH" maturin develop --release --locked -q)
+PYO3_PYTHON="$venv_abs/bin/python" cargo build --release --locked -p ccsim-py --features pyo3/extension-module
+# An editable install, as `maturin develop` makes one: the module beside the
+# package's Python sources, and a .pth file that puts them on the path.
+# maturin itself is not used here because it runs `cargo metadata`, which
+# downloads the crates of every platform in the lock (32 Windows, macOS and
+# wasm crates the build never compiles); `pip install ./crates/py` and
+# `maturin develop` still work as the README says.
+cp target/release/lib_native.so crates/py/python/ccsim/_native.abi3.so
+site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+"$venv/bin/python" -m pip uninstall -q -y ccsim >/dev/null 2>&1 || true
+echo "$(pwd)/crates/py/python" > "$site/ccsim.pth"
 # the same build's command in the environment: `source target/py-venv/bin/activate`
 # then gives `ccsim` on the PATH and `import ccsim`, with no second build
 ln -sf "$(pwd)/target/release/ccsim" "$venv_abs/bin/ccsim"
