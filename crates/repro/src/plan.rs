@@ -510,20 +510,19 @@ struct HashWriter {
 }
 
 impl HashWriter {
+    /// Bytes gathered before they are hashed.
+    const BLOCK: usize = 1 << 16;
+
     fn new() -> HashWriter {
-        HashWriter { h: Sha256::new(), buf: Vec::with_capacity(1 << 16) }
+        HashWriter { h: Sha256::new(), buf: Vec::new() }
     }
 
     #[inline]
     fn bytes(&mut self, b: &[u8]) {
-        if self.buf.len() + b.len() > self.buf.capacity() {
+        self.buf.extend_from_slice(b);
+        if self.buf.len() >= Self::BLOCK {
             self.h.update(&self.buf);
             self.buf.clear();
-        }
-        if b.len() > self.buf.capacity() {
-            self.h.update(b);
-        } else {
-            self.buf.extend_from_slice(b);
         }
     }
 
