@@ -6,15 +6,13 @@
 //! the bottleneck queue near zero (SRC below CC_THRESH = 1 MTU) while SM/PRU and
 //! the per-RTT additive increase keep the link full.
 
-mod support;
-
+use crate::support::*;
 use ccsim_cc::bolt::src_overhead;
 use ccsim_core::results::jain;
 use ccsim_core::sim::{run, SimOptions};
 use ccsim_core::time::{NS, US};
 use ccsim_core::{FlowSpec, NetConfig, PortRef, RunResult, Time};
 use ccsim_scenario::topo::Tier;
-use support::*;
 
 /// Wire bytes of a full data packet: 1000 payload + 48 header + 9 Bolt header.
 const MTU: f64 = 1057.0;

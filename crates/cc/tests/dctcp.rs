@@ -6,15 +6,13 @@
 //!
 //! Run with `--nocapture` to see the measured numbers.
 
-mod support;
-
+use crate::support::*;
 use ccsim_cc::dctcp::DctcpConfig;
 use ccsim_cc::SchemeConfig;
 use ccsim_core::results::jain;
 use ccsim_core::time::{Time, MS, US};
 use ccsim_core::units::Bytes;
 use ccsim_core::RunResult;
-use support::*;
 
 /// Flow i from host i to host n + i on a dumbbell of `rate` links with 1 us
 /// delay (base RTT about 6.25 us at 100 Gbps), starting at `starts[i]`, traced

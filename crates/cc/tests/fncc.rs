@@ -4,8 +4,7 @@
 //! the wire (1470 B payload + 48 B headers), PFC with a static 500 KB threshold,
 //! symmetric routing (ACKs retrace their data's switches).
 
-mod support;
-
+use crate::support::*;
 use ccsim_cc::fncc::{FnccConfig, FnccReceiver, N_AUX};
 use ccsim_cc::SchemeConfig;
 use ccsim_core::cc::PortStat;
@@ -19,7 +18,6 @@ use ccsim_core::units::Bytes;
 use ccsim_core::{FlowSpec, NetConfig, RunResult, Time};
 use ccsim_scenario::topo::{leaf_spine, star, Tier};
 use std::sync::{Arc, Mutex};
-use support::*;
 
 fn fncc_net() -> NetConfig {
     let mut net = NetConfig { mtu: Bytes(1470), header: Bytes(48), routing: Routing::Symmetric, ..Default::default() };

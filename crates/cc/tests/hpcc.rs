@@ -3,14 +3,12 @@
 //! sets their window.
 #![allow(clippy::field_reassign_with_default)]
 
-mod support;
-
+use crate::support::*;
 use ccsim_core::config::IntEncoding;
 use ccsim_core::time::{ser_time, Time, MS, US};
 use ccsim_core::units::Dur;
 use ccsim_core::{run, FlowSpec, NetConfig, SimOptions};
 use ccsim_scenario::topo::{star, Tier};
-use support::*;
 
 /// A lone HPCC flow small enough to be sent whole before its first ACK (its
 /// window is B x T, 52 KB here) crosses a star at line rate: its FCT is the

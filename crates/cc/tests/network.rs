@@ -24,14 +24,12 @@
 //!   over 5 ms windows, 12-15% over 50 ms windows, in 0.5 s runs): fair only on
 //!   average over ~100 ms or more, so not tested here.
 
-mod support;
-
+use crate::support::*;
 use ccsim_core::config::{EcnConfig, EcnMode};
 use ccsim_core::results::jain;
 use ccsim_core::time::{MS, US};
 use ccsim_core::units::Bytes;
 use ccsim_core::{NetConfig, RunResult, Time};
-use support::*;
 
 /// One dumbbell experiment.
 struct Experiment<'a> {

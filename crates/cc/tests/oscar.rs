@@ -5,14 +5,12 @@
 //! claims are measured by `ccsim reproduce oscar` (experiments/oscar/manifest.toml,
 //! results in docs/reproduction/oscar/report.md).
 
-mod oscar_support;
-
+use crate::oscar_support::{converge, first_reach, gradient_errors, Recorder, Scn};
 use ccsim_core::config::{Receiver, Routing};
 use ccsim_core::results::jain;
 use ccsim_core::sim::{run, SimOptions, TraceConfig};
 use ccsim_core::{FlowSpec, NetConfig, PortRef, RunResult, Time};
 use ccsim_scenario::topo::{dumbbell, leaf_spine, Tier};
-use oscar_support::{converge, first_reach, gradient_errors, Recorder, Scn};
 
 const G100: u64 = 100_000_000_000;
 const NS: Time = 1_000;
@@ -190,7 +188,7 @@ fn oscar_converges_in_a_constant_number_of_steps_at_100g_and_400g() {
 /// docs/reproduction/oscar/report.md).
 #[test]
 fn microbench_burst_converges_in_few_steps() {
-    let mut scn = Scn::load(&oscar_support::experiments_dir().join("fig1-microbench.toml")).unwrap();
+    let mut scn = Scn::load(&crate::oscar_support::experiments_dir().join("fig1-microbench.toml")).unwrap();
     scn.stop = Some(6 * MS);
     let (r, logs) = scn.run("oscar", &[0], TraceConfig::default()).unwrap();
     let log = &logs[&0];
@@ -228,7 +226,7 @@ fn microbench_burst_converges_in_few_steps() {
 /// metric; results in docs/reproduction/oscar/report.md).
 #[test]
 fn bls_gradient_beats_divide_ewma_against_the_true_queue_gradient() {
-    let scn = Scn::load(&oscar_support::experiments_dir().join("gradient.toml")).unwrap();
+    let scn = Scn::load(&crate::oscar_support::experiments_dir().join("gradient.toml")).unwrap();
     assert_eq!((scn.trace_queues[0], scn.trace_interval), (PortRef { node: 16, peer: 15 }, 100 * NS));
     let trace = TraceConfig {
         interval: scn.trace_interval,

@@ -7,16 +7,14 @@
 //! so the bottleneck holds C (RTT* - idle RTT) with the idle RTT sample
 //! 7.82 us: 68.3 KB (N = 2) and 84.0 KB (N = 4).
 
-mod timely_family;
-
+use crate::timely_family::support::assert_near_fair;
+use crate::timely_family::*;
 use ccsim_cc::patched_timely::PatchedTimelyConfig;
 use ccsim_cc::timely::UpdateInterval;
 use ccsim_cc::SchemeConfig;
 use ccsim_core::results::jain;
 use ccsim_core::time::{Time, MS, US};
 use ccsim_core::units::Bytes;
-use timely_family::support::assert_near_fair;
-use timely_family::*;
 
 /// Expected bottleneck queue (bytes) with `n` flows at the fixed point.
 fn expected_queue(n: u32) -> f64 {

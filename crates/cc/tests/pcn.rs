@@ -3,8 +3,7 @@
 //! the NP-ECN threshold), NP-ECN in a fabric where PFC pauses a port, and PFC
 //! PAUSE frames of PCN vs DCQCN (preset "hpcc") in an incast.
 
-mod support;
-
+use crate::support::*;
 use ccsim_cc::pcn::{Pcn, PcnConfig, PcnSwitch};
 use ccsim_core::cc::{FlowView, PortStat, Scheme, SenderCc, SenderCx, SwitchCc, SwitchCx};
 use ccsim_core::packet::{Packet, PktKind};
@@ -16,7 +15,6 @@ use ccsim_core::{FlowSpec, LinkSpec, NetConfig, NodeKind, PortRef, RunResult, To
 use ccsim_scenario::topo::{star, Tier};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
-use support::*;
 
 /// Goodput (bit/s) of traced flow `i` over [a, b], from its acked bytes (the
 /// first samples at or after a and b, the last one past the trace's end).

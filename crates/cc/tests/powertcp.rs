@@ -9,13 +9,11 @@
 //! src/powertcp.rs) are N x beta for PowerTCP and N x beta + 0.05 x BDP
 //! (rtt_slack 1.05) for θ-PowerTCP.
 
-mod support;
-
+use crate::support::*;
 use ccsim_cc::powertcp::{PowerTcpConfig, RefWindow, ThetaPowerTcpConfig};
 use ccsim_cc::SchemeConfig;
 use ccsim_core::time::{Time, US};
 use ccsim_core::{RunResult, Scheme};
-use support::*;
 
 /// Base RTT of the dumbbell's host pairs, ps.
 const T: Time = 6_251_520;

@@ -9,9 +9,8 @@
 //! sender assumes (`FlowView::base_rtt`, 8.5152 us here); the queue holds
 //! C (d* + D - idle RTT sample) with the idle sample 7.8208 us.
 
-mod sqcc_support;
-mod timely_family;
-
+use crate::sqcc_support::run_incast;
+use crate::timely_family::*;
 use ccsim_cc::patched_timely::PatchedTimelyConfig;
 use ccsim_cc::sqcc::SqccConfig;
 use ccsim_cc::timely::UpdateInterval;
@@ -22,8 +21,6 @@ use ccsim_core::time::{ser_time, Time, MS, US};
 use ccsim_core::units::Bytes;
 use ccsim_core::{run, FlowSpec, NetConfig, PortRef, RunResult, SimOptions, TraceConfig};
 use ccsim_scenario::topo::{dumbbell, Tier};
-use sqcc_support::run_incast;
-use timely_family::*;
 
 /// The sender's base RTT D: 2 x 3 us + a full packet on each of 3 forward links.
 fn base_rtt() -> Time {

@@ -8,8 +8,7 @@
 //!
 //! Run with `--nocapture` to see the measured numbers.
 
-mod support;
-
+use crate::support::*;
 use ccsim_cc::swift::SwiftConfig;
 use ccsim_cc::SchemeConfig;
 use ccsim_core::results::jain;
@@ -17,7 +16,6 @@ use ccsim_core::run;
 use ccsim_core::time::{ser_time, Time, MS, US};
 use ccsim_core::{NetConfig, RunResult};
 use ccsim_scenario::topo::{star, Tier};
-use support::*;
 
 /// Wire bytes of a full data packet and of an ACK (NetConfig defaults).
 const PKT: u64 = 1048;

@@ -15,16 +15,14 @@
 //!   150 ms in this setup); from an 80/20 start the split widens. Patched TIMELY,
 //!   from the same 80/20 start, converges to the fair share.
 
-mod timely_family;
-
+use crate::timely_family::support::{all_finished, assert_near_fair, max_of, probes_in};
+use crate::timely_family::*;
 use ccsim_cc::patched_timely::{PatchedTimelyConfig, PatchedTimelySender};
 use ccsim_cc::timely::{TimelyConfig, TimelySender, UpdateInterval};
 use ccsim_cc::SchemeConfig;
 use ccsim_core::cc::{FlowView, Scheme, SenderCc};
 use ccsim_core::results::jain;
 use ccsim_core::time::{Time, MS, US};
-use timely_family::support::{all_finished, assert_near_fair, max_of, probes_in};
-use timely_family::*;
 
 /// TIMELY from a synchronized line-rate start, observed over [w0, w1).
 fn bounded_and_busy(n: u32, w0: Time, w1: Time) {

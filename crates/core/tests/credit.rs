@@ -3,14 +3,13 @@
 //! scheme timer set to the end of time, end the run cleanly (no overflow, no
 //! event before the wheel's current bucket).
 
-mod common;
+use crate::common::*;
 use ccsim_core::cc::{FlowView, Requirements, Scheme, SenderCc, SenderCx};
 use ccsim_core::config::{CreditConfig, NetConfig};
 use ccsim_core::packet::Packet;
 use ccsim_core::results::RunStatus;
 use ccsim_core::sim::{run, SimOptions};
 use ccsim_core::time::Time;
-use common::*;
 
 /// Line rate, no window; receiver credits at `rate` x line rate.
 struct Credited {

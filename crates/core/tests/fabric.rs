@@ -1,13 +1,12 @@
 //! Physical invariants of the fabric and transport, with a fixed-rate test scheme.
 #![allow(clippy::field_reassign_with_default)]
 
-mod common;
+use crate::common::*;
 use ccsim_core::config::NetConfig;
 use ccsim_core::sim::{run, SimOptions, TraceConfig};
 use ccsim_core::time::ser_time;
 use ccsim_core::units::Bytes;
 use ccsim_core::PortRef;
-use common::*;
 
 #[test]
 fn lone_flow_fct_equals_ideal_within_one_packet_time() {

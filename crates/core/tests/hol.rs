@@ -1,12 +1,11 @@
 //! Per-flow head-of-line-blocking accounting (`RunResult::hol_pkts`).
 #![allow(clippy::field_reassign_with_default)]
 
-mod common;
+use crate::common::*;
 use ccsim_core::config::NetConfig;
 use ccsim_core::sim::{run, SimOptions};
 use ccsim_core::units::Bytes;
 use ccsim_core::{LinkSpec, NodeKind, Topology};
-use common::*;
 
 /// Senders 0, 1, 2 on switch 5; receivers 3 (R) and 4 (V) on switch 6; the
 /// switch-switch link is 400G so that the only oversubscribed egress is 6 -> 3.

@@ -2,13 +2,12 @@
 //! packet straight back to the sender, a receiver hook that writes a field into
 //! ACKs, sender hooks that react to both, and timers.
 
-mod common;
+use crate::common::*;
 use ccsim_core::cc::{FlowView, PortStat, ReceiverCc, ReceiverCx, Scheme, SenderCc, SenderCx, SwitchCc, SwitchCx};
 use ccsim_core::packet::{Packet, PktKind};
 use ccsim_core::sim::{run, SimOptions, TraceConfig};
 use ccsim_core::time::Time;
 use ccsim_core::{NetConfig, PortRef};
-use common::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 

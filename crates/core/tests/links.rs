@@ -2,12 +2,11 @@
 //! accounting, PFC clean-up, symmetric-path fallback, validation.
 #![allow(clippy::field_reassign_with_default)]
 
-mod common;
+use crate::common::*;
 use ccsim_core::config::{LinkAction, LinkEvent, NetConfig, Routing};
 use ccsim_core::sim::{run, SimOptions, TraceConfig};
 use ccsim_core::units::{Bytes, Dur};
 use ccsim_core::{LinkSpec, NodeKind, PortRef, RunResult, Topology};
-use common::*;
 
 fn ev(at_us: u64, a: u32, b: u32, action: LinkAction) -> LinkEvent {
     LinkEvent { at: Dur(at_us * US), a, b, action }

@@ -4,12 +4,11 @@
 //! connection's messages sum to the connection, and a lossless fabric has
 //! none of them.
 
-mod common;
+use crate::common::*;
 use ccsim_core::config::{NetConfig, Receiver};
 use ccsim_core::sim::{SimOptions, Simulator};
 use ccsim_core::units::Bytes;
 use ccsim_core::{run, ConnSpec, MessageSpec, RunResult, Traffic};
-use common::*;
 
 /// 8 senders into one receiver of a 9-host star.
 fn incast(net: &NetConfig) -> RunResult {

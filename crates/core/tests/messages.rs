@@ -3,16 +3,15 @@
 //! the scheme's state lives across messages and sees the stream, dependencies
 //! wait for delivery or completion, and a message source drives a closed loop.
 
-mod common;
 use std::sync::{Arc, Mutex};
 
+use crate::common::*;
 use ccsim_core::cc::{FlowView, Scheme, SenderCc, SenderCx};
 use ccsim_core::config::NetConfig;
 use ccsim_core::packet::Packet;
 use ccsim_core::sim::{SimOptions, Simulator};
 use ccsim_core::time::Time;
 use ccsim_core::{ConnSpec, MessageEvent, MessageInfo, MessageSource, MessageSpec, RunResult, Traffic};
-use common::*;
 
 fn msg(conn: u32, size: u64, at: Time) -> MessageSpec {
     MessageSpec { conn, size, at, after: vec![], delay: 0, tag: 7, compute_on: None }

@@ -5,13 +5,12 @@
 //! host's flows.
 #![allow(clippy::field_reassign_with_default)]
 
-mod common;
+use crate::common::*;
 use ccsim_core::config::NetConfig;
 use ccsim_core::sim::{run, SimOptions};
 use ccsim_core::time::ser_time;
 use ccsim_core::units::Bytes;
 use ccsim_core::{LinkSpec, NodeKind, PortRef, Topology};
-use common::*;
 
 /// Wire time of one full data packet at 100G.
 fn pkt_time() -> u64 {

@@ -3,15 +3,13 @@
 //! answers with a trim NACK and the sender resends exactly those bytes.
 #![allow(clippy::field_reassign_with_default)]
 
-mod common;
-
+use crate::common::*;
 use ccsim_core::config::{NetConfig, Receiver};
 use ccsim_core::packet::{Packet, PktKind, TRIMMED, TRIMMED_LAST_HOP};
 use ccsim_core::sim::{run, SimOptions};
 use ccsim_core::units::Bytes;
 use ccsim_core::FlowSpec;
 use ccsim_core::RunResult;
-use common::*;
 
 /// An 8:1 incast of 500 KB flows into a 400 KB lossy buffer.
 fn incast(trim: bool, receiver: Receiver) -> RunResult {

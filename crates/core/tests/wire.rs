@@ -3,13 +3,12 @@
 //! optional time quantum (ns-3's truncation of serialization and pacing).
 #![allow(clippy::field_reassign_with_default)]
 
-mod common;
+use crate::common::*;
 use ccsim_core::config::{IntEncoding, NetConfig};
 use ccsim_core::sim::{run, SimOptions};
 use ccsim_core::time::{ser_time, Time, NS};
 use ccsim_core::units::{Bytes, Dur};
 use ccsim_core::{LinkSpec, NodeKind, PortRef, RunResult, Topology};
-use common::*;
 
 /// Host 0 - switch 2 - ... - switch 1 + `switches` - host 1, every link alike.
 fn chain(switches: u32, rate: u64, delay: Time) -> Topology {

@@ -559,24 +559,15 @@ fn run_key_of(version: &str, digest: &str, scn: &Scenario, scheme: &str) -> Stri
 /// Everything of a resolved scenario that decides a run but the schemes:
 /// topology, network, stop time, traces and seed as text, the flows field by
 /// field, and connections, messages and closed loops (absent from flow-only
-/// runs) as text.
+/// runs) field by field ([`ccsim_scenario::spec::Generated::encode`]).
 fn scenario_digest(scn: &Scenario) -> String {
     let mut h = HashWriter::new();
     let _ = write!(h, "{:?}\n{:?}\n{:?}\n{:?}\n{}\n", scn.topo, scn.net, scn.stop, scn.trace, scn.seed);
     for f in &scn.flows {
-        // every field by name: a new field must be added here to compile
-        let ccsim_core::FlowSpec { id, src, dst, size, start, prio } = *f;
-        let mut b = [0u8; 29];
-        b[..4].copy_from_slice(&id.to_le_bytes());
-        b[4..8].copy_from_slice(&src.to_le_bytes());
-        b[8..12].copy_from_slice(&dst.to_le_bytes());
-        b[12..20].copy_from_slice(&size.to_le_bytes());
-        b[20..28].copy_from_slice(&start.to_le_bytes());
-        b[28] = prio;
-        h.bytes(&b);
+        h.bytes(&ccsim_scenario::spec::flow_bytes(f));
     }
     if scn.messages.has_messages() {
-        let _ = writeln!(h, "{:?}", scn.messages);
+        scn.messages.encode(&mut |b| h.bytes(b));
     }
     h.hex()
 }

@@ -802,6 +802,20 @@ fn response_spec(
     }
 }
 
+/// A flow's fields as 29 bytes, for keys that tell traffics apart (see
+/// [`Generated::encode`]); destructured whole, so a new field must be added.
+pub fn flow_bytes(f: &FlowSpec) -> [u8; 29] {
+    let FlowSpec { id, src, dst, size, start, prio } = *f;
+    let mut b = [0u8; 29];
+    b[..4].copy_from_slice(&id.to_le_bytes());
+    b[4..8].copy_from_slice(&src.to_le_bytes());
+    b[8..12].copy_from_slice(&dst.to_le_bytes());
+    b[12..20].copy_from_slice(&size.to_le_bytes());
+    b[20..28].copy_from_slice(&start.to_le_bytes());
+    b[28] = prio;
+    b
+}
+
 /// Everything the workload entries of a scenario generate, merged: flows
 /// (sorted by start, ids 0..), connections and messages (in entry order,
 /// renumbered), and the closed loops to run as a [`LoopSource`].
@@ -838,6 +852,48 @@ impl Generated {
             messages: self.messages.clone(),
             source: self.source(),
         }
+    }
+
+    /// Every field as bytes, for keys that tell traffics apart (crate repro's
+    /// run keys): lengths before lists, integers little-endian, the closed
+    /// loops (a few per scenario) as text. Each struct is destructured whole,
+    /// so a field added to one must be added here to compile.
+    pub fn encode(&self, out: &mut dyn FnMut(&[u8])) {
+        let Generated { flows, flow_workload, conns, conn_workload, messages, meta, loops } = self;
+        out(&(flows.len() as u64).to_le_bytes());
+        for f in flows {
+            out(&flow_bytes(f));
+        }
+        for list in [flow_workload, conn_workload] {
+            out(&(list.len() as u64).to_le_bytes());
+            list.iter().for_each(|w| out(&w.to_le_bytes()));
+        }
+        out(&(conns.len() as u64).to_le_bytes());
+        for &ConnSpec { src, dst, prio } in conns {
+            out(&src.to_le_bytes());
+            out(&dst.to_le_bytes());
+            out(&[prio]);
+        }
+        out(&(messages.len() as u64).to_le_bytes());
+        for m in messages {
+            let MessageSpec { conn, size, at, after, delay, tag, compute_on } = m;
+            out(&conn.to_le_bytes());
+            out(&size.to_le_bytes());
+            out(&at.to_le_bytes());
+            out(&delay.to_le_bytes());
+            out(&tag.to_le_bytes());
+            match compute_on {
+                Some(h) => out(&[&[1u8][..], &h.to_le_bytes()].concat()),
+                None => out(&[0]),
+            }
+            out(&(after.len() as u64).to_le_bytes());
+            after.iter().for_each(|a| out(&a.to_le_bytes()));
+        }
+        out(&(meta.len() as u64).to_le_bytes());
+        for &MsgMeta { iteration } in meta {
+            out(&iteration.to_le_bytes());
+        }
+        out(format!("{loops:?}").as_bytes());
     }
 
     /// Whether any entry makes messages.

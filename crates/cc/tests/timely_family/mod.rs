@@ -4,10 +4,8 @@
 //! time windows.
 #![allow(dead_code)]
 
-// The generic helpers, included here rather than by each test's root so that
-// every test including this module gets them (as `timely_family::support`).
-#[path = "../support/mod.rs"]
-pub mod support;
+// The generic helpers, also reachable as `timely_family::support`.
+pub(crate) use crate::support;
 
 use ccsim_core::cc::Scheme;
 use ccsim_core::results::FlowTrace;
