@@ -592,7 +592,8 @@ pub fn estimate_events(scn: &Scenario) -> f64 {
         adj[l.b as usize].push((l.a, l.rate_bps));
     }
     let rate_of = |h: u32| adj[h as usize].first().map_or(100e9, |x| x.1 as f64);
-    let mut hops_from: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    // per switch (or multi-homed host): hop counts to every node, made when first needed
+    let mut hops_from: Vec<Option<Vec<u32>>> = vec![None; n];
     let mtu = scn.net.mtu.0.max(1) as f64;
     // flows, and messages taken as flows (closed loops: each client's link busy while it runs)
     let all: Vec<ccsim_core::FlowSpec>;
@@ -609,14 +610,15 @@ pub fn estimate_events(scn: &Scenario) -> f64 {
         for (b, f) in bytes.iter_mut().zip(flows) {
             *b = b.min(rate_of(f.src) / 8.0 * secs(f.start));
         }
-        let mut by_dst: BTreeMap<u32, (f64, u64)> = BTreeMap::new();
+        // per receiver: bytes to it and its first flow's start
+        let mut by_dst: Vec<(f64, u64)> = vec![(0.0, u64::MAX); n];
         for (b, f) in bytes.iter().zip(flows) {
-            let e = by_dst.entry(f.dst).or_insert((0.0, u64::MAX));
+            let e = &mut by_dst[f.dst as usize];
             e.0 += b;
             e.1 = e.1.min(f.start);
         }
         for (b, f) in bytes.iter_mut().zip(flows) {
-            let (total, first) = by_dst[&f.dst];
+            let (total, first) = by_dst[f.dst as usize];
             let cap = rate_of(f.dst) / 8.0 * secs(first);
             if total > cap {
                 *b *= cap / total;
@@ -632,7 +634,7 @@ pub fn estimate_events(scn: &Scenario) -> f64 {
             [(sw, _)] => (*sw, 1),
             _ => (f.src, 0),
         };
-        let hops = hops_from.entry(from).or_insert_with(|| bfs(&adj, from));
+        let hops = hops_from[from as usize].get_or_insert_with(|| bfs(&adj, from));
         let to = hops.get(f.dst as usize).copied().unwrap_or(0).saturating_add(first);
         let links = to.max(1) as f64;
         events += (b / mtu).ceil() * (2.9 * links + 1.5);
