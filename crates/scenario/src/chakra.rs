@@ -3,8 +3,15 @@
 //! as ccsim's own DAG traces are (see [`crate::dag`] and docs/TRACES.md).
 //!
 //! Schema: `schema/protobuf/et_def.proto` of the mlcommons/chakra
-//! repository, the version its tools write as `GlobalMetadata.version =
-//! "0.0.4"` (node attributes as `AttributeProto`: a name and a oneof value).
+//! repository (node attributes as `AttributeProto`: a name and a oneof
+//! value). Its tools write that one schema under three version strings, all
+//! read: `GlobalMetadata.version = "0.0.4"` (ASTRA-sim's generator scripts,
+//! examples/workload/microbenchmarks/generator_scripts/*.py:43, and Chakra's
+//! generator before its commit 34f95f9), "1.0.0" (Chakra's generator since,
+//! src/generator/generator.py:69) and none (Chakra's PyTorch and text
+//! converters, which put a `schema` attribute in the metadata instead:
+//! src/converter/pytorch_converter.py:92-98, text_converter.py:63-72).
+//! Neither ASTRA-sim nor Chakra's feeders check the version.
 //! A file is a stream of messages, each preceded by its length as a varint:
 //! one `GlobalMetadata`, then `Node`s. Only the fields ccsim uses are
 //! declared below (prost skips the others).
@@ -13,9 +20,14 @@
 //! `COMM_SEND_NODE` / `COMM_RECV_NODE` -> matched into messages by
 //! (`comm_src`, `comm_dst`, `comm_tag`) in file order, `comm_size` bytes;
 //! `COMM_COLL_NODE` -> the collective over all ranks (`comm_type` ALL_REDUCE
-//! -> ring all-reduce, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL; `comm_size`
-//! bytes per rank); every other node type -> a zero-length task. Both
-//! `data_deps` and `ctrl_deps` are dependencies.
+//! -> ring all-reduce, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL), its
+//! `comm_size` read as ASTRA-sim's system layer reads it: the buffer each
+//! rank reduces or exchanges, and for ALL_GATHER each rank's input, so the
+//! gathered output is n x `comm_size` (astra-sim Ring.cc:42-88: N-1 steps of
+//! `comm_size` each); a `COMM_COLL_NODE` without `comm_type` marked
+//! `is_cpu_op` (PyTorch's CPU-side `c10d::` records, beside the GPU
+//! collective they launch) -> a zero-length task; every other node type -> a
+//! zero-length task. Both `data_deps` and `ctrl_deps` are dependencies.
 
 use std::path::{Path, PathBuf};
 
@@ -133,8 +145,11 @@ pub const COLLECTIVES: [&str; 10] = [
     "BARRIER",
 ];
 
-/// The oldest `GlobalMetadata.version` read (the `AttributeProto` schema).
+/// The oldest `GlobalMetadata.version` "0.0.N" read (the `AttributeProto` schema).
 pub const MIN_VERSION: u32 = 4;
+
+/// The major version of the "N.x.y" versions read (the same schema as 0.0.4).
+pub const MAJOR_VERSION: u32 = 1;
 
 impl AttributeProto {
     /// An integer attribute (tests and tools writing traces).
@@ -236,16 +251,36 @@ pub fn decode(bytes: &[u8], label: &str) -> Result<(GlobalMetadata, Vec<Node>), 
     Ok((meta, nodes))
 }
 
-/// Checks a schema version: "0.0.N" with N >= [`MIN_VERSION`].
+/// Checks a schema version: none (the converters), "0.0.N" with N >=
+/// [`MIN_VERSION`], or "1.x.y" (the generator since 2026).
 fn check_version(v: &str, label: &str) -> Result<(), String> {
-    let n = v.strip_prefix("0.0.").and_then(|x| x.parse::<u32>().ok());
-    match n {
-        Some(n) if n >= MIN_VERSION => Ok(()),
-        _ => Err(format!(
-            "{label}: GlobalMetadata.version = \"{v}\": not supported (ccsim reads Chakra ET schema 0.0.{MIN_VERSION} \
-             and later 0.0.x, whose node attributes are AttributeProto)"
-        )),
+    let parts: Option<Vec<u32>> = v.split('.').map(|x| x.parse::<u32>().ok()).collect();
+    let ok = match parts.as_deref() {
+        _ if v.is_empty() => true,
+        Some([0, 0, n]) => *n >= MIN_VERSION,
+        Some([m, _, _]) => *m == MAJOR_VERSION,
+        _ => false,
+    };
+    if ok {
+        return Ok(());
     }
+    Err(format!(
+        "{label}: GlobalMetadata.version = \"{v}\": not supported (ccsim reads Chakra ET schema 0.0.{MIN_VERSION} \
+         and later 0.0.x, {MAJOR_VERSION}.x.y, or no version, whose node attributes are AttributeProto)"
+    ))
+}
+
+/// A node's string attribute `name`, if present.
+fn str_attr<'a>(x: &'a Node, name: &str) -> Option<&'a str> {
+    x.attr.iter().find(|a| a.name == name).and_then(|a| match &a.value {
+        Some(AttrValue::Str(s)) => Some(s.as_str()),
+        _ => None,
+    })
+}
+
+/// Whether a node's boolean attribute `name` is set.
+fn flag(x: &Node, name: &str) -> bool {
+    x.attr.iter().any(|a| a.name == name && matches!(a.value, Some(AttrValue::Bool(true))))
 }
 
 /// An integer attribute of `x`, if present.
@@ -325,6 +360,11 @@ fn convert(nodes: &[Node], rank: usize, n: usize, label: &str) -> Result<Vec<Dag
                     .ok_or_else(|| format!("{at}: attribute comm_src: missing (a recv needs the sending rank)"))?;
                 Kind::Recv { peer, size: size()?, tag: tag()? }
             }
+            // a CPU-side record of a collective (PyTorch's `c10d::` ops) names
+            // no collective: the GPU node beside it does the communication
+            node_type::COMM_COLL if flag(x, "is_cpu_op") && int_attr(x, "comm_type", &at)?.is_none() => {
+                Kind::Compute(0)
+            }
             node_type::COMM_COLL => {
                 let t = int_attr(x, "comm_type", &at)?
                     .ok_or_else(|| format!("{at}: attribute comm_type: missing (the collective)"))?;
@@ -342,7 +382,28 @@ fn convert(nodes: &[Node], rank: usize, n: usize, label: &str) -> Result<Vec<Dag
                         ));
                     }
                 };
-                Kind::Collective { op, size: size()? }
+                // ASTRA-sim's default group, all ranks, is a pg_name absent,
+                // empty or "0" (astra-sim Workload.cc:597-600); other groups
+                // are not modelled yet, and running their collective over
+                // every rank would give a plausible, wrong time
+                if let Some(g) = str_attr(x, "pg_name").filter(|g| !g.is_empty() && *g != "0") {
+                    return Err(format!(
+                        "{at}: attribute pg_name = \"{g}\": process groups are not supported yet (ccsim would run \
+                         this collective over all {n} ranks, not the group's)"
+                    ));
+                }
+                let size = match op {
+                    // ASTRA-sim: each rank's input; ccsim's all-gather: the gathered buffer
+                    Op::Allgather => size()?.checked_mul(n as u64).filter(|&b| b <= MAX_BYTES).ok_or_else(|| {
+                        format!(
+                            "{at}: attribute comm_size: an all-gather of {} bytes from each of {n} ranks is more \
+                             than {MAX_BYTES} bytes (10TB)",
+                            size().unwrap_or(0)
+                        )
+                    })?,
+                    _ => size()?,
+                };
+                Kind::Collective { op, size }
             }
             // metadata, memory, storage and unknown nodes only order the others
             _ => Kind::Compute(0),
@@ -426,5 +487,10 @@ mod tests {
         assert!(decode(&[], "x.0.et").unwrap_err().contains("empty file"));
         assert!(check_version("0.0.3", "f").unwrap_err().contains("not supported"));
         assert!(check_version("0.0.4", "f").is_ok() && check_version("0.0.12", "f").is_ok());
+        // the generator's "1.0.0" and the converters' empty version
+        assert!(check_version("1.0.0", "f").is_ok() && check_version("", "f").is_ok());
+        for v in ["2.0.0", "1.0", "0.1.0", "x", "1.0.0-rc"] {
+            assert!(check_version(v, "f").unwrap_err().contains("not supported"), "{v}");
+        }
     }
 }

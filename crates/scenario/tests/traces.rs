@@ -211,6 +211,66 @@ fn a_chakra_trace_lowers_to_messages_tasks_and_a_ring_allreduce() {
     }
 }
 
+/// The schema's three version strings (ASTRA-sim's "0.0.4", Chakra's
+/// generator's "1.0.0", its converters' none) read the same; an ALL_GATHER's
+/// `comm_size` is each rank's input, as ASTRA-sim's ring sends it (N-1 steps
+/// of `comm_size`: astra-sim Ring.cc:42-88); a CPU-side collective record
+/// without `comm_type` (PyTorch's `c10d::` ops, `is_cpu_op`) only orders.
+#[test]
+fn chakra_versions_allgather_sizes_and_cpu_side_records_read_as_astra_sim_does() {
+    let d = TempDir::new("chakra-versions");
+    std::fs::create_dir_all(d.path().join("et")).unwrap();
+    let cpu_op =
+        AttributeProto { name: "is_cpu_op".into(), doc_string: String::new(), value: Some(AttrValue::Bool(true)) };
+    let rank = |r: u64| {
+        vec![
+            node(1, node_type::COMM_COLL, vec![cpu_op.clone(), attr("comm_size", 64)], vec![], vec![]),
+            node(2, node_type::COMM_COLL, vec![attr("comm_type", 2), attr("comm_size", 1 << 20)], vec![1], vec![]),
+            comp(3, 1 + r, vec![2]),
+        ]
+    };
+    let mut sizes = Vec::new();
+    for version in ["0.0.4", "1.0.0", ""] {
+        for r in 0..4u64 {
+            std::fs::write(d.path().join(format!("et/job.{r}.et")), encode(version, &rank(r))).unwrap();
+        }
+        let s = chakra(&d, "").unwrap_or_else(|e| panic!("version {version:?}: {e}"));
+        let g = &s.messages;
+        let msgs: Vec<_> = g.messages.iter().filter(|m| m.compute_on.is_none()).collect();
+        // ring all-gather over 4 ranks: 3 steps per rank, each of one rank's 1 MiB input
+        assert_eq!(msgs.len(), 4 * 3, "version {version:?}");
+        assert!(msgs.iter().all(|m| m.size == 1 << 20), "version {version:?}");
+        let from0: u64 = msgs.iter().filter(|m| g.conns[m.conn as usize].src == 0).map(|m| m.size).sum();
+        assert_eq!(from0, 3 << 20);
+        sizes.push(msgs.iter().map(|m| m.size).sum::<u64>());
+        let r = s.simulate("none", None).unwrap();
+        assert_eq!((r.status, r.messages_waiting), (RunStatus::Completed, 0));
+    }
+    assert!(sizes.windows(2).all(|w| w[0] == w[1]));
+    // without is_cpu_op, a collective node must name its collective
+    for r in 0..4u64 {
+        let mut nodes = rank(r);
+        nodes[0].attr.remove(0);
+        std::fs::write(d.path().join(format!("et/job.{r}.et")), encode("1.0.0", &nodes)).unwrap();
+    }
+    let e = chakra(&d, "").err().unwrap();
+    assert!(e.contains("job.0.et: rank 0 node 1 (n1): attribute comm_type: missing"), "{e}");
+    // a process group other than the default one: refused, not run over all ranks
+    for (r, g) in [(0u64, "0"), (1, ""), (2, "1"), (3, "1")] {
+        let mut nodes = rank(r);
+        let pg =
+            AttributeProto { name: "pg_name".into(), doc_string: String::new(), value: Some(AttrValue::Str(g.into())) };
+        nodes[1].attr.push(pg);
+        std::fs::write(d.path().join(format!("et/job.{r}.et")), encode("1.0.0", &nodes)).unwrap();
+    }
+    let e = chakra(&d, "").err().unwrap();
+    assert!(e.contains("job.2.et: rank 2 node 2 (n2): attribute pg_name = \"1\": process groups"), "{e}");
+    // another major version
+    std::fs::write(d.path().join("et/job.0.et"), encode("2.0.0", &rank(0))).unwrap();
+    let e = chakra(&d, "").err().unwrap();
+    assert!(e.contains("GlobalMetadata.version = \"2.0.0\": not supported"), "{e}");
+}
+
 #[test]
 fn chakra_path_may_list_the_files_and_iterations_repeat_the_trace() {
     let d = TempDir::new("chakra-list");
