@@ -271,6 +271,42 @@ fn chakra_versions_allgather_sizes_and_cpu_side_records_read_as_astra_sim_does()
     assert!(e.contains("GlobalMetadata.version = \"2.0.0\": not supported"), "{e}");
 }
 
+/// ASTRA-sim's own microbenchmark traces (tests/data/chakra/astra-sim, MIT):
+/// 1 MiB collectives over 4 ranks import unchanged and run, with the messages
+/// and bytes ASTRA-sim's ring moves (astra-sim Ring.cc:42-88; all-to-all
+/// direct, AllToAll.cc:17-28): all-reduce 2(n-1) steps of 256 KiB per rank,
+/// all-gather n-1 steps of each rank's 1 MiB, reduce-scatter n-1 of 256 KiB,
+/// all-to-all 256 KiB to each other rank.
+#[test]
+fn astra_sims_microbenchmark_traces_import_and_run() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/chakra/astra-sim");
+    let kib = 1024u64;
+    for (coll, messages, size) in [
+        ("all_reduce", 24, 256 * kib),
+        ("all_gather", 12, 1024 * kib),
+        ("reduce_scatter", 12, 256 * kib),
+        ("all_to_all", 12, 256 * kib),
+    ] {
+        let w = format!(
+            "[[workload]]\nkind = \"chakra\"\npath = {:?}\nhosts = [0, 1, 2, 3]\n",
+            data.join(coll).display().to_string()
+        );
+        let s = scenario(&data, 4, &w).unwrap_or_else(|e| panic!("{coll}: {e}"));
+        let g = &s.messages;
+        let msgs: Vec<_> = g.messages.iter().filter(|m| m.compute_on.is_none()).collect();
+        assert_eq!(msgs.len(), messages, "{coll}");
+        assert!(msgs.iter().all(|m| m.size == size), "{coll}");
+        for r in 0..4 {
+            let sent: u64 = msgs.iter().filter(|m| g.conns[m.conn as usize].src == r).map(|m| m.size).sum();
+            assert_eq!(sent, messages as u64 / 4 * size, "{coll}: rank {r}");
+        }
+        let run = s.simulate("hpcc", None).unwrap();
+        assert_eq!((run.status, run.messages_waiting, run.flows.len()), (RunStatus::Completed, 0, messages), "{coll}");
+        let bytes: u64 = run.flows.iter().map(|f| f.size).sum();
+        assert_eq!(bytes, messages as u64 * size, "{coll}");
+    }
+}
+
 #[test]
 fn chakra_path_may_list_the_files_and_iterations_repeat_the_trace() {
     let d = TempDir::new("chakra-list");
