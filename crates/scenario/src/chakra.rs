@@ -18,7 +18,9 @@
 //!
 //! Mapping: `COMP_NODE` -> a compute task of `duration_micros`;
 //! `COMM_SEND_NODE` / `COMM_RECV_NODE` -> matched into messages by
-//! (`comm_src`, `comm_dst`, `comm_tag`) in file order, `comm_size` bytes;
+//! (`comm_src`, `comm_dst`, `comm_tag`) in file order, `comm_size` bytes,
+//! each sent as soon as its send node's dependencies are done, as ASTRA-sim
+//! issues it (`Trace::eager_sends`);
 //! `COMM_COLL_NODE` -> the collective over all ranks (`comm_type` ALL_REDUCE
 //! -> ring all-reduce, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL), its
 //! `comm_size` read as ASTRA-sim's system layer reads it: the buffer each
@@ -424,7 +426,12 @@ pub fn read(w: &str, p: &TracePath, base: &Path, hosts: usize) -> Result<Trace, 
             "{w}.hosts: {hosts} host(s) given for the {n} rank file(s) of the trace: give one host per rank"
         ));
     }
-    let mut t = Trace { files: Vec::with_capacity(n), ranks: Vec::with_capacity(n), deps_field: "data_deps/ctrl_deps" };
+    let mut t = Trace {
+        files: Vec::with_capacity(n),
+        ranks: Vec::with_capacity(n),
+        deps_field: "data_deps/ctrl_deps",
+        eager_sends: true,
+    };
     let mut total = 0usize;
     for (r, f) in files.iter().enumerate() {
         let label = f.display().to_string();

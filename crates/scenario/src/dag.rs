@@ -74,6 +74,13 @@ pub struct Trace {
     pub ranks: Vec<Vec<Node>>,
     /// The name of the dependency field in this format (for messages).
     pub deps_field: &'static str,
+    /// How a send is issued: false (ccsim's DAG traces), when both its own
+    /// dependencies and its receive's are done; true (Chakra, as ASTRA-sim
+    /// issues it: `Workload::issue_comm` and the analytical backend's
+    /// `sim_send` without `--rendezvous-protocol`), as soon as its own are,
+    /// the receive being done when the message has arrived and the receive's
+    /// dependencies are done.
+    pub eager_sends: bool,
 }
 
 /// How a trace becomes traffic.
@@ -101,6 +108,10 @@ enum Unit {
     Msg { send: (u32, u32), recv: (u32, u32) },
     /// A receive's dependencies, judged on the receiver (a zero-length task).
     Post { recv: (u32, u32) },
+    /// With eager sends: a receive that has dependencies is done when its
+    /// message (unit `msg`) has arrived and they are done (a zero-length
+    /// task on the receiver).
+    Recv { msg: u32, recv: (u32, u32) },
     /// A compute node (or one that only orders others).
     Task { node: (u32, u32) },
     /// Collective k starts on rank r (zero-length task).
@@ -415,6 +426,14 @@ fn build(
         rep[s.0 as usize][s.1 as usize] = u;
         rep[v.0 as usize][v.1 as usize] = u;
     }
+    if t.eager_sends {
+        for (msg, &(_, v)) in matched.iter().enumerate() {
+            if iterating || !deps[v.0 as usize][v.1 as usize].is_empty() {
+                rep[v.0 as usize][v.1 as usize] = units.len() as u32;
+                units.push(Unit::Recv { msg: msg as u32, recv: v });
+            }
+        }
+    }
     let mut coll_msgs = Vec::new();
     let mut coll_starts: Vec<Vec<u32>> = vec![Vec::new(); parts.len()];
     for (k, p) in parts.iter().enumerate() {
@@ -487,7 +506,7 @@ fn build(
     let base = units.len();
     let mut post_of = vec![u32::MAX; base];
     for u in 0..base {
-        if let Unit::Msg { recv, .. } = units[u] {
+        if let (Unit::Msg { recv, .. }, false) = (units[u], t.eager_sends) {
             if !node_deps(recv).iter().chain(&iter_deps(recv)).all(|&x| units[x as usize].is_task()) {
                 post_of[u] = units.len() as u32;
                 units.push(Unit::Post { recv });
@@ -497,6 +516,12 @@ fn build(
     let mut g = Graph { units: Vec::new(), deps: Vec::new(), prev: Vec::new(), coll_msgs: Vec::new() };
     for (u, &unit) in units.iter().enumerate() {
         let (mut d, mut p) = match unit {
+            Unit::Msg { send, .. } if t.eager_sends => (node_deps(send), iter_deps(send)),
+            Unit::Recv { msg, recv } => {
+                let mut d = node_deps(recv);
+                d.push(msg);
+                (d, iter_deps(recv))
+            }
             Unit::Msg { send, recv } => {
                 let (mut d, mut p) = (node_deps(send), iter_deps(send));
                 if post_of[u] == u32::MAX {
@@ -531,7 +556,7 @@ fn describe(t: &Trace, u: Unit) -> String {
     let at = |(r, i): (u32, u32)| loc(t, r as usize, t.ranks[r as usize][i as usize].id);
     match u {
         Unit::Msg { send, recv } => format!("{} (send) / {} (recv)", at(send), at(recv)),
-        Unit::Post { recv } => format!("{} (recv)", at(recv)),
+        Unit::Post { recv } | Unit::Recv { recv, .. } => format!("{} (recv)", at(recv)),
         Unit::Task { node } => at(node),
         Unit::CollStart { node, .. } | Unit::CollEnd { node, .. } => format!("{} (collective)", at(node)),
         Unit::CollMsgs { k } => format!("collective {}", k + 1),
@@ -655,7 +680,10 @@ fn emit(t: &Trace, o: &Options, g: &Graph, order: &[u32], parts: &[Option<Part>]
                     };
                     messages.push(task(o.hosts[node.0 as usize], delay, tidy(after)));
                 }
-                Unit::Post { recv: node } | Unit::CollStart { node, .. } | Unit::CollEnd { node, .. } => {
+                Unit::Post { recv: node }
+                | Unit::Recv { recv: node, .. }
+                | Unit::CollStart { node, .. }
+                | Unit::CollEnd { node, .. } => {
                     if let Unit::CollEnd { k, .. } = g.units[u] {
                         let block = cur[g.coll_msgs[k as usize] as usize];
                         after = ends[k as usize][node.0 as usize].iter().map(|&i| block + i).collect();
@@ -854,7 +882,7 @@ pub fn parse(text: &str, label: &str) -> Result<Trace, String> {
     if ranks.is_empty() {
         return Err(format!("{label}: nodes: empty list"));
     }
-    Ok(Trace { files: vec![label.to_string(); ranks.len()], ranks, deps_field: "deps" })
+    Ok(Trace { files: vec![label.to_string(); ranks.len()], ranks, deps_field: "deps", eager_sends: false })
 }
 
 /// A non-negative integer field, if present.

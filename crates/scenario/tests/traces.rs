@@ -307,6 +307,40 @@ fn astra_sims_microbenchmark_traces_import_and_run() {
     }
 }
 
+/// ASTRA-sim's custom ring all-reduce (8 ranks, 1 MiB, built from send and
+/// recv nodes in one data_deps chain per rank: MIT, tests/data) imports
+/// unchanged and runs: a send is issued when its own rank's dependencies are
+/// done, as ASTRA-sim issues it, so the ring does not deadlock waiting for
+/// each receiver's earlier steps.
+#[test]
+fn astra_sims_send_recv_ring_allreduce_runs_with_sends_issued_at_once() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/chakra/astra-sim");
+    let w = format!(
+        "[[workload]]\nkind = \"chakra\"\npath = {:?}\nhosts = [0, 1, 2, 3, 4, 5, 6, 7]\n",
+        data.join("custom_ring_allreduce").display().to_string()
+    );
+    let s = scenario(&data, 8, &w).unwrap();
+    let g = &s.messages;
+    let msgs: Vec<_> = g.messages.iter().filter(|m| m.compute_on.is_none()).collect();
+    // 2 (n-1) = 14 steps per rank of 1 MiB / 8, each to the next rank
+    assert_eq!(msgs.len(), 8 * 14);
+    assert!(msgs.iter().all(|m| m.size == 131_072));
+    assert!(msgs.iter().all(|m| {
+        let c = g.conns[m.conn as usize];
+        c.dst == (c.src + 1) % 8
+    }));
+    let computes = g.messages.iter().filter(|m| m.compute_on.is_some() && m.delay == 7 * US).count();
+    assert_eq!(computes, 8 * 7);
+    let r = s.simulate("hpcc", None).unwrap();
+    assert_eq!((r.status, r.messages_waiting), (RunStatus::Completed, 0));
+    // each rank's chain holds 7 computes of 7 us and 14 messages of 128 KiB,
+    // each at least its serialization at 100 Gbps (10.5 us)
+    let end = r.flows.iter().map(|f| f.start + f.fct.unwrap()).max().unwrap();
+    let ser = 131_072 * 8 * 1_000_000 / 100_000; // ps
+    assert!(end >= 7 * 7 * US + 14 * ser, "{end}");
+    eprintln!("ring all-reduce of send/recv nodes: {:.1} us", end as f64 / US as f64);
+}
+
 #[test]
 fn chakra_path_may_list_the_files_and_iterations_repeat_the_trace() {
     let d = TempDir::new("chakra-list");
