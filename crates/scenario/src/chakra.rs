@@ -298,8 +298,93 @@ fn int_attr(x: &Node, name: &str, at: &str) -> Result<Option<i128>, String> {
     Ok(Some(v))
 }
 
+/// Process groups: ASTRA-sim's communicator-group file
+/// (`--comm-group-configuration`, read in astra-sim Workload.cc:82-98): a
+/// JSON object from a group id (a positive integer as a string; 0 is the
+/// default group of every rank, CommunicatorGroup.cc:41-47) to its member
+/// ranks, e.g. `{"1": [0, 1], "2": [2, 3]}`.
+#[derive(Default)]
+pub struct Groups {
+    /// The file as named (for messages); empty without one.
+    pub file: String,
+    pub members: std::collections::BTreeMap<u32, Vec<u32>>,
+}
+
+impl Groups {
+    /// Reads and checks `path` for a trace of `n` ranks.
+    pub fn read(path: &Path, n: usize) -> Result<Groups, String> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{file}: cannot read: {e}"))?;
+        let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{file}: {e}"))?;
+        let obj = v.as_object().ok_or_else(|| format!("{file}: expected a JSON object of group id -> ranks"))?;
+        let mut members = std::collections::BTreeMap::new();
+        for (k, ranks) in obj {
+            let id =
+                k.parse::<u32>().ok().filter(|&i| i > 0).ok_or_else(|| {
+                    format!("{file}: group \"{k}\": a group id is a positive integer (0 is every rank)")
+                })?;
+            let list = ranks.as_array().ok_or_else(|| format!("{file}: group \"{k}\": expected a list of ranks"))?;
+            if list.is_empty() {
+                return Err(format!("{file}: group \"{k}\": no ranks"));
+            }
+            let mut m = Vec::with_capacity(list.len());
+            for r in list {
+                let r = r.as_u64().filter(|&r| (r as usize) < n).ok_or_else(|| {
+                    format!("{file}: group \"{k}\": rank {r}: not a rank of the trace (0..{})", n.saturating_sub(1))
+                })?;
+                if m.contains(&(r as u32)) {
+                    return Err(format!("{file}: group \"{k}\": rank {r} twice"));
+                }
+                m.push(r as u32);
+            }
+            if members.insert(id, m).is_some() {
+                return Err(format!("{file}: group \"{k}\": the id {id} twice"));
+            }
+        }
+        Ok(Groups { file, members })
+    }
+
+    /// The number of ranks of group `g` (0: all `n`).
+    fn size(&self, g: u32, n: usize) -> usize {
+        if g == 0 {
+            n
+        } else {
+            self.members.get(&g).map_or(0, Vec::len)
+        }
+    }
+}
+
+/// The process group of collective node `x` of `rank`: its `pg_name`, read
+/// as ASTRA-sim reads it (Workload.cc:589-611): absent, empty or "0" is the
+/// default group of every rank; else a group id of the groups file, which
+/// must hold `rank`.
+fn group_of(x: &Node, rank: usize, groups: &Groups, at: &str) -> Result<u32, String> {
+    let Some(name) = str_attr(x, "pg_name").filter(|g| !g.is_empty() && *g != "0") else { return Ok(0) };
+    let id = name.parse::<u32>().map_err(|_| {
+        format!("{at}: attribute pg_name = \"{name}\": not a group id (ASTRA-sim reads it as an integer)")
+    })?;
+    if groups.file.is_empty() {
+        return Err(format!(
+            "{at}: attribute pg_name = \"{name}\": process group {id} needs the workload's `groups` file \
+             (ASTRA-sim's --comm-group-configuration: group id -> ranks); without it the collective would run \
+             over every rank"
+        ));
+    }
+    let m = groups.members.get(&id).ok_or_else(|| {
+        let ids: Vec<String> = groups.members.keys().map(|k| k.to_string()).collect();
+        format!("{at}: attribute pg_name = \"{name}\": no group {id} in {} (groups {})", groups.file, ids.join(", "))
+    })?;
+    if !m.contains(&(rank as u32)) {
+        return Err(format!(
+            "{at}: attribute pg_name = \"{name}\": group {id} of {} has ranks {m:?}, not rank {rank}",
+            groups.file
+        ));
+    }
+    Ok(id)
+}
+
 /// Converts one rank's nodes (`n` ranks in all).
-fn convert(nodes: &[Node], rank: usize, n: usize, label: &str) -> Result<Vec<DagNode>, String> {
+fn convert(nodes: &[Node], rank: usize, n: usize, groups: &Groups, label: &str) -> Result<Vec<DagNode>, String> {
     let mut out = Vec::with_capacity(nodes.len());
     for x in nodes {
         let at = if x.name.is_empty() {
@@ -384,28 +469,23 @@ fn convert(nodes: &[Node], rank: usize, n: usize, label: &str) -> Result<Vec<Dag
                         ));
                     }
                 };
-                // ASTRA-sim's default group, all ranks, is a pg_name absent,
-                // empty or "0" (astra-sim Workload.cc:597-600); other groups
-                // are not modelled yet, and running their collective over
-                // every rank would give a plausible, wrong time
-                if let Some(g) = str_attr(x, "pg_name").filter(|g| !g.is_empty() && *g != "0") {
-                    return Err(format!(
-                        "{at}: attribute pg_name = \"{g}\": process groups are not supported yet (ccsim would run \
-                         this collective over all {n} ranks, not the group's)"
-                    ));
-                }
+                let group = group_of(x, rank, groups, &at)?;
                 let size = match op {
                     // ASTRA-sim: each rank's input; ccsim's all-gather: the gathered buffer
-                    Op::Allgather => size()?.checked_mul(n as u64).filter(|&b| b <= MAX_BYTES).ok_or_else(|| {
-                        format!(
-                            "{at}: attribute comm_size: an all-gather of {} bytes from each of {n} ranks is more \
+                    Op::Allgather => size()?
+                        .checked_mul(groups.size(group, n) as u64)
+                        .filter(|&b| b <= MAX_BYTES)
+                        .ok_or_else(|| {
+                            format!(
+                                "{at}: attribute comm_size: an all-gather of {} bytes from each of {} ranks is more \
                              than {MAX_BYTES} bytes (10TB)",
-                            size().unwrap_or(0)
-                        )
-                    })?,
+                                size().unwrap_or(0),
+                                groups.size(group, n)
+                            )
+                        })?,
                     _ => size()?,
                 };
-                Kind::Collective { op, size }
+                Kind::Collective { op, size, group }
             }
             // metadata, memory, storage and unknown nodes only order the others
             _ => Kind::Compute(0),
@@ -418,7 +498,7 @@ fn convert(nodes: &[Node], rank: usize, n: usize, label: &str) -> Result<Vec<Dag
 }
 
 /// Reads the ET files of `p` (relative to `base`) into a trace.
-pub fn read(w: &str, p: &TracePath, base: &Path, hosts: usize) -> Result<Trace, String> {
+pub fn read(w: &str, p: &TracePath, groups: Option<&Path>, base: &Path, hosts: usize) -> Result<Trace, String> {
     let files = rank_files(w, p, base)?;
     let n = files.len();
     if n != hosts {
@@ -431,6 +511,11 @@ pub fn read(w: &str, p: &TracePath, base: &Path, hosts: usize) -> Result<Trace, 
         ranks: Vec::with_capacity(n),
         deps_field: "data_deps/ctrl_deps",
         eager_sends: true,
+        groups: Default::default(),
+    };
+    let groups = match groups {
+        Some(g) => Groups::read(&base.join(g), n).map_err(|e| format!("{w}.groups: {e}"))?,
+        None => Groups::default(),
     };
     let mut total = 0usize;
     for (r, f) in files.iter().enumerate() {
@@ -442,9 +527,10 @@ pub fn read(w: &str, p: &TracePath, base: &Path, hosts: usize) -> Result<Trace, 
         if total > MAX_FLOWS {
             return Err(format!("{w}: {label}: the trace has more than {MAX_FLOWS} nodes"));
         }
-        t.ranks.push(convert(&nodes, r, n, &label).map_err(|e| format!("{w}: {e}"))?);
+        t.ranks.push(convert(&nodes, r, n, &groups, &label).map_err(|e| format!("{w}: {e}"))?);
         t.files.push(label);
     }
+    t.groups = groups.members;
     Ok(t)
 }
 

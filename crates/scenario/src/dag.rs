@@ -52,8 +52,10 @@ pub enum Kind {
     Recv { peer: u32, size: u64, tag: u64 },
     /// Computes for a while (0: a node that only orders others).
     Compute(Time),
-    /// A collective over all ranks; each rank has its own node, matched in order.
-    Collective { op: Op, size: u64 },
+    /// A collective over the ranks of process group `group` (0: every rank,
+    /// in rank order; else [`Trace::groups`]); each member has its own node,
+    /// the k-th of each member's nodes of the group matched together.
+    Collective { op: Op, size: u64, group: u32 },
 }
 
 /// One node of one rank.
@@ -81,6 +83,9 @@ pub struct Trace {
     /// the receive being done when the message has arrived and the receive's
     /// dependencies are done.
     pub eager_sends: bool,
+    /// Process groups other than 0 (all ranks): id -> member ranks, in ring
+    /// order (Chakra: ASTRA-sim's communicator-group file).
+    pub groups: BTreeMap<u32, Vec<u32>>,
 }
 
 /// How a trace becomes traffic.
@@ -259,79 +264,9 @@ pub fn lower(w: &str, t: &Trace, o: &Options, rng: &mut Rng) -> Result<Part, Str
         }
     }
 
-    // collectives: the k-th of each rank together, same operation and size
-    let colls: Vec<Vec<u32>> = t
-        .ranks
-        .iter()
-        .map(|nodes| {
-            nodes
-                .iter()
-                .enumerate()
-                .filter(|(_, x)| matches!(x.kind, Kind::Collective { .. }))
-                .map(|(i, _)| i as u32)
-                .collect()
-        })
-        .collect();
-    let n_colls = colls[0].len();
-    for (r, cr) in colls.iter().enumerate().skip(1) {
-        if cr.len() != n_colls {
-            let (more, k) = if cr.len() > n_colls { (r, n_colls) } else { (0, cr.len()) };
-            let x = &t.ranks[more][colls[more][k] as usize];
-            return Err(format!(
-                "{w}: {}: collective {} of rank {more} has no counterpart: rank 0 has {n_colls} collective node(s), \
-                 rank {r} has {} (every rank takes part in every collective, in order)",
-                loc(t, more, x.id),
-                k + 1,
-                cr.len()
-            ));
-        }
-    }
-    let mut parts = Vec::with_capacity(n_colls);
-    let what = |x: &Node| match x.kind {
-        Kind::Collective { op, size } => format!("{} of {size} bytes", op.name()),
-        _ => String::new(),
-    };
-    for k in 0..n_colls {
-        let first = &t.ranks[0][colls[0][k] as usize];
-        for (r, cr) in colls.iter().enumerate().skip(1) {
-            let x = &t.ranks[r][cr[k] as usize];
-            if x.kind != first.kind {
-                return Err(format!(
-                    "{w}: {}: collective {} is {} here but {} on rank 0 ({})",
-                    loc(t, r, x.id),
-                    k + 1,
-                    what(x),
-                    what(first),
-                    loc(t, 0, first.id)
-                ));
-            }
-        }
-        let Kind::Collective { op, size } = first.kind else { unreachable!("a collective node") };
-        if n < 2 {
-            parts.push(None);
-            continue;
-        }
-        if size < n as u64 {
-            return Err(format!(
-                "{w}: {}: size = {size}: a collective over {n} ranks needs at least {n} bytes (a byte per chunk)",
-                loc(t, 0, first.id)
-            ));
-        }
-        let c = Collective {
-            op,
-            hosts: o.hosts.clone(),
-            size,
-            channels: 1,
-            iterations: 1,
-            compute: 0,
-            start: o.start,
-            prio: o.prio,
-        };
-        let p = crate::collective::generate(&loc(t, 0, first.id), &c).map_err(|e| format!("{w}: {e}"))?;
-        parts.push(Some(p));
-    }
+    let (inst, parts) = match_collectives(w, t, o)?;
 
-    let g = build(t, &deps, &matched, &colls, &parts, o.iterations > 1);
+    let g = build(t, &deps, &matched, &inst, &parts, o.iterations > 1);
     let order = toposort(w, t, &g)?;
 
     // size and time limits before making anything
@@ -406,13 +341,119 @@ pub fn lower(w: &str, t: &Trace, o: &Options, rng: &mut Rng) -> Result<Part, Str
     Ok(emit(t, o, &g, &order, &parts, rng))
 }
 
+/// Per rank and node, the collective instance it takes part in (u32::MAX:
+/// none), and per instance its messages (None: a group of one rank, which
+/// does nothing). Per process group, the k-th collective node of each member
+/// form instance k of the group; they must agree in operation and size.
+type Instances = (Vec<Vec<u32>>, Vec<Option<Part>>);
+
+fn match_collectives(w: &str, t: &Trace, o: &Options) -> Result<Instances, String> {
+    let n = t.ranks.len();
+    let all: Vec<u32> = (0..n as u32).collect();
+    let members = |g: u32| -> &[u32] {
+        if g == 0 {
+            &all
+        } else {
+            t.groups.get(&g).map_or(&[], |v| v.as_slice())
+        }
+    };
+    // per group: per member (in group order) its collective nodes in file order
+    let mut by_group: BTreeMap<u32, Vec<Vec<u32>>> = BTreeMap::new();
+    for (r, nodes) in t.ranks.iter().enumerate() {
+        for (i, x) in nodes.iter().enumerate() {
+            let Kind::Collective { group, .. } = x.kind else { continue };
+            let m = members(group);
+            let Some(pos) = m.iter().position(|&q| q as usize == r) else {
+                return Err(format!(
+                    "{w}: {}: process group {group} has ranks {m:?}, not rank {r}: a rank takes part only in its \
+                     groups' collectives",
+                    loc(t, r, x.id)
+                ));
+            };
+            by_group.entry(group).or_insert_with(|| vec![Vec::new(); m.len()])[pos].push(i as u32);
+        }
+    }
+    let mut inst: Vec<Vec<u32>> = t.ranks.iter().map(|v| vec![u32::MAX; v.len()]).collect();
+    let mut parts = Vec::new();
+    let what = |x: &Node| match x.kind {
+        Kind::Collective { op, size, .. } => format!("{} of {size} bytes", op.name()),
+        _ => String::new(),
+    };
+    let in_group = |g: u32| if g == 0 { String::new() } else { format!(" of process group {g}") };
+    for (&g, lists) in &by_group {
+        let m = members(g);
+        let count = lists.iter().map(Vec::len).max().unwrap_or(0);
+        if let Some(pos) = lists.iter().position(|l| l.len() != count) {
+            let more = lists.iter().position(|l| l.len() == count).expect("the longest list");
+            let (rm, rl) = (m[more] as usize, m[pos] as usize);
+            let x = &t.ranks[rm][lists[more][lists[pos].len()] as usize];
+            return Err(format!(
+                "{w}: {}: collective {}{} of rank {rm} has no counterpart: rank {rm} has {count} collective node(s) \
+                 in it, rank {rl} has {} (every member takes part in every collective of its group, in order)",
+                loc(t, rm, x.id),
+                lists[pos].len() + 1,
+                in_group(g),
+                lists[pos].len()
+            ));
+        }
+        for k in 0..count {
+            let r0 = m[0] as usize;
+            let first = &t.ranks[r0][lists[0][k] as usize];
+            for (pos, l) in lists.iter().enumerate().skip(1) {
+                let r = m[pos] as usize;
+                let x = &t.ranks[r][l[k] as usize];
+                if x.kind != first.kind {
+                    return Err(format!(
+                        "{w}: {}: collective {}{} is {} here but {} on rank {r0} ({})",
+                        loc(t, r, x.id),
+                        k + 1,
+                        in_group(g),
+                        what(x),
+                        what(first),
+                        loc(t, r0, first.id)
+                    ));
+                }
+            }
+            for (pos, l) in lists.iter().enumerate() {
+                inst[m[pos] as usize][l[k] as usize] = parts.len() as u32;
+            }
+            let Kind::Collective { op, size, .. } = first.kind else { unreachable!("a collective node") };
+            if m.len() < 2 {
+                parts.push(None);
+                continue;
+            }
+            if size < m.len() as u64 {
+                return Err(format!(
+                    "{w}: {}: size = {size}: a collective over {} ranks needs at least {} bytes (a byte per chunk)",
+                    loc(t, r0, first.id),
+                    m.len(),
+                    m.len()
+                ));
+            }
+            let c = Collective {
+                op,
+                hosts: m.iter().map(|&r| o.hosts[r as usize]).collect(),
+                size,
+                channels: 1,
+                iterations: 1,
+                compute: 0,
+                start: o.start,
+                prio: o.prio,
+            };
+            let p = crate::collective::generate(&loc(t, r0, first.id), &c).map_err(|e| format!("{w}: {e}"))?;
+            parts.push(Some(p));
+        }
+    }
+    Ok((inst, parts))
+}
+
 /// The units of `t` and their dependencies (`iterating`: the graph is
 /// repeated, so roots wait for the previous iteration's sinks).
 fn build(
     t: &Trace,
     deps: &[Vec<Vec<u32>>],
     matched: &[Match],
-    colls: &[Vec<u32>],
+    inst: &[Vec<u32>],
     parts: &[Option<Part>],
     iterating: bool,
 ) -> Graph {
@@ -453,7 +494,7 @@ fn build(
                     units.push(Unit::Task { node: at });
                 }
                 Kind::Collective { .. } => {
-                    let k = colls[r].iter().position(|&j| j == i as u32).expect("listed") as u32;
+                    let k = inst[r][i];
                     if parts[k as usize].is_none() {
                         // a collective of one rank does nothing
                         rep[r][i] = units.len() as u32;
@@ -748,11 +789,12 @@ pub fn workload(w: &str, path: &Path, base: &Path, o: &Options, rng: &mut Rng) -
 pub fn chakra_workload(
     w: &str,
     path: &crate::chakra::TracePath,
+    groups: Option<&Path>,
     base: &Path,
     o: &Options,
     rng: &mut Rng,
 ) -> Result<Part, String> {
-    let t = crate::chakra::read(w, path, base, o.hosts.len())?;
+    let t = crate::chakra::read(w, path, groups, base, o.hosts.len())?;
     lower(w, &t, o, rng)
 }
 
@@ -882,7 +924,13 @@ pub fn parse(text: &str, label: &str) -> Result<Trace, String> {
     if ranks.is_empty() {
         return Err(format!("{label}: nodes: empty list"));
     }
-    Ok(Trace { files: vec![label.to_string(); ranks.len()], ranks, deps_field: "deps", eager_sends: false })
+    Ok(Trace {
+        files: vec![label.to_string(); ranks.len()],
+        ranks,
+        deps_field: "deps",
+        eager_sends: false,
+        groups: BTreeMap::new(),
+    })
 }
 
 /// A non-negative integer field, if present.

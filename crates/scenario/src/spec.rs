@@ -270,6 +270,11 @@ pub enum WorkloadSpec {
         path: crate::chakra::TracePath,
         /// Rank -> host: one distinct host per rank. Required.
         hosts: Vec<u32>,
+        /// ASTRA-sim's communicator-group file (JSON: group id -> ranks),
+        /// relative to the scenario file, for collectives whose `pg_name`
+        /// names a group. Default: none (every collective spans every rank).
+        #[serde(default)]
+        groups: Option<std::path::PathBuf>,
         /// Default 1.
         #[serde(default = "one")]
         iterations: u32,
@@ -759,7 +764,7 @@ impl WorkloadSpec {
                 };
                 crate::dag::workload(w, path, base_dir, &o, rng)
             }
-            WorkloadSpec::Chakra { path, hosts, iterations, start, connections, prio } => {
+            WorkloadSpec::Chakra { path, hosts, groups, iterations, start, connections, prio } => {
                 check_host_list(topo, &format!("{w}.hosts"), hosts)?;
                 check_connections(w, *connections)?;
                 let o = crate::dag::Options {
@@ -769,7 +774,7 @@ impl WorkloadSpec {
                     connections: *connections,
                     prio: *prio,
                 };
-                crate::dag::chakra_workload(w, path, base_dir, &o, rng)
+                crate::dag::chakra_workload(w, path, groups.as_deref(), base_dir, &o, rng)
             }
             _ => Ok(Part { flows: self.generate_named(w, topo, base_dir, rng)?, ..Default::default() }),
         }
@@ -1084,9 +1089,10 @@ pub fn describe() -> Vec<(&'static str, &'static str)> {
         ),
         (
             "chakra",
-            "MLCommons Chakra execution trace (schema 0.0.4): path (folder of <prefix>.<rank>.et files, or a list of \
-             files by rank), hosts (rank -> host), iterations (default 1), start (default 0), connections (default \
-             1), prio (default 0)",
+            "MLCommons Chakra execution trace (schema 0.0.4 and later, 1.0.0, or no version): path (folder of \
+             <prefix>.<rank>.et files, or a list of files by rank), hosts (rank -> host), groups (ASTRA-sim's \
+             communicator-group JSON, group id -> ranks, for collectives with a pg_name; default none), iterations \
+             (default 1), start (default 0), connections (default 1), prio (default 0)",
         ),
     ]
 }

@@ -264,7 +264,7 @@ fn chakra_versions_allgather_sizes_and_cpu_side_records_read_as_astra_sim_does()
         std::fs::write(d.path().join(format!("et/job.{r}.et")), encode("1.0.0", &nodes)).unwrap();
     }
     let e = chakra(&d, "").err().unwrap();
-    assert!(e.contains("job.2.et: rank 2 node 2 (n2): attribute pg_name = \"1\": process groups"), "{e}");
+    assert!(e.contains("job.2.et: rank 2 node 2 (n2): attribute pg_name = \"1\": process group 1 needs"), "{e}");
     // another major version
     std::fs::write(d.path().join("et/job.0.et"), encode("2.0.0", &rank(0))).unwrap();
     let e = chakra(&d, "").err().unwrap();
@@ -339,6 +339,82 @@ fn astra_sims_send_recv_ring_allreduce_runs_with_sends_issued_at_once() {
     let ser = 131_072 * 8 * 1_000_000 / 100_000; // ps
     assert!(end >= 7 * 7 * US + 14 * ser, "{end}");
     eprintln!("ring all-reduce of send/recv nodes: {:.1} us", end as f64 / US as f64);
+}
+
+/// A 2x2 tensor/data-parallel job: each rank all-reduces in its tensor
+/// group, then all-gathers in its data group (`pg_name`, ASTRA-sim's
+/// communicator-group file): each collective runs over its group's two
+/// ranks only, and the all-gather moves each member's input.
+#[test]
+fn chakra_collectives_run_over_their_process_group() {
+    let d = TempDir::new("chakra-groups");
+    std::fs::create_dir_all(d.path().join("et")).unwrap();
+    std::fs::write(d.path().join("groups.json"), r#"{"1": [0, 1], "2": [2, 3], "3": [0, 2], "4": [1, 3]}"#).unwrap();
+    let pg = |g: &str| AttributeProto {
+        name: "pg_name".into(),
+        doc_string: String::new(),
+        value: Some(AttrValue::Str(g.into())),
+    };
+    let rank = |r: u64| {
+        let (tp, dp) = (if r < 2 { "1" } else { "2" }, if r.is_multiple_of(2) { "3" } else { "4" });
+        vec![
+            node(
+                1,
+                node_type::COMM_COLL,
+                vec![attr("comm_type", 0), attr("comm_size", 1 << 20), pg(tp)],
+                vec![],
+                vec![],
+            ),
+            node(
+                2,
+                node_type::COMM_COLL,
+                vec![attr("comm_type", 2), attr("comm_size", 1 << 18), pg(dp)],
+                vec![1],
+                vec![],
+            ),
+        ]
+    };
+    for r in 0..4u64 {
+        std::fs::write(d.path().join(format!("et/job.{r}.et")), encode("1.0.0", &rank(r))).unwrap();
+    }
+    let s = chakra(&d, "groups = \"groups.json\"\n").unwrap();
+    let g = &s.messages;
+    let msgs: Vec<_> = g.messages.iter().filter(|m| m.compute_on.is_none()).collect();
+    // two all-reduces over 2 ranks (2 x 2 messages of 512 KiB each), two
+    // all-gathers over 2 ranks (2 x 1 message of each member's 256 KiB)
+    assert_eq!(msgs.len(), 2 * 4 + 2 * 2);
+    for m in &msgs {
+        let c = g.conns[m.conn as usize];
+        let pair = (c.src.min(c.dst), c.src.max(c.dst));
+        match m.size {
+            524_288 => assert!(pair == (0, 1) || pair == (2, 3), "tensor-group all-reduce between {pair:?}"),
+            262_144 => assert!(pair == (0, 2) || pair == (1, 3), "data-group all-gather between {pair:?}"),
+            x => panic!("a message of {x} bytes"),
+        }
+    }
+    let r = s.simulate("hpcc", None).unwrap();
+    assert_eq!((r.status, r.messages_waiting), (RunStatus::Completed, 0));
+
+    // a rank outside its collective's group; a group the file lacks; a bad file
+    let mut t: Vec<Vec<Node>> = (0..4).map(rank).collect();
+    t[1][0].attr[2] = pg("2");
+    write_trace(&d, &t);
+    let e = chakra(&d, "groups = \"groups.json\"\n").err().unwrap();
+    assert!(e.contains("job.1.et: rank 1 node 1 (n1): attribute pg_name = \"2\": group 2 of"), "{e}");
+    t[1][0].attr[2] = pg("9");
+    write_trace(&d, &t);
+    let e = chakra(&d, "groups = \"groups.json\"\n").err().unwrap();
+    assert!(e.contains("no group 9 in") && e.contains("(groups 1, 2, 3, 4)"), "{e}");
+    for (text, want) in [
+        (r#"{"0": [0, 1]}"#, "group \"0\": a group id is a positive integer"),
+        (r#"{"1": [0, 4]}"#, "group \"1\": rank 4: not a rank of the trace (0..3)"),
+        (r#"{"1": [0, 0]}"#, "group \"1\": rank 0 twice"),
+        (r#"[[0, 1]]"#, "expected a JSON object"),
+    ] {
+        std::fs::write(d.path().join("bad.json"), text).unwrap();
+        let e = chakra(&d, "groups = \"bad.json\"\n").err().unwrap();
+        assert!(e.contains("workload[0].groups: ") && e.contains("bad.json: ") && e.contains(want), "{e}");
+    }
 }
 
 #[test]
