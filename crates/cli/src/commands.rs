@@ -104,7 +104,8 @@ fn to_parquet(dir: &Path, r: &RunResult, scn: &Scenario) -> std::io::Result<()> 
 /// easy to misread) as the lines a run starts with; a refused combination
 /// is bad input, found before anything runs.
 fn network_notes(scn: &Scenario, names: &[String]) -> Result<Vec<String>, Fail> {
-    let mut lines = Vec::new();
+    // the traffic's first (a trace's dropped dependencies, nodes that move no data)
+    let mut lines: Vec<String> = scn.messages.notes.iter().map(|t| format!("warning: {t}")).collect();
     for name in names {
         for n in scn.network_notes(name).map_err(Fail::Input)? {
             let kind = match n.kind {

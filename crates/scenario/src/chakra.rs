@@ -455,21 +455,40 @@ fn convert(nodes: &[Node], rank: usize, n: usize, groups: &Groups, label: &str) 
             node_type::COMM_COLL => {
                 let t = int_attr(x, "comm_type", &at)?
                     .ok_or_else(|| format!("{at}: attribute comm_type: missing (the collective)"))?;
+                let group = group_of(x, rank, groups, &at)?;
                 let op = match t {
                     0 => Op::RingAllreduce,
                     2 => Op::Allgather,
                     6 => Op::Alltoall,
                     7 => Op::ReduceScatter,
+                    // ASTRA-sim moves no data for a broadcast ("TODO: implement
+                    // broadcast"): it takes the node's duration, 1 ns if none
+                    // (Workload.cc:371-387); read has a note say so
+                    5 => {
+                        out.push(DagNode { id: x.id, kind: Kind::Compute(bcast_time(x)), deps: x.data_deps.clone() });
+                        continue;
+                    }
+                    // a barrier: one byte from every member to every other, so
+                    // each member goes on when it has heard from all (ASTRA-sim
+                    // refuses BARRIER: Workload.cc:388-390)
+                    9 => {
+                        let size = groups.size(group, n) as u64;
+                        out.push(DagNode {
+                            id: x.id,
+                            kind: Kind::Collective { op: Op::Alltoall, size, group },
+                            deps: x.data_deps.clone(),
+                        });
+                        continue;
+                    }
                     _ => {
                         let name =
                             usize::try_from(t).ok().and_then(|i| COLLECTIVES.get(i)).copied().unwrap_or("unknown");
                         return Err(format!(
                             "{at}: attribute comm_type = {t} ({name}): not supported (ccsim models ALL_REDUCE, \
-                             ALL_GATHER, REDUCE_SCATTER and ALL_TO_ALL)"
+                             ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, BROADCAST as ASTRA-sim does and BARRIER)"
                         ));
                     }
                 };
-                let group = group_of(x, rank, groups, &at)?;
                 let size = match op {
                     // ASTRA-sim: each rank's input; ccsim's all-gather: the gathered buffer
                     Op::Allgather => size()?
@@ -490,11 +509,109 @@ fn convert(nodes: &[Node], rank: usize, n: usize, groups: &Groups, label: &str) 
             // metadata, memory, storage and unknown nodes only order the others
             _ => Kind::Compute(0),
         };
-        let mut deps = x.data_deps.clone();
-        deps.extend_from_slice(&x.ctrl_deps);
-        out.push(DagNode { id: x.id, kind, deps });
+        out.push(DagNode { id: x.id, kind, deps: x.data_deps.clone() });
     }
     Ok(out)
+}
+
+/// A BROADCAST node's time in ASTRA-sim: its `duration_micros`, 1 ns if none.
+fn bcast_time(x: &Node) -> Time {
+    if x.duration_micros == 0 {
+        ccsim_core::time::NS
+    } else {
+        x.duration_micros.min(1_000_000_000_000) as Time * US
+    }
+}
+
+/// `ctrl_deps` a rank's nodes keep and those dropped.
+#[derive(Default)]
+struct CtrlDeps {
+    total: u64,
+    missing: u64,
+    own: u64,
+    cyclic: u64,
+}
+
+/// Adds each node's `ctrl_deps` to its dependencies (`out`, the rank's
+/// converted nodes, in the same order as `nodes`), but those on a node the
+/// rank does not have, on the node itself, or inside a cycle of the rank's
+/// dependencies: Chakra's reference feeder follows only `data_deps`
+/// (src/feeder/et_feeder.cpp:68-121), PyTorch's converter puts the
+/// caller-callee relation in `ctrl_deps` (pytorch_converter.py:298-299), and
+/// traces written by it carry ids that do not exist and self-dependencies.
+fn add_ctrl_deps(nodes: &[Node], out: &mut [DagNode], c: &mut CtrlDeps) {
+    let index: std::collections::HashMap<u64, usize> = nodes.iter().enumerate().map(|(i, x)| (x.id, i)).collect();
+    // per node: (index of the node it waits for, whether through ctrl_deps)
+    let mut edges: Vec<Vec<(usize, bool)>> = vec![Vec::new(); nodes.len()];
+    for (i, x) in nodes.iter().enumerate() {
+        edges[i].extend(x.data_deps.iter().filter_map(|d| index.get(d)).map(|&j| (j, false)));
+        for d in &x.ctrl_deps {
+            c.total += 1;
+            match index.get(d) {
+                None => c.missing += 1,
+                Some(&j) if j == i => c.own += 1,
+                Some(&j) => edges[i].push((j, true)),
+            }
+        }
+    }
+    let comp = components(&edges);
+    let mut size = vec![0u32; nodes.len()];
+    comp.iter().for_each(|&k| size[k] += 1);
+    for (i, e) in edges.iter().enumerate() {
+        for &(j, _) in e.iter().filter(|e| e.1) {
+            if comp[i] == comp[j] && size[comp[i]] > 1 {
+                c.cyclic += 1;
+            } else {
+                out[i].deps.push(nodes[j].id);
+            }
+        }
+    }
+}
+
+/// The strongly connected component of each vertex of `edges` (Tarjan's
+/// algorithm, iterative): vertices on a common cycle share one.
+fn components(edges: &[Vec<(usize, bool)>]) -> Vec<usize> {
+    let n = edges.len();
+    let (mut index, mut low, mut comp) = (vec![usize::MAX; n], vec![0; n], vec![usize::MAX; n]);
+    let (mut on_stack, mut stack, mut next, mut count) = (vec![false; n], Vec::new(), 0, 0);
+    for root in 0..n {
+        if index[root] != usize::MAX {
+            continue;
+        }
+        let mut call: Vec<(usize, usize)> = vec![(root, 0)];
+        while let Some(&mut (v, ref mut k)) = call.last_mut() {
+            if *k == 0 && index[v] == usize::MAX {
+                (index[v], low[v]) = (next, next);
+                next += 1;
+                stack.push(v);
+                on_stack[v] = true;
+            }
+            if let Some(&(w, _)) = edges[v].get(*k) {
+                *k += 1;
+                if index[w] == usize::MAX {
+                    call.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            call.pop();
+            if let Some(&(u, _)) = call.last() {
+                low[u] = low[u].min(low[v]);
+            }
+            if low[v] == index[v] {
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    comp[w] = count;
+                    if w == v {
+                        break;
+                    }
+                }
+                count += 1;
+            }
+        }
+    }
+    comp
 }
 
 /// Reads the ET files of `p` (relative to `base`) into a trace.
@@ -512,7 +629,10 @@ pub fn read(w: &str, p: &TracePath, groups: Option<&Path>, base: &Path, hosts: u
         deps_field: "data_deps/ctrl_deps",
         eager_sends: true,
         groups: Default::default(),
+        notes: Vec::new(),
     };
+    let mut ctrl = CtrlDeps::default();
+    let mut bcasts = 0usize;
     let groups = match groups {
         Some(g) => Groups::read(&base.join(g), n).map_err(|e| format!("{w}.groups: {e}"))?,
         None => Groups::default(),
@@ -527,11 +647,48 @@ pub fn read(w: &str, p: &TracePath, groups: Option<&Path>, base: &Path, hosts: u
         if total > MAX_FLOWS {
             return Err(format!("{w}: {label}: the trace has more than {MAX_FLOWS} nodes"));
         }
-        t.ranks.push(convert(&nodes, r, n, &groups, &label).map_err(|e| format!("{w}: {e}"))?);
+        let mut converted = convert(&nodes, r, n, &groups, &label).map_err(|e| format!("{w}: {e}"))?;
+        add_ctrl_deps(&nodes, &mut converted, &mut ctrl);
+        bcasts += nodes
+            .iter()
+            .filter(|x| x.r#type == node_type::COMM_COLL && matches!(int_attr(x, "comm_type", ""), Ok(Some(5))))
+            .count();
+        t.ranks.push(converted);
         t.files.push(label);
     }
     t.groups = groups.members;
+    if bcasts > 0 {
+        t.notes.push(format!(
+            "{} BROADCAST node(s) move no data: each takes its duration_micros (1 ns if none), as in ASTRA-sim \
+             (its Workload.cc: \"TODO: implement broadcast\")",
+            c(bcasts as u64)
+        ));
+    }
+    if ctrl.missing + ctrl.own + ctrl.cyclic > 0 {
+        let what = if n == 1 { files[0].display().to_string() } else { format!("{} rank files", n) };
+        t.notes.push(format!(
+            "{what}: of {} ctrl_deps, {} on nodes the rank does not have, {} on the node itself and {} inside a \
+             dependency cycle were dropped (Chakra's reference feeder follows only data_deps)",
+            c(ctrl.total),
+            c(ctrl.missing),
+            c(ctrl.own),
+            c(ctrl.cyclic)
+        ));
+    }
     Ok(t)
+}
+
+/// A count with thousands separators.
+fn c(x: u64) -> String {
+    let s = x.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
 }
 
 /// Writes one rank's ET file (metadata, then nodes): for tests and tools.

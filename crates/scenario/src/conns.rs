@@ -49,6 +49,9 @@ pub struct Part {
     pub meta: Vec<MsgMeta>,
     /// A closed loop and its connections (local ids), which it keeps using while the run goes.
     pub closed_loop: Option<(ClosedLoop, ConnPool)>,
+    /// What a run of this traffic should be read with (a trace's dependencies
+    /// dropped, nodes that move no data), shown before a run.
+    pub notes: Vec<String>,
 }
 
 /// The connections of one workload entry: `per_pair` per ordered host pair,

@@ -86,6 +86,8 @@ pub struct Trace {
     /// Process groups other than 0 (all ranks): id -> member ranks, in ring
     /// order (Chakra: ASTRA-sim's communicator-group file).
     pub groups: BTreeMap<u32, Vec<u32>>,
+    /// What the reader changed or left out (see [`Part::notes`]).
+    pub notes: Vec<String>,
 }
 
 /// How a trace becomes traffic.
@@ -338,7 +340,9 @@ pub fn lower(w: &str, t: &Trace, o: &Options, rng: &mut Rng) -> Result<Part, Str
         ));
     }
 
-    Ok(emit(t, o, &g, &order, &parts, rng))
+    let mut part = emit(t, o, &g, &order, &parts, rng);
+    part.notes = t.notes.iter().map(|x| format!("{w}: {x}")).collect();
+    Ok(part)
 }
 
 /// Per rank and node, the collective instance it takes part in (u32::MAX:
@@ -930,6 +934,7 @@ pub fn parse(text: &str, label: &str) -> Result<Trace, String> {
         deps_field: "deps",
         eager_sends: false,
         groups: BTreeMap::new(),
+        notes: Vec::new(),
     })
 }
 

@@ -837,6 +837,8 @@ pub struct Generated {
     /// Per message: what the results show beside it.
     pub meta: Vec<MsgMeta>,
     loops: Vec<LoopPlacement>,
+    /// The workload entries' notes ([`Part::notes`]), each naming its entry.
+    pub notes: Vec<String>,
 }
 
 impl Generated {
@@ -864,7 +866,8 @@ impl Generated {
     /// loops (a few per scenario) as text. Each struct is destructured whole,
     /// so a field added to one must be added here to compile.
     pub fn encode(&self, out: &mut dyn FnMut(&[u8])) {
-        let Generated { flows, flow_workload, conns, conn_workload, messages, meta, loops } = self;
+        // (the notes restate the traffic; they are not part of it)
+        let Generated { flows, flow_workload, conns, conn_workload, messages, meta, loops, notes: _ } = self;
         out(&(flows.len() as u64).to_le_bytes());
         for f in flows {
             out(&flow_bytes(f));
@@ -964,7 +967,8 @@ pub fn generate_traffic(
     for (i, s) in specs.iter().enumerate() {
         let mut rng = Rng::derive(seed, i as u64);
         let w = format!("workload[{i}]");
-        let part = s.generate_part(&w, topo, base_dir, &mut rng)?;
+        let mut part = s.generate_part(&w, topo, base_dir, &mut rng)?;
+        g.notes.extend(std::mem::take(&mut part.notes));
         bytes += part.flows.iter().map(|f| f.size as u128).sum::<u128>();
         bytes += part.messages.iter().filter(|m| m.compute_on.is_none()).map(|m| m.size as u128).sum::<u128>();
         if bytes > MAX_TOTAL_BYTES as u128 {

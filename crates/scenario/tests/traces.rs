@@ -417,6 +417,35 @@ fn chakra_collectives_run_over_their_process_group() {
     }
 }
 
+/// BROADCAST as ASTRA-sim runs it (no data: its duration_micros, with a
+/// note saying so) and BARRIER as one byte from every rank to every other.
+#[test]
+fn chakra_broadcast_takes_its_duration_and_barrier_waits_for_every_rank() {
+    let d = TempDir::new("chakra-bcast");
+    std::fs::create_dir_all(d.path().join("et")).unwrap();
+    let rank = |_r: u64| {
+        vec![
+            Node {
+                duration_micros: 3,
+                ..node(1, node_type::COMM_COLL, vec![attr("comm_type", 5), attr("comm_size", 4096)], vec![], vec![])
+            },
+            node(2, node_type::COMM_COLL, vec![attr("comm_type", 9), attr("comm_size", 0)], vec![1], vec![]),
+        ]
+    };
+    write_trace(&d, &(0..4).map(rank).collect::<Vec<_>>());
+    let s = chakra(&d, "").unwrap();
+    let g = &s.messages;
+    let msgs: Vec<_> = g.messages.iter().filter(|m| m.compute_on.is_none()).collect();
+    assert_eq!(msgs.len(), 4 * 3);
+    assert!(msgs.iter().all(|m| m.size == 1));
+    assert_eq!(g.messages.iter().filter(|m| m.compute_on.is_some() && m.delay == 3 * US).count(), 4);
+    assert!(g.notes.len() == 1 && g.notes[0].contains("4 BROADCAST node(s) move no data"), "{:?}", g.notes);
+    let r = s.simulate("none", None).unwrap();
+    assert_eq!((r.status, r.messages_waiting), (RunStatus::Completed, 0));
+    // the barrier's messages leave after each sender's 3 us broadcast
+    assert!(r.flows.iter().all(|f| f.start >= 3 * US));
+}
+
 #[test]
 fn chakra_path_may_list_the_files_and_iterations_repeat_the_trace() {
     let d = TempDir::new("chakra-list");
@@ -468,11 +497,27 @@ fn bad_chakra_traces_name_file_rank_node_and_field() {
     t[1][0].data_deps.clear();
     let e = err(&t);
     assert!(e.contains("job.0.et: rank 0 node 2: unmatched send to rank 1"), "{e}");
-    // a dependency on a node that does not exist, and a cycle
+    // a data dependency on a node that does not exist is refused (ASTRA-sim's
+    // FeederV3 refuses it too); control dependencies on a missing node, on the
+    // node itself or inside a cycle are dropped, with a note, as PyTorch's
+    // converter writes them and Chakra's reference feeder ignores them
     let mut t = small_trace();
-    t[2][0].ctrl_deps.push(42);
+    t[2][0].data_deps.push(42);
     let e = err(&t);
     assert!(e.contains("job.2.et: rank 2 node 7: data_deps/ctrl_deps = 42: no node 42"), "{e}");
+    let mut t = small_trace();
+    t[2][0].ctrl_deps.extend([42, 7]);
+    // rank 0: node 1 -> (ctrl) 4 -> (data) 3 -> (ctrl) 2 -> (data) 1
+    t[0][0].ctrl_deps.push(4);
+    write_trace(&d, &t);
+    let s = chakra(&d, "").unwrap();
+    assert_eq!(
+        s.messages.notes,
+        ["workload[0]: 4 rank files: of 5 ctrl_deps, 1 on nodes the rank does not have, 1 on the node itself and 2 \
+          inside a dependency cycle were dropped (Chakra's reference feeder follows only data_deps)"]
+    );
+    let r = s.simulate("none", None).unwrap();
+    assert_eq!((r.status, r.messages_waiting), (RunStatus::Completed, 0));
     let mut t = small_trace();
     t[0][0].data_deps.push(4);
     let e = err(&t);
@@ -489,11 +534,11 @@ fn bad_chakra_traces_name_file_rank_node_and_field() {
     let mut t = small_trace();
     for r in &mut t {
         for x in r.iter_mut().filter(|x| x.r#type == node_type::COMM_COLL) {
-            x.attr[0] = attr("comm_type", 5);
+            x.attr[0] = attr("comm_type", 1);
         }
     }
     let e = err(&t);
-    assert!(e.contains("attribute comm_type = 5 (BROADCAST): not supported"), "{e}");
+    assert!(e.contains("attribute comm_type = 1 (REDUCE): not supported"), "{e}");
     // an unknown node type only orders the others
     let mut t = small_trace();
     t[0][3].r#type = 77;
