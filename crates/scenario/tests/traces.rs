@@ -446,6 +446,38 @@ fn chakra_broadcast_takes_its_duration_and_barrier_waits_for_every_rank() {
     assert!(r.flows.iter().all(|f| f.start >= 3 * US));
 }
 
+/// Chakra's own PyTorch trace (its feeder tests' `chakra.0.et`, Apache-2.0,
+/// tests/data) as every rank of a 4-rank job, with no edit: CPU-side
+/// collective records only order, BROADCAST moves no data (as in
+/// ASTRA-sim), the dangling, self and cyclic ctrl_deps are dropped and
+/// counted, and the five all-reduces run over the ranks.
+#[test]
+fn chakras_pytorch_trace_imports_and_runs_unedited() {
+    use std::io::Read;
+    let gz = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/chakra/pytorch/chakra.0.et.gz");
+    let mut bytes = Vec::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(gz).unwrap()).read_to_end(&mut bytes).unwrap();
+    let d = TempDir::new("chakra-pytorch");
+    std::fs::create_dir_all(d.path().join("et")).unwrap();
+    for r in 0..4 {
+        std::fs::write(d.path().join(format!("et/job.{r}.et")), &bytes).unwrap();
+    }
+    let s = chakra(&d, "").unwrap();
+    let g = &s.messages;
+    let msgs: Vec<_> = g.messages.iter().filter(|m| m.compute_on.is_none()).collect();
+    // five ring all-reduces over 4 ranks: 2 (n-1) steps of a quarter each, per rank
+    assert_eq!(msgs.len(), 5 * 24);
+    let bytes: u64 = msgs.iter().map(|m| m.size).sum();
+    let reduced: u64 = [8_196_000u64, 31_502_336, 26_255_360, 26_550_272, 9_724_160].iter().sum();
+    assert_eq!(bytes, reduced / 4 * 2 * 3 * 4);
+    assert_eq!(g.notes.len(), 2, "{:?}", g.notes);
+    assert!(g.notes[0].contains("8 BROADCAST node(s) move no data"), "{}", g.notes[0]);
+    // 1,277 and 383 per rank
+    assert!(g.notes[1].contains("5,108 on nodes the rank does not have, 1,532 on the node itself"), "{}", g.notes[1]);
+    let r = s.simulate("hpcc", None).unwrap();
+    assert_eq!((r.status, r.messages_waiting), (RunStatus::Completed, 0));
+}
+
 #[test]
 fn chakra_path_may_list_the_files_and_iterations_repeat_the_trace() {
     let d = TempDir::new("chakra-list");
