@@ -534,8 +534,10 @@ struct CtrlDeps {
 
 /// Adds each node's `ctrl_deps` to its dependencies (`out`, the rank's
 /// converted nodes, in the same order as `nodes`), but those on a node the
-/// rank does not have, on the node itself, or inside a cycle of the rank's
-/// dependencies: Chakra's reference feeder follows only `data_deps`
+/// rank does not have, on the node itself, or that would close a cycle of
+/// the rank's dependencies (its `data_deps`, and the `ctrl_deps` kept before
+/// it: first those on earlier nodes of the file, in file order, then those
+/// on later ones): Chakra's reference feeder follows only `data_deps`
 /// (src/feeder/et_feeder.cpp:68-121), PyTorch's converter puts the
 /// caller-callee relation in `ctrl_deps` (pytorch_converter.py:298-299), and
 /// traces written by it carry ids that do not exist and self-dependencies.
@@ -557,15 +559,48 @@ fn add_ctrl_deps(nodes: &[Node], out: &mut [DagNode], c: &mut CtrlDeps) {
     let comp = components(&edges);
     let mut size = vec![0u32; nodes.len()];
     comp.iter().for_each(|&k| size[k] += 1);
-    for (i, e) in edges.iter().enumerate() {
-        for &(j, _) in e.iter().filter(|e| e.1) {
-            if comp[i] == comp[j] && size[comp[i]] > 1 {
-                c.cyclic += 1;
-            } else {
-                out[i].deps.push(nodes[j].id);
+    let cyclic = |i: usize, j: usize| comp[i] == comp[j] && size[comp[i]] > 1;
+    // what each node waits for: every data_dep and the ctrl_deps outside cycles
+    let mut kept: Vec<Vec<usize>> = edges
+        .iter()
+        .enumerate()
+        .map(|(i, e)| e.iter().filter(|x| !x.1 || !cyclic(i, x.0)).map(|x| x.0).collect())
+        .collect();
+    // a ctrl_dep inside a cycle is kept unless it closes one with those kept
+    // before it: first those on an earlier node of the file, then those on
+    // a later one, each pass in file order
+    for backward in [true, false] {
+        for (i, e) in edges.iter().enumerate() {
+            for &(j, _) in e.iter().filter(|x| x.1 && (x.0 < i) == backward) {
+                if !cyclic(i, j) {
+                    out[i].deps.push(nodes[j].id);
+                } else if waits_for(&kept, j, i, &comp) {
+                    c.cyclic += 1;
+                } else {
+                    kept[i].push(j);
+                    out[i].deps.push(nodes[j].id);
+                }
             }
         }
     }
+}
+
+/// Whether `from` waits, directly or not, for `to` in `kept` (a search
+/// inside their strongly connected component, where any such path lies).
+fn waits_for(kept: &[Vec<usize>], from: usize, to: usize, comp: &[usize]) -> bool {
+    let mut seen = std::collections::HashSet::from([from]);
+    let mut todo = vec![from];
+    while let Some(v) = todo.pop() {
+        if v == to {
+            return true;
+        }
+        for &w in &kept[v] {
+            if comp[w] == comp[to] && seen.insert(w) {
+                todo.push(w);
+            }
+        }
+    }
+    false
 }
 
 /// The strongly connected component of each vertex of `edges` (Tarjan's
@@ -667,7 +702,7 @@ pub fn read(w: &str, p: &TracePath, groups: Option<&Path>, base: &Path, hosts: u
     if ctrl.missing + ctrl.own + ctrl.cyclic > 0 {
         let what = if n == 1 { files[0].display().to_string() } else { format!("{} rank files", n) };
         t.notes.push(format!(
-            "{what}: of {} ctrl_deps, {} on nodes the rank does not have, {} on the node itself and {} inside a \
+            "{what}: of {} ctrl_deps, {} on nodes the rank does not have, {} on the node itself and {} closing a \
              dependency cycle were dropped (Chakra's reference feeder follows only data_deps)",
             c(ctrl.total),
             c(ctrl.missing),

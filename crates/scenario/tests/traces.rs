@@ -539,14 +539,21 @@ fn bad_chakra_traces_name_file_rank_node_and_field() {
     assert!(e.contains("job.2.et: rank 2 node 7: data_deps/ctrl_deps = 42: no node 42"), "{e}");
     let mut t = small_trace();
     t[2][0].ctrl_deps.extend([42, 7]);
-    // rank 0: node 1 -> (ctrl) 4 -> (data) 3 -> (ctrl) 2 -> (data) 1
+    // rank 0: node 1 -> (ctrl) 4 -> (data) 3 -> (ctrl) 2 -> (data) 1: the
+    // ctrl_dep on the earlier node (3 on 2) is kept, the one on the later
+    // node (1 on 4) closes the cycle and is dropped
     t[0][0].ctrl_deps.push(4);
     write_trace(&d, &t);
     let s = chakra(&d, "").unwrap();
+    // rank 0's start of the all-reduce (a zero-length task on host 0) still
+    // waits for its send: the kept ctrl_dep
+    let g = &s.messages;
+    let send = g.messages.iter().position(|m| m.size == 100_000).unwrap() as u32;
+    assert!(g.messages.iter().any(|m| m.compute_on == Some(0) && m.delay == 0 && m.after == vec![send]));
     assert_eq!(
         s.messages.notes,
-        ["workload[0]: 4 rank files: of 5 ctrl_deps, 1 on nodes the rank does not have, 1 on the node itself and 2 \
-          inside a dependency cycle were dropped (Chakra's reference feeder follows only data_deps)"]
+        ["workload[0]: 4 rank files: of 5 ctrl_deps, 1 on nodes the rank does not have, 1 on the node itself and 1 \
+          closing a dependency cycle were dropped (Chakra's reference feeder follows only data_deps)"]
     );
     let r = s.simulate("none", None).unwrap();
     assert_eq!((r.status, r.messages_waiting), (RunStatus::Completed, 0));
