@@ -230,18 +230,8 @@ fn jobs_json(scn: &Scenario, r: &RunResult) -> Value {
 /// congestion control (NSCC + REPS on a go-back-N receiver: 340%).
 pub const RESEND_WARN_SHARE: f64 = 0.10;
 
-/// 1234567 -> "1,234,567".
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+/// 1234567 -> "1,234,567" (shared with the scenario reader's messages).
+pub use ccsim_core::units::thousands;
 
 /// Whether every data class of the scenario's fabric is lossless (PFC on,
 /// no `pfc.lossy_prios` among the data priorities) and no link fails: then

@@ -37,7 +37,7 @@ use crate::collective::Op;
 use crate::dag::{Kind, Node as DagNode, Trace};
 use crate::spec::MAX_FLOWS;
 use ccsim_core::time::{Time, US};
-use ccsim_core::units::MAX_BYTES;
+use ccsim_core::units::{thousands, MAX_BYTES};
 use serde::{Deserialize, Serialize};
 
 /// The `path` of a `chakra` workload: a folder of `<prefix>.<rank>.et`
@@ -696,7 +696,7 @@ pub fn read(w: &str, p: &TracePath, groups: Option<&Path>, base: &Path, hosts: u
         t.notes.push(format!(
             "{} BROADCAST node(s) move no data: each takes its duration_micros (1 ns if none), as in ASTRA-sim \
              (its Workload.cc: \"TODO: implement broadcast\")",
-            c(bcasts as u64)
+            thousands(bcasts as u64)
         ));
     }
     if ctrl.missing + ctrl.own + ctrl.cyclic > 0 {
@@ -704,26 +704,13 @@ pub fn read(w: &str, p: &TracePath, groups: Option<&Path>, base: &Path, hosts: u
         t.notes.push(format!(
             "{what}: of {} ctrl_deps, {} on nodes the rank does not have, {} on the node itself and {} closing a \
              dependency cycle were dropped (Chakra's reference feeder follows only data_deps)",
-            c(ctrl.total),
-            c(ctrl.missing),
-            c(ctrl.own),
-            c(ctrl.cyclic)
+            thousands(ctrl.total),
+            thousands(ctrl.missing),
+            thousands(ctrl.own),
+            thousands(ctrl.cyclic)
         ));
     }
     Ok(t)
-}
-
-/// A count with thousands separators.
-fn c(x: u64) -> String {
-    let s = x.to_string();
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
 }
 
 /// Writes one rank's ET file (metadata, then nodes): for tests and tools.
