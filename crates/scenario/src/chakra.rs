@@ -29,7 +29,9 @@
 //! `comm_size` each); a `COMM_COLL_NODE` without `comm_type` marked
 //! `is_cpu_op` (PyTorch's CPU-side `c10d::` records, beside the GPU
 //! collective they launch) -> a zero-length task; every other node type -> a
-//! zero-length task. Both `data_deps` and `ctrl_deps` are dependencies.
+//! zero-length task. `data_deps` are dependencies, and `ctrl_deps` but those
+//! `add_ctrl_deps` drops (on missing nodes, the node itself, or closing a
+//! cycle), which the trace's notes count.
 
 use std::path::{Path, PathBuf};
 
@@ -383,8 +385,16 @@ fn group_of(x: &Node, rank: usize, groups: &Groups, at: &str) -> Result<u32, Str
     Ok(id)
 }
 
-/// Converts one rank's nodes (`n` ranks in all).
-fn convert(nodes: &[Node], rank: usize, n: usize, groups: &Groups, label: &str) -> Result<Vec<DagNode>, String> {
+/// Converts one rank's nodes (`n` ranks in all), counting its BROADCASTs
+/// (which move no data) in `bcasts`.
+fn convert(
+    nodes: &[Node],
+    rank: usize,
+    n: usize,
+    groups: &Groups,
+    label: &str,
+    bcasts: &mut usize,
+) -> Result<Vec<DagNode>, String> {
     let mut out = Vec::with_capacity(nodes.len());
     for x in nodes {
         let at = if x.name.is_empty() {
@@ -465,6 +475,7 @@ fn convert(nodes: &[Node], rank: usize, n: usize, groups: &Groups, label: &str) 
                     // broadcast"): it takes the node's duration, 1 ns if none
                     // (Workload.cc:371-387); read has a note say so
                     5 => {
+                        *bcasts += 1;
                         out.push(DagNode { id: x.id, kind: Kind::Compute(bcast_time(x)), deps: x.data_deps.clone() });
                         continue;
                     }
@@ -491,17 +502,15 @@ fn convert(nodes: &[Node], rank: usize, n: usize, groups: &Groups, label: &str) 
                 };
                 let size = match op {
                     // ASTRA-sim: each rank's input; ccsim's all-gather: the gathered buffer
-                    Op::Allgather => size()?
-                        .checked_mul(groups.size(group, n) as u64)
-                        .filter(|&b| b <= MAX_BYTES)
-                        .ok_or_else(|| {
+                    Op::Allgather => {
+                        let (each, ranks) = (size()?, groups.size(group, n) as u64);
+                        each.checked_mul(ranks).filter(|&b| b <= MAX_BYTES).ok_or_else(|| {
                             format!(
-                                "{at}: attribute comm_size: an all-gather of {} bytes from each of {} ranks is more \
-                             than {MAX_BYTES} bytes (10TB)",
-                                size().unwrap_or(0),
-                                groups.size(group, n)
+                                "{at}: attribute comm_size: an all-gather of {each} bytes from each of {ranks} ranks \
+                                 is more than {MAX_BYTES} bytes (10TB)"
                             )
-                        })?,
+                        })?
+                    }
                     _ => size()?,
                 };
                 Kind::Collective { op, size, group }
@@ -682,12 +691,8 @@ pub fn read(w: &str, p: &TracePath, groups: Option<&Path>, base: &Path, hosts: u
         if total > MAX_FLOWS {
             return Err(format!("{w}: {label}: the trace has more than {MAX_FLOWS} nodes"));
         }
-        let mut converted = convert(&nodes, r, n, &groups, &label).map_err(|e| format!("{w}: {e}"))?;
+        let mut converted = convert(&nodes, r, n, &groups, &label, &mut bcasts).map_err(|e| format!("{w}: {e}"))?;
         add_ctrl_deps(&nodes, &mut converted, &mut ctrl);
-        bcasts += nodes
-            .iter()
-            .filter(|x| x.r#type == node_type::COMM_COLL && matches!(int_attr(x, "comm_type", ""), Ok(Some(5))))
-            .count();
         t.ranks.push(converted);
         t.files.push(label);
     }
