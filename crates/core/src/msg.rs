@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 use crate::cc::SenderCx;
 use crate::event::Ev;
 use crate::flow::{MessageEvent, MessageInfo, MessageSpec};
-use crate::results::{ConnResult, FlowResult};
+use crate::results::{ConnResult, FlowResult, TaskResult};
 use crate::sim::{CcOp, Simulator};
 use crate::time::Time;
 
@@ -372,9 +372,11 @@ impl Simulator {
     }
 
     /// The released messages' rows (ids after the flows'), the connections'
-    /// totals, and the number of messages never released.
-    pub(crate) fn message_results(&self) -> (Vec<FlowResult>, Vec<ConnResult>, u64) {
+    /// totals, the compute tasks that ran and the number of messages and
+    /// tasks never released.
+    pub(crate) fn message_results(&self) -> (Vec<FlowResult>, Vec<ConnResult>, Vec<TaskResult>, u64) {
         let mut rows = Vec::new();
+        let mut tasks = Vec::new();
         let mut waiting = 0;
         for (m, msg) in self.msgs.iter().enumerate() {
             let Some(start) = msg.released else {
@@ -382,6 +384,7 @@ impl Simulator {
                 continue;
             };
             if msg.flow == TASK {
+                tasks.push(TaskResult { id: self.n_plain + m as u32, host: msg.host, done: start, tag: msg.tag });
                 continue;
             }
             let v = &self.flows[msg.flow as usize].view;
@@ -423,6 +426,6 @@ impl Simulator {
                 }
             })
             .collect();
-        (rows, conns, waiting)
+        (rows, conns, tasks, waiting)
     }
 }

@@ -54,6 +54,19 @@ pub struct FlowResult {
     pub tag: Option<u32>,
 }
 
+/// A compute task that ran (a message of size 0 on one host,
+/// `MessageSpec::compute_on`): it ends when it is released.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskResult {
+    /// Number of flows + message id, as the message rows of [`RunResult::flows`].
+    pub id: u32,
+    pub host: u32,
+    /// When it ended (its release: dependencies done, then its delay).
+    pub done: Time,
+    /// The workload entry that made it (`MessageSpec::tag`).
+    pub tag: u32,
+}
+
 /// One connection's totals.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ConnResult {
@@ -282,6 +295,10 @@ pub struct RunResult {
     /// The connections, by id.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conns: Vec<ConnResult>,
+    /// The compute tasks that ran, by id (a job ends with its last one when
+    /// compute follows its last message).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tasks: Vec<TaskResult>,
     /// Messages and compute tasks never released (waiting for a time, a
     /// dependency or a delay when the run ended).
     #[serde(default, skip_serializing_if = "is_zero")]

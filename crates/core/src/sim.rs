@@ -1051,7 +1051,7 @@ impl Simulator {
                 tag: None,
             })
             .collect();
-        let (messages, conns, waiting) = self.message_results();
+        let (messages, conns, tasks, waiting) = self.message_results();
         flows.extend(messages);
         let ports = self
             .ports
@@ -1083,6 +1083,7 @@ impl Simulator {
             scheme: self.scheme_name.clone(),
             flows,
             conns,
+            tasks,
             messages_waiting: waiting,
             ports,
             queues,

@@ -318,31 +318,7 @@ impl Groups {
         let file = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| format!("{file}: cannot read: {e}"))?;
         let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{file}: {e}"))?;
-        let obj = v.as_object().ok_or_else(|| format!("{file}: expected a JSON object of group id -> ranks"))?;
-        let mut members = std::collections::BTreeMap::new();
-        for (k, ranks) in obj {
-            let id =
-                k.parse::<u32>().ok().filter(|&i| i > 0).ok_or_else(|| {
-                    format!("{file}: group \"{k}\": a group id is a positive integer (0 is every rank)")
-                })?;
-            let list = ranks.as_array().ok_or_else(|| format!("{file}: group \"{k}\": expected a list of ranks"))?;
-            if list.is_empty() {
-                return Err(format!("{file}: group \"{k}\": no ranks"));
-            }
-            let mut m = Vec::with_capacity(list.len());
-            for r in list {
-                let r = r.as_u64().filter(|&r| (r as usize) < n).ok_or_else(|| {
-                    format!("{file}: group \"{k}\": rank {r}: not a rank of the trace (0..{})", n.saturating_sub(1))
-                })?;
-                if m.contains(&(r as u32)) {
-                    return Err(format!("{file}: group \"{k}\": rank {r} twice"));
-                }
-                m.push(r as u32);
-            }
-            if members.insert(id, m).is_some() {
-                return Err(format!("{file}: group \"{k}\": the id {id} twice"));
-            }
-        }
+        let members = crate::dag::group_members(&v, n).map_err(|e| format!("{file}: {e}"))?;
         Ok(Groups { file, members })
     }
 
@@ -656,6 +632,20 @@ fn components(edges: &[Vec<(usize, bool)>]) -> Vec<usize> {
         }
     }
     comp
+}
+
+/// A `chakra` workload entry: reads the rank files of `path` (and the
+/// groups file) and lowers them as a DAG trace.
+pub fn workload(
+    w: &str,
+    path: &TracePath,
+    groups: Option<&Path>,
+    base: &Path,
+    o: &crate::dag::Options,
+    rng: &mut ccsim_core::rng::Rng,
+) -> Result<crate::conns::Part, String> {
+    let t = read(w, path, groups, base, o.hosts.len())?;
+    crate::dag::lower(w, &t, o, rng)
 }
 
 /// Reads the ET files of `p` (relative to `base`) into a trace.

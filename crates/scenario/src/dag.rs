@@ -789,19 +789,6 @@ pub fn workload(w: &str, path: &Path, base: &Path, o: &Options, rng: &mut Rng) -
     lower(w, &t, o, rng)
 }
 
-/// A `chakra` workload entry: reads the rank files of `path` and lowers them.
-pub fn chakra_workload(
-    w: &str,
-    path: &crate::chakra::TracePath,
-    groups: Option<&Path>,
-    base: &Path,
-    o: &Options,
-    rng: &mut Rng,
-) -> Result<Part, String> {
-    let t = crate::chakra::read(w, path, groups, base, o.hosts.len())?;
-    lower(w, &t, o, rng)
-}
-
 // ---- ccsim's DAG file (JSON) -------------------------------------------
 
 /// Most ranks a trace may have.
@@ -821,8 +808,8 @@ pub fn parse(text: &str, label: &str) -> Result<Trace, String> {
         return Err(format!("{label}: expected a JSON object {{ \"ranks\": n, \"nodes\": [...] }}"));
     };
     for k in top.keys() {
-        if !["ranks", "nodes", "description"].contains(&k.as_str()) {
-            return Err(format!("{label}: {k}: unknown top-level field (expected ranks, nodes, description)"));
+        if !["ranks", "nodes", "groups", "description"].contains(&k.as_str()) {
+            return Err(format!("{label}: {k}: unknown top-level field (expected ranks, nodes, groups, description)"));
         }
     }
     let declared = match top.get("ranks") {
@@ -853,15 +840,17 @@ pub fn parse(text: &str, label: &str) -> Result<Trace, String> {
                 None => format!("{at}: rank = {rank}: out of range (at most {MAX_RANKS} ranks)"),
             });
         }
+        const TYPES: &str = "\"send\", \"recv\", \"compute\" or \"collective\"";
         let ty = match m.get("type") {
             Some(Value::String(s)) => s.as_str(),
-            Some(v) => return Err(format!("{at}: type = {}: must be \"send\", \"recv\" or \"compute\"", short(v))),
-            None => return Err(format!("{at}: type: missing field (\"send\", \"recv\" or \"compute\")")),
+            Some(v) => return Err(format!("{at}: type = {}: must be {TYPES}", short(v))),
+            None => return Err(format!("{at}: type: missing field ({TYPES})")),
         };
         let allowed: &[&str] = match ty {
             "send" | "recv" => &["id", "rank", "type", "name", "deps", "peer", "size", "tag"],
             "compute" => &["id", "rank", "type", "name", "deps", "duration"],
-            _ => return Err(format!("{at}: type = \"{ty}\": must be \"send\", \"recv\" or \"compute\"")),
+            "collective" => &["id", "rank", "type", "name", "deps", "op", "size", "group"],
+            _ => return Err(format!("{at}: type = \"{ty}\": must be {TYPES}")),
         };
         if let Some(k) = m.keys().find(|k| !allowed.contains(&k.as_str())) {
             return Err(format!("{at}: {k}: unknown field for a {ty} node (allowed: {})", allowed.join(", ")));
@@ -876,25 +865,29 @@ pub fn parse(text: &str, label: &str) -> Result<Trace, String> {
                 None => return Err(format!("{at}: duration: missing field (a compute node's time, e.g. \"5us\")")),
             };
             Kind::Compute(d)
+        } else if ty == "collective" {
+            let op = match m.get("op") {
+                Some(v) => serde_json::from_value::<Op>(v.clone()).map_err(|_| {
+                    format!(
+                        "{at}: op = {}: must be \"ring_allreduce\", \"allgather\", \"reduce_scatter\", \"alltoall\" or \
+                         \"halving_doubling_allreduce\"",
+                        short(v)
+                    )
+                })?,
+                None => {
+                    return Err(format!("{at}: op: missing field (the collective operation, e.g. \"ring_allreduce\")"))
+                }
+            };
+            let size = size_field(m, &at)?;
+            let group = uint(m, "group", &at)?.unwrap_or(0);
+            let group = u32::try_from(group).map_err(|_| format!("{at}: group = {group}: not a group id"))?;
+            Kind::Collective { op, size, group }
         } else {
             let peer = uint(m, "peer", &at)?.ok_or_else(|| format!("{at}: peer: missing field (the other rank)"))?;
             if peer >= limit {
                 return Err(format!("{at}: peer = {peer}: rank out of range"));
             }
-            let size = match m.get("size") {
-                Some(Value::String(s)) => parse_bytes(s).map_err(|e| format!("{at}: size: {e}"))?,
-                Some(Value::Number(x)) => {
-                    x.as_u64().ok_or_else(|| format!("{at}: size = {x}: must be a whole number of bytes"))?
-                }
-                Some(v) => return Err(format!("{at}: size = {}: must be bytes (a number or e.g. \"1MB\")", short(v))),
-                None => return Err(format!("{at}: size: missing field (bytes)")),
-            };
-            if size == 0 {
-                return Err(format!("{at}: size = 0: a message needs at least 1 byte"));
-            }
-            if size > MAX_BYTES {
-                return Err(format!("{at}: size = {size}: too large (at most {MAX_BYTES} bytes, 10TB)"));
-            }
+            let size = size_field(m, &at)?;
             let tag = uint(m, "tag", &at)?.unwrap_or(0);
             let (peer, size) = (peer as u32, size);
             if ty == "send" {
@@ -928,14 +921,92 @@ pub fn parse(text: &str, label: &str) -> Result<Trace, String> {
     if ranks.is_empty() {
         return Err(format!("{label}: nodes: empty list"));
     }
+    let groups = match top.get("groups") {
+        Some(v) => group_members(v, ranks.len()).map_err(|e| format!("{label}: groups: {e}"))?,
+        None => BTreeMap::new(),
+    };
+    check_groups(&ranks, &groups, label)?;
     Ok(Trace {
         files: vec![label.to_string(); ranks.len()],
         ranks,
         deps_field: "deps",
         eager_sends: false,
-        groups: BTreeMap::new(),
+        groups,
         notes: Vec::new(),
     })
+}
+
+/// Process groups from JSON: an object from a group id (a positive
+/// integer as a string; 0 is every rank) to its member ranks in ring order,
+/// e.g. `{"1": [0, 1], "2": [2, 3]}` (ASTRA-sim's communicator-group file,
+/// read in astra-sim Workload.cc:82-98; the `groups` of a DAG trace), for a
+/// trace of `n` ranks. Errors name the group and the rank.
+pub fn group_members(v: &Value, n: usize) -> Result<BTreeMap<u32, Vec<u32>>, String> {
+    let obj = v.as_object().ok_or_else(|| format!("{}: expected a JSON object of group id -> ranks", short(v)))?;
+    let mut members = BTreeMap::new();
+    for (k, ranks) in obj {
+        let id = k
+            .parse::<u32>()
+            .ok()
+            .filter(|&i| i > 0)
+            .ok_or_else(|| format!("group \"{k}\": a group id is a positive integer (0 is every rank)"))?;
+        let list = ranks.as_array().ok_or_else(|| format!("group \"{k}\": expected a list of ranks"))?;
+        if list.is_empty() {
+            return Err(format!("group \"{k}\": no ranks"));
+        }
+        let mut m = Vec::with_capacity(list.len());
+        for r in list {
+            let r = r.as_u64().filter(|&r| (r as usize) < n).ok_or_else(|| {
+                format!("group \"{k}\": rank {r}: not a rank of the trace (0..{})", n.saturating_sub(1))
+            })?;
+            if m.contains(&(r as u32)) {
+                return Err(format!("group \"{k}\": rank {r} twice"));
+            }
+            m.push(r as u32);
+        }
+        if members.insert(id, m).is_some() {
+            return Err(format!("group \"{k}\": the id {id} twice"));
+        }
+    }
+    Ok(members)
+}
+
+/// A node's `size`: bytes, a number or a string with a unit, at least 1.
+fn size_field(m: &Map<String, Value>, at: &str) -> Result<u64, String> {
+    let size = match m.get("size") {
+        Some(Value::String(s)) => parse_bytes(s).map_err(|e| format!("{at}: size: {e}"))?,
+        Some(Value::Number(x)) => {
+            x.as_u64().ok_or_else(|| format!("{at}: size = {x}: must be a whole number of bytes"))?
+        }
+        Some(v) => return Err(format!("{at}: size = {}: must be bytes (a number or e.g. \"1MB\")", short(v))),
+        None => return Err(format!("{at}: size: missing field (bytes)")),
+    };
+    if size == 0 {
+        return Err(format!("{at}: size = 0: must be at least 1 byte"));
+    }
+    if size > MAX_BYTES {
+        return Err(format!("{at}: size = {size}: too large (at most {MAX_BYTES} bytes, 10TB)"));
+    }
+    Ok(size)
+}
+
+/// Every collective names group 0 or one of `groups`; each group's
+/// membership is checked when collectives are matched ([`lower`]).
+fn check_groups(ranks: &[Vec<Node>], groups: &BTreeMap<u32, Vec<u32>>, label: &str) -> Result<(), String> {
+    for (r, nodes) in ranks.iter().enumerate() {
+        for x in nodes {
+            let Kind::Collective { group, .. } = x.kind else { continue };
+            if group != 0 && !groups.contains_key(&group) {
+                let ids: Vec<String> = groups.keys().map(|k| k.to_string()).collect();
+                return Err(format!(
+                    "{label}: rank {r} node {}: group = {group}: no such group in the trace's groups ({})",
+                    x.id,
+                    if ids.is_empty() { "none given".to_string() } else { ids.join(", ") }
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A non-negative integer field, if present.

@@ -774,7 +774,7 @@ impl WorkloadSpec {
                     connections: *connections,
                     prio: *prio,
                 };
-                crate::dag::chakra_workload(w, path, groups.as_deref(), base_dir, &o, rng)
+                crate::chakra::workload(w, path, groups.as_deref(), base_dir, &o, rng)
             }
             _ => Ok(Part { flows: self.generate_named(w, topo, base_dir, rng)?, ..Default::default() }),
         }

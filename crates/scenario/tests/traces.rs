@@ -599,6 +599,102 @@ fn bad_chakra_traces_name_file_rank_node_and_field() {
     assert!(e.contains("workload[0].path") && e.contains("nothere"), "{e}");
 }
 
+/// Collectives inside ccsim's DAG format: each over its group (the
+/// trace's `groups`), lowered exactly as the `collective` workload lowers
+/// the same operation over the same hosts, between compute nodes.
+#[test]
+fn dag_collectives_run_over_their_groups_as_the_collective_workload_does() {
+    let d = TempDir::new("dag-coll");
+    let mut nodes = Vec::new();
+    for r in 0..4 {
+        let (tp, dp) = (if r < 2 { 1 } else { 2 }, if r % 2 == 0 { 3 } else { 4 });
+        nodes.push(format!(r#"{{"id": 1, "rank": {r}, "type": "compute", "duration": "10us"}}"#));
+        nodes.push(format!(
+            r#"{{"id": 2, "rank": {r}, "type": "collective", "op": "ring_allreduce", "size": "1MB", "group": {tp}, "deps": [1]}}"#
+        ));
+        nodes.push(format!(
+            r#"{{"id": 3, "rank": {r}, "type": "collective", "op": "allgather", "size": 4000, "group": {dp}, "deps": [2]}}"#
+        ));
+        nodes.push(format!(r#"{{"id": 4, "rank": {r}, "type": "compute", "duration": "30us", "deps": [3]}}"#));
+    }
+    let groups = r#""groups": {"1": [0, 1], "2": [2, 3], "3": [0, 2], "4": [1, 3]}"#;
+    d.file("t.json", &format!("{{{groups}, \"nodes\": [{}]}}", nodes.join(",\n")));
+    let w = "[[workload]]\nkind = \"dag\"\npath = \"t.json\"\nhosts = [4, 5, 6, 7]\n";
+    let s = scenario(d.path(), 8, w).unwrap();
+    let g = &s.messages;
+    let msgs: Vec<_> = g.messages.iter().filter(|m| m.compute_on.is_none()).collect();
+    // two all-reduces over 2 ranks (2 x 2 messages of 500 KB), two
+    // all-gathers over 2 ranks (2 x 1 message of half the 4000 B buffer)
+    assert_eq!(msgs.len(), 2 * 4 + 2 * 2);
+    for m in &msgs {
+        let c = g.conns[m.conn as usize];
+        let pair = (c.src.min(c.dst), c.src.max(c.dst));
+        match m.size {
+            500_000 => assert!(pair == (4, 5) || pair == (6, 7), "tensor-group all-reduce between {pair:?}"),
+            2_000 => assert!(pair == (4, 6) || pair == (5, 7), "data-group all-gather between {pair:?}"),
+            x => panic!("a message of {x} bytes"),
+        }
+    }
+    let r = s.simulate("hpcc", None).unwrap();
+    assert_eq!((r.status, r.messages_waiting), (RunStatus::Completed, 0));
+    // the last compute ends 30 us after the last message, and is a task of the run
+    let last_msg = r.flows.iter().map(|m| m.start + m.fct.unwrap()).max().unwrap();
+    let last_task = r.tasks.iter().map(|t| t.done).max().unwrap();
+    assert_eq!(last_task, last_msg + 30 * US);
+    assert_eq!(r.tasks.len(), g.messages.len() - msgs.len(), "every task ran once");
+
+    // one collective over every rank: the same messages as the collective workload
+    let one = r#"{"nodes": [
+        {"id": 0, "rank": 0, "type": "collective", "op": "ring_allreduce", "size": "64KB"},
+        {"id": 0, "rank": 1, "type": "collective", "op": "ring_allreduce", "size": "64KB"},
+        {"id": 0, "rank": 2, "type": "collective", "op": "ring_allreduce", "size": "64KB"}]}"#;
+    d.file("one.json", one);
+    let a = scenario(d.path(), 8, "[[workload]]\nkind = \"dag\"\npath = \"one.json\"\nhosts = [3, 1, 6]\n").unwrap();
+    let b = scenario(
+        d.path(),
+        8,
+        "[[workload]]\nkind = \"collective\"\nop = \"ring_allreduce\"\nsize = \"64KB\"\nhosts = [3, 1, 6]\n",
+    )
+    .unwrap();
+    let net = |s: &Scenario| -> Vec<(u32, u32, u64)> {
+        s.messages
+            .messages
+            .iter()
+            .filter(|m| m.compute_on.is_none())
+            .map(|m| (s.messages.conns[m.conn as usize].src, s.messages.conns[m.conn as usize].dst, m.size))
+            .collect()
+    };
+    assert_eq!(net(&a), net(&b));
+    assert_eq!(net(&a).len(), 3 * 4);
+    let fct = |s: &Scenario| -> Vec<Time> {
+        let r = s.simulate("hpcc", None).unwrap();
+        r.flows.iter().map(|m| m.start + m.fct.unwrap()).collect()
+    };
+    assert_eq!(fct(&a), fct(&b), "the same completion times");
+
+    // refused: an unknown group, a rank outside its group, an unknown op, bad groups
+    let bad = |text: String, want: &str| {
+        d.file("bad.json", &text);
+        let e = scenario(d.path(), 8, "[[workload]]\nkind = \"dag\"\npath = \"bad.json\"\nhosts = [4, 5, 6, 7]\n")
+            .err()
+            .unwrap();
+        assert!(e.contains("bad.json") && e.contains(want), "{want}: {e}");
+    };
+    let with = |from: &str, to: &str| format!("{{{groups}, \"nodes\": [{}]}}", nodes.join(",").replacen(from, to, 1));
+    bad(
+        with(r#""group": 1"#, r#""group": 9"#),
+        "rank 0 node 2: group = 9: no such group in the trace's groups (1, 2, 3, 4)",
+    );
+    bad(with(r#""group": 1"#, r#""group": 2"#), "process group 2 has ranks [2, 3], not rank 0");
+    bad(with(r#""op": "ring_allreduce""#, r#""op": "all_reduce""#), "op = \"all_reduce\": must be \"ring_allreduce\"");
+    bad(with(r#""size": "1MB""#, r#""size": 0"#), "size = 0: must be at least 1 byte");
+    bad(with(r#""size": "1MB""#, r#""size": "1MB", "peer": 2"#), "peer: unknown field for a collective node");
+    bad(
+        format!("{{\"groups\": {{\"1\": [0, 7]}}, \"nodes\": [{}]}}", nodes.join(",")),
+        "groups: group \"1\": rank 7: not a rank of the trace (0..3)",
+    );
+}
+
 #[test]
 fn bad_dag_workloads_name_the_field() {
     let d = TempDir::new("dag-bad");

@@ -24,49 +24,91 @@ pub struct Job {
     pub planned: usize,
     /// First release, us.
     pub start_us: f64,
-    /// From the first release to the last completion of its messages, us
-    /// (compute tasks after the last message are not counted); None while
-    /// any planned message is unreleased or any released one unfinished.
+    /// From the first release to the last completion of its messages and
+    /// compute tasks, us; None while any planned message or task is
+    /// unreleased or any released message unfinished.
     pub time_us: Option<f64>,
     /// Per iteration (collectives, traces), in order: first release to last
-    /// completion, us; None for an iteration not complete.
+    /// completion of its messages, us; None for an iteration whose messages
+    /// are not all complete.
     pub iterations_us: Vec<Option<f64>>,
 }
 
 /// An iteration's first release, last completion and whether all its messages are done.
 type Span = (u64, u64, bool);
 
+/// Per workload entry: messages released, messages finished, tasks ended,
+/// the span of its tasks (first start, last end) and per iteration the span
+/// of its messages.
+struct Acc {
+    messages: usize,
+    finished: usize,
+    tasks: usize,
+    task_span: (u64, u64),
+    iterations: BTreeMap<u32, Span>,
+}
+
+impl Default for Acc {
+    fn default() -> Acc {
+        Acc { messages: 0, finished: 0, tasks: 0, task_span: (u64::MAX, 0), iterations: BTreeMap::new() }
+    }
+}
+
+impl Acc {
+    fn span(&mut self, it: u32) -> &mut Span {
+        self.iterations.entry(it).or_insert((u64::MAX, 0, true))
+    }
+}
+
 /// The jobs of a run, by workload entry (none for a flow-only scenario).
+/// A job runs from its first release (of a message, or the start of a
+/// compute task: its end less its duration) to the last completion of its
+/// messages and compute tasks, so compute before its first message and
+/// after its last counts. An iteration runs from the first release to the
+/// last completion of its messages: its communication, whether the compute
+/// between iterations is a task or a delay on the next messages.
 pub fn jobs(scn: &Scenario, r: &RunResult) -> Vec<Job> {
     let g = &scn.messages;
     if !g.has_messages() {
         return Vec::new();
     }
     let n_flows = scn.flows.len() as u32;
-    let mut planned: BTreeMap<u32, usize> = BTreeMap::new();
-    for m in g.messages.iter().filter(|m| m.compute_on.is_none()) {
-        *planned.entry(m.tag).or_default() += 1;
+    // workload -> (messages, compute tasks) planned
+    let mut planned: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
+    for m in &g.messages {
+        let e = planned.entry(m.tag).or_default();
+        if m.compute_on.is_none() {
+            e.0 += 1;
+        } else {
+            e.1 += 1;
+        }
     }
-    // workload -> (messages, finished, iteration -> span)
-    let mut acc: BTreeMap<u32, (usize, usize, BTreeMap<u32, Span>)> = BTreeMap::new();
+    let iteration = |id: u32| g.meta.get((id - n_flows) as usize).map_or(0, |m| m.iteration);
+    let mut acc: BTreeMap<u32, Acc> = BTreeMap::new();
     for f in r.flows.iter().filter(|f| f.conn.is_some()) {
-        let w = f.tag.unwrap_or(0);
-        let it = g.meta.get((f.id - n_flows) as usize).map_or(0, |m| m.iteration);
-        let e = acc.entry(w).or_default();
-        e.0 += 1;
-        let i = e.2.entry(it).or_insert((u64::MAX, 0, true));
+        let e = acc.entry(f.tag.unwrap_or(0)).or_default();
+        e.messages += 1;
+        e.finished += usize::from(f.fct.is_some());
+        let i = e.span(iteration(f.id));
         i.0 = i.0.min(f.start);
         match f.fct {
-            Some(t) => {
-                e.1 += 1;
-                i.1 = i.1.max(f.start + t);
-            }
+            Some(t) => i.1 = i.1.max(f.start + t),
             None => i.2 = false,
         }
     }
+    for t in &r.tasks {
+        let delay = g.messages.get((t.id - n_flows) as usize).map_or(0, |m| m.delay);
+        let e = acc.entry(t.tag).or_default();
+        e.tasks += 1;
+        e.task_span.0 = e.task_span.0.min(t.done.saturating_sub(delay));
+        e.task_span.1 = e.task_span.1.max(t.done);
+    }
     let mut out = Vec::new();
-    for (&w, &plan) in &planned {
-        let Some((messages, finished, its)) = acc.get(&w) else {
+    for (&w, &(plan, plan_tasks)) in &planned {
+        if plan == 0 {
+            continue; // compute only: not a job of the network
+        }
+        let Some(a) = acc.get(&w).filter(|a| a.messages > 0) else {
             out.push(Job {
                 workload: w,
                 messages: 0,
@@ -78,13 +120,14 @@ pub fn jobs(scn: &Scenario, r: &RunResult) -> Vec<Job> {
             });
             continue;
         };
-        let start = its.values().map(|i| i.0).min().unwrap_or(0);
-        let end = its.values().map(|i| i.1).max().unwrap_or(0);
-        let complete = finished == messages && *messages >= plan;
+        let its = &a.iterations;
+        let start = its.values().map(|i| i.0).min().unwrap_or(0).min(a.task_span.0);
+        let end = its.values().map(|i| i.1).max().unwrap_or(0).max(a.task_span.1);
+        let complete = a.finished == a.messages && a.messages >= plan && a.tasks >= plan_tasks;
         out.push(Job {
             workload: w,
-            messages: *messages,
-            finished: *finished,
+            messages: a.messages,
+            finished: a.finished,
             planned: plan,
             start_us: to_us(start),
             time_us: complete.then(|| to_us(end - start)),
@@ -110,4 +153,60 @@ pub fn iteration_time(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
     let Some(j) = job_of(p, cx)? else { return Ok(None) };
     let v: Vec<f64> = j.iterations_us.iter().flatten().copied().collect();
     Ok(p.stat("stat").unwrap_or(Stat::Mean).of(&v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ccsim_core::time::US;
+    use ccsim_scenario::testutil::TempDir;
+    use ccsim_scenario::{load_text, Overrides};
+
+    /// A trace of two ranks: 20 us of compute, a message each way, then 50 us
+    /// of compute on rank 1 (the optimizer step), twice.
+    fn run() -> (Scenario, RunResult) {
+        let d = TempDir::new("jobs-compute");
+        d.file(
+            "t.json",
+            r#"{"nodes": [
+                {"id": 0, "rank": 0, "type": "compute", "duration": "20us"},
+                {"id": 1, "rank": 0, "type": "send", "peer": 1, "size": "100KB", "deps": [0]},
+                {"id": 2, "rank": 0, "type": "recv", "peer": 1, "size": "10KB"},
+                {"id": 0, "rank": 1, "type": "recv", "peer": 0, "size": "100KB"},
+                {"id": 1, "rank": 1, "type": "send", "peer": 0, "size": "10KB", "deps": [0]},
+                {"id": 2, "rank": 1, "type": "compute", "duration": "50us", "deps": [1]}
+            ]}"#,
+        );
+        let text = "name = \"t\"\nschemes = [\"hpcc\"]\n[topology]\nkind = \"star\"\nhosts = 2\nrate = \"100Gbps\"\n\
+                    delay = \"1us\"\n[[workload]]\nkind = \"dag\"\npath = \"t.json\"\nhosts = [0, 1]\niterations = 2\n\
+                    start = \"5us\"\n";
+        let s = load_text("t.toml", text, d.path(), "t", &Overrides::default()).unwrap();
+        let r = s.simulate("hpcc", None).unwrap();
+        (s, r)
+    }
+
+    #[test]
+    fn a_job_runs_from_its_first_compute_to_the_compute_after_its_last_message() {
+        let (s, r) = run();
+        let j = jobs(&s, &r);
+        assert_eq!(j.len(), 1);
+        let j = &j[0];
+        assert_eq!((j.messages, j.finished, j.planned), (4, 4, 4));
+        let last_msg = r.flows.iter().map(|f| f.start + f.fct.unwrap()).max().unwrap();
+        let last_task = r.tasks.iter().map(|t| t.done).max().unwrap();
+        assert_eq!(last_task, last_msg + 50 * US, "the optimizer step follows the last message");
+        // from the start of the first compute (5 us) to the end of the last
+        assert_eq!(j.start_us, 5.0);
+        assert_eq!(j.time_us, Some(to_us(last_task - 5 * US)));
+        // iterations: communication only (first release to last completion of messages)
+        assert_eq!(j.iterations_us.len(), 2);
+        let first_release = r.flows.iter().map(|f| f.start).min().unwrap();
+        assert_eq!(first_release, 25 * US);
+        assert!(j.iterations_us[0].unwrap() < j.time_us.unwrap() / 2.0);
+
+        // a task that never ran leaves the job incomplete
+        let mut cut = r.clone();
+        cut.tasks.retain(|t| t.done != last_task);
+        assert_eq!(jobs(&s, &cut)[0].time_us, None);
+    }
 }

@@ -127,14 +127,14 @@ pub const SPECS: &[Spec] = &[
         "job_time",
         Us,
         [("workload", Int)],
-        "completion time of a workload entry (a job): first release or start to last completion of its flows and messages; none while any is unfinished",
+        "completion time of a workload entry that makes messages (a job): first release (of a message, or the start of a compute task) to the last completion of its messages and compute tasks; none while any is unfinished or never ran",
         jobs::job_time
     ),
     spec!(
         "iteration_time",
         Us,
         [("workload", Int), ("stat", Stat)],
-        "per iteration of a job's messages (collectives): first release to last completion, statistic over the completed iterations (default mean)",
+        "per iteration of a job's messages (collectives, traces): first release to last completion of its messages (compute not counted), statistic over the completed iterations (default mean)",
         jobs::iteration_time
     ),
     spec!(
