@@ -151,6 +151,62 @@ fn messages_on_connections_are_rows_with_their_connection_and_workload() {
     }
 }
 
+/// A job's outputs: its table on the page (with its hosts in rank order
+/// after placement), `jobs.svg` with a panel per iteration and per
+/// collective, the `jobs` section of summary.json, and the node table.
+#[test]
+fn a_jobs_results_show_its_iterations_collectives_and_placement() {
+    let t = Tmp::new("jobs");
+    let mut nodes = Vec::new();
+    for r in 0..4 {
+        let g = if r < 2 { 1 } else { 2 };
+        nodes.push(format!(
+            r#"{{"id": 1, "rank": {r}, "type": "collective", "op": "ring_allreduce", "size": "200KB", "group": {g}}}"#
+        ));
+        nodes.push(format!(
+            r#"{{"id": 2, "rank": {r}, "type": "collective", "op": "allgather", "size": "400KB", "deps": [1]}}"#
+        ));
+    }
+    std::fs::write(
+        t.0.join("t.json"),
+        format!(r#"{{"groups": {{"1": [0, 1], "2": [2, 3]}}, "nodes": [{}]}}"#, nodes.join(",")),
+    )
+    .unwrap();
+    std::fs::write(
+        t.0.join("s.toml"),
+        "name = \"jobs\"\nschemes = [\"hpcc\"]\n[topology]\nkind = \"fat_tree\"\nk = 4\nhost_rate = \"100Gbps\"\n\
+         [[workload]]\nkind = \"dag\"\npath = \"t.json\"\nhosts = [12, 0, 5, 1]\nplacement = \"leaf_local\"\niterations = 2\n",
+    )
+    .unwrap();
+    let file = t.0.join("s.toml");
+    ok(&["run", file.to_str().unwrap(), "--out", t.s(), "--quiet"]);
+    let dir = t.0.join("jobs/hpcc");
+    let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(page.contains("id=\"jobs\"") && page.contains("collectives: n, mean / max"), "no job table");
+    // leaf-local: hosts 0 and 1 share a ToR, then 5, then 12
+    assert!(page.contains("workload[0]: ranks 0..3 on hosts 0, 1, 5, 12"), "placement not shown");
+    let svg = std::fs::read_to_string(dir.join("jobs.svg")).unwrap();
+    assert!(svg.contains("workload[0]: iterations") && svg.contains("workload[0]: collectives"));
+    let s = json(&dir.join("summary.json"));
+    let j = &s["jobs"][0];
+    assert_eq!(j["hosts"], serde_json::json!([0, 1, 5, 12]));
+    let colls = j["collectives"].as_array().unwrap();
+    // per iteration: two all-reduces (one per group), then one all-gather over all
+    assert_eq!(colls.len(), 2 * 3);
+    assert!(colls.iter().all(|c| c["time_us"].as_f64().unwrap() > 0.0));
+    assert_eq!(colls.iter().filter(|c| c["iteration"] == 1).count(), 3);
+    let iters = j["iteration_us"].as_array().unwrap();
+    assert_eq!(iters.len(), 2);
+    // an iteration holds its collectives, one after the other
+    let (a, b) = (colls[0]["time_us"].as_f64().unwrap(), colls[2]["time_us"].as_f64().unwrap());
+    assert!(iters[0].as_f64().unwrap() >= a + b * 0.99, "{iters:?} {colls:?}");
+    let nodes = csv_rows(&dir.join("nodes.csv"));
+    assert_eq!(nodes[0].join(","), "node,role,tier,pod,index,edge");
+    assert_eq!(nodes.len(), 1 + 36);
+    assert_eq!(nodes[1 + 5].join(","), "5,host,0,1,1,18");
+    assert_eq!(nodes[1 + 35].join(","), "35,core,3,,3,");
+}
+
 #[test]
 fn run_writes_a_complete_result_and_never_overwrites() {
     let t = Tmp::new("run");
@@ -161,6 +217,7 @@ fn run_writes_a_complete_result_and_never_overwrites() {
     for f in [
         "flows.csv",
         "ports.csv",
+        "nodes.csv",
         "queues.csv",
         "utilization.csv",
         "flow_traces.csv",

@@ -267,3 +267,36 @@ fn an_interrupted_sweep_writes_the_points_it_finished() {
         column(&sweep_rows(&t.0.join("tiny/sweep-2.csv")), "seed").into_iter().collect();
     assert_eq!(again.len(), 4);
 }
+
+/// A job's time, iterations, resends and trims are columns of the sweep: a
+/// ring all-reduce over 4 hosts of a star, twice, at two buffer sizes.
+#[test]
+fn sweep_reports_each_jobs_time_iterations_and_resends() {
+    let t = Tmp::new("sweep-jobs");
+    let file = t.file(
+        "ring.toml",
+        "name = \"ring\"\nschemes = [\"none\"]\n[topology]\nkind = \"star\"\nhosts = 4\nrate = \"100Gbps\"\n\
+         [[workload]]\nkind = \"collective\"\nop = \"ring_allreduce\"\nhosts = [0, 1, 2, 3]\nsize = \"1MB\"\n\
+         iterations = 2\ncompute = \"10us\"\n",
+    );
+    let out = format!("{}/out", t.s());
+    let cache = format!("{}/cache", t.s());
+    ok(&["sweep", file.as_str(), "--grid", "workload[0].size=400KB,1MB", "--cache", &cache, "-q", "--out", &out]);
+    let rows = sweep_rows(&Path::new(&out).join("ring/sweep.csv"));
+    let time = metric(&rows, "job0_time_us");
+    let (mean, max) = (metric(&rows, "job0_iteration_mean_us"), metric(&rows, "job0_iteration_max_us"));
+    assert_eq!(time.len(), 2);
+    // 2(n-1)/n x size at 100 Gbps per iteration: 48 us and 120 us of payload;
+    // at most that with headers and ACKs (x 1.108) at line rate (no
+    // congestion control) plus 4 us per step (6 steps, each waiting for its
+    // predecessor's delivery over two 1 us hops)
+    for (i, payload_us) in [48.0, 120.0].into_iter().enumerate() {
+        let most = payload_us * 1.108 + 6.0 * 4.0;
+        assert!(mean[i] > payload_us && mean[i] < most, "point {i}: iteration {} us, at most {most}", mean[i]);
+        assert!(max[i] >= mean[i]);
+        // two iterations and the compute between them
+        assert!((time[i] - (2.0 * mean[i] + 10.0)).abs() < 0.1 * time[i], "point {i}: job {} us", time[i]);
+    }
+    assert_eq!(metric(&rows, "job0_retransmits"), [0.0, 0.0]);
+    assert_eq!(metric(&rows, "job0_trimmed"), [0.0, 0.0]);
+}

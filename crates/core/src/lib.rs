@@ -11,6 +11,7 @@ pub mod cc;
 pub mod compat;
 pub mod config;
 pub mod flow;
+pub mod layout;
 pub mod packet;
 pub mod results;
 pub mod rng;

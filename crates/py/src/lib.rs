@@ -464,8 +464,8 @@ fn plan_sweep(
 /// A sweep point's outcome: (status, [(metric, value)]).
 type PointMetrics = (String, Vec<(String, f64)>);
 
-fn point_metrics(r: &RunResult) -> PointMetrics {
-    (r.status.name().to_string(), ccsim_repro::sweep::metric_rows(r))
+fn point_metrics(spec: &ccsim_repro::plan::RunSpec, r: &RunResult) -> PointMetrics {
+    (r.status.name().to_string(), ccsim_repro::sweep::point_metrics(spec, r))
 }
 
 /// Runs one sweep point (a `RunSpec` as JSON) with the GIL released;
@@ -489,7 +489,7 @@ fn run_point(py: Python<'_>, spec: &str, cache_dir: Option<PathBuf>) -> PyResult
         .map_err(|e| {
             SimulationError::new_err(format!("{} {} seed {}: {e}", spec.scenario.display(), spec.scheme, spec.seed))
         })?;
-    Ok(point_metrics(&r))
+    Ok(point_metrics(&spec, &r))
 }
 
 /// The sweep point of run `key` read from the run cache at `cache_dir`
@@ -500,7 +500,7 @@ fn run_point(py: Python<'_>, spec: &str, cache_dir: Option<PathBuf>) -> PyResult
 fn cached_point(py: Python<'_>, cache_dir: PathBuf, key: &str) -> Option<PointMetrics> {
     py.allow_threads(|| {
         let stored = ccsim_repro::cache::Cache::new(&cache_dir).get(key)?;
-        Some(point_metrics(&stored.result))
+        Some(point_metrics(&stored.spec, &stored.result))
     })
 }
 
@@ -515,7 +515,7 @@ fn point_of_encoded(py: Python<'_>, data: &[u8], cache_dir: Option<PathBuf>) -> 
         if let Some(dir) = &cache_dir {
             ccsim_repro::cache::Cache::new(dir).put(&stored.spec, &stored.result)?;
         }
-        Ok::<_, String>(point_metrics(&stored.result))
+        Ok::<_, String>(point_metrics(&stored.spec, &stored.result))
     })
     .map_err(SimulationError::new_err)
 }

@@ -128,3 +128,16 @@ def test_progress_in_a_notebook_is_one_output(tmp_path):
     assert shown[0]["data"]["text/plain"].startswith("sweep: 8/8 points (0 cached)")
     assert not [o for o in outputs if o.output_type == "stream"], outputs
     assert outputs[-1]["data"]["text/plain"] != "0"
+
+
+def test_a_sweep_of_a_job_has_its_time_iterations_and_resends(tmp_path):
+    # scenarios/allreduce-ring.toml: workload[0] is an 8-rank ring all-reduce, 2 iterations
+    ring = REPO / "scenarios" / "allreduce-ring.toml"
+    df = ccsim.sweep(ring, {"workload[0].size": ["1MB", "4MB"], "scheme": "hpcc"}, out=tmp_path, progress=False)
+    v = df.set_index(["workload[0].size", "metric"])["value"]
+    for size in ["1MB", "4MB"]:
+        t, mean, top = v[(size, "job0_time_us")], v[(size, "job0_iteration_mean_us")], v[(size, "job0_iteration_max_us")]
+        # two iterations and 50 us of compute between them
+        assert mean <= top and 2 * mean + 50 <= t * 1.05, (size, t, mean, top)
+        assert v[(size, "job0_retransmits")] == 0 and v[(size, "job0_trimmed")] == 0
+    assert v[("4MB", "job0_time_us")] > 2.5 * v[("1MB", "job0_time_us")]

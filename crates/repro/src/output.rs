@@ -88,6 +88,20 @@ pub fn write_conns_csv(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
     Ok(())
 }
 
+/// `nodes.csv`: where every node sits ([`ccsim_core::layout`]): `role`
+/// (host, edge, spine in a 2-tier fabric, agg and core in a 3-tier one),
+/// `tier` (hops from the nearest host), `pod` (3 tiers and more: the part
+/// left without the top tier, empty for the top tier and flatter fabrics),
+/// `index` (among the nodes of its role and pod), `edge` (a host's switch).
+pub fn write_nodes_csv(w: &mut impl Write, topo: &ccsim_core::Topology) -> io::Result<()> {
+    writeln!(w, "node,role,tier,pod,index,edge")?;
+    let opt = |x: Option<u32>| x.map(|v| v.to_string()).unwrap_or_default();
+    for (i, p) in ccsim_core::layout::layout(topo).iter().enumerate() {
+        writeln!(w, "{i},{},{},{},{},{}", p.role, p.tier, opt(p.pod), p.index, opt(p.edge))?;
+    }
+    Ok(())
+}
+
 pub fn write_ports_csv(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
     writeln!(
         w,
@@ -216,6 +230,15 @@ fn jobs_json(scn: &Scenario, r: &RunResult) -> Value {
                     "start_us": jnum(j.start_us),
                     "job_time_us": j.time_us.map(jnum),
                     "iteration_us": j.iterations_us.iter().map(|x| x.map(jnum)).collect::<Vec<_>>(),
+                    "retransmits": j.retransmits,
+                    "trimmed": j.trimmed,
+                    "hosts": j.hosts,
+                    "collectives": j.collectives.iter().map(|c| json!({
+                        "iteration": c.iteration,
+                        "index": c.index,
+                        "start_us": jnum(c.start_us),
+                        "time_us": c.time_us.map(jnum),
+                    })).collect::<Vec<_>>(),
                 })
             })
             .collect(),
@@ -436,10 +459,14 @@ pub fn write_run_files_with(
     let mut w = create(dir, "ports.csv")?;
     write_ports_csv(&mut w, r)?;
     w.flush()?;
+    let mut w = create(dir, "nodes.csv")?;
+    write_nodes_csv(&mut w, &scn.topo)?;
+    w.flush()?;
     write_json(dir, "summary.json", &summary_json(scn, scheme, r))?;
     write_json(dir, "run.json", &run_json(scn, r))?;
     fs::write(dir.join("scenario.toml"), &scn.text)?;
     plots::write_all(dir, &[(scheme.to_string(), r)], opts)?;
+    plots::write_jobs(dir, scn, &[(scheme.to_string(), r)], opts)?;
     write_page(dir, scn, &[(scheme.to_string(), r)])
 }
 
@@ -553,6 +580,7 @@ pub fn write_compare_files(
     write_json(dir, "compare.json", &doc)?;
     fs::write(dir.join("scenario.toml"), &scn.text)?;
     plots::write_all(dir, runs, opts)?;
+    plots::write_jobs(dir, scn, runs, opts)?;
     write_page(dir, scn, runs)
 }
 
@@ -587,11 +615,26 @@ pub fn write_page(dir: &Path, scn: &Scenario, runs: &[(String, &RunResult)]) -> 
     }
     d.push(Block::Heading(2, "Results".into(), "results".into()));
     d.push(Block::Table(header, rows));
+    if let Some((header, rows, placed)) = crate::result_rows::job_rows(runs, scn) {
+        d.push(Block::Heading(2, "Jobs".into(), "jobs".into()));
+        d.push(Block::Para(
+            "A job runs from its first release (a message's, or a compute task's start) to the last completion of its \
+             messages and compute tasks; an iteration's and a collective's time is their communication, from the first \
+             release to the last completion of their messages (`summary.json`'s `jobs`; the chart `jobs.svg`)."
+                .into(),
+        ));
+        d.push(Block::Table(header, rows));
+        if !placed.is_empty() {
+            d.push(Block::List(placed));
+        }
+    }
     d.push(Block::Para(
-        "Files beside this page: `flows.csv` (one row per flow and message), `ports.csv`, `summary.json`, the charts below as SVG; a comparison has one folder per scheme.".into(),
+        "Files beside this page: `flows.csv` (one row per flow and message), `ports.csv`, `nodes.csv` (each node's role, pod and index), `summary.json`, the charts below as SVG; a comparison has one folder per scheme.".into(),
     ));
     d.push(Block::Heading(2, "Charts".into(), "charts".into()));
-    for name in ["slowdown.svg", "queues.svg", "utilization.svg", "throughput.svg", "rates.svg", "rates_norm.svg"] {
+    for name in
+        ["slowdown.svg", "jobs.svg", "queues.svg", "utilization.svg", "throughput.svg", "rates.svg", "rates_norm.svg"]
+    {
         if let Ok(svg) = fs::read_to_string(dir.join(name)) {
             d.push(Block::Chart(name.into(), svg));
         }

@@ -338,6 +338,86 @@ pub fn write_all(dir: &Path, runs: &[(String, &RunResult)], opts: &PlotOptions) 
     Ok(())
 }
 
+/// Most jobs drawn in `jobs.svg` (the first ones by workload entry): each
+/// takes one or two panels side by side.
+pub const MAX_JOB_PANELS: usize = 4;
+
+/// Iteration and collective times per job (`jobs[run]` = that run's jobs,
+/// [`crate::metrics::jobs::jobs`]): per job a panel of its iterations' times
+/// (x = iteration, one line per scheme) and, when an iteration holds several
+/// collectives, a panel of each collective's time in the order they ran.
+/// None without jobs.
+pub fn jobs_figure(runs: &[(String, &RunResult)], jobs: &[Vec<crate::metrics::jobs::Job>]) -> Option<Figure> {
+    let first = jobs.iter().find(|j| !j.is_empty())?;
+    let mut panels = Vec::new();
+    for (k, job) in first.iter().enumerate() {
+        let series = |pick: &dyn Fn(&crate::metrics::jobs::Job) -> Vec<(f64, f64)>| -> Vec<Series> {
+            runs.iter()
+                .enumerate()
+                .filter_map(|(i, (scheme, _))| {
+                    let j = jobs.get(i)?.get(k)?;
+                    Some(Series {
+                        label: scheme.clone(),
+                        color: PALETTE[i % PALETTE.len()].to_string(),
+                        dash: Dash::nth(i),
+                        markers: true,
+                        points: pick(j),
+                    })
+                })
+                .collect()
+        };
+        let w = job.workload;
+        let mut c = Chart::new(&format!("workload[{w}]: iterations"), "iteration", "time (us)");
+        c.series =
+            series(&|j| j.iterations_us.iter().enumerate().map(|(i, t)| (i as f64, t.unwrap_or(f64::NAN))).collect());
+        c.x_categories = numbered(job.iterations_us.len());
+        panels.push(c);
+        let per_iteration = job.collectives.len() as f64 / job.iterations_us.len().max(1) as f64;
+        if per_iteration > 1.0 {
+            let mut c =
+                Chart::new(&format!("workload[{w}]: collectives"), "collective (in the order they ran)", "time (us)");
+            c.series = series(&|j| {
+                j.collectives.iter().enumerate().map(|(i, x)| (i as f64, x.time_us.unwrap_or(f64::NAN))).collect()
+            });
+            c.x_categories = numbered(job.collectives.len());
+            panels.push(c);
+        }
+        if panels.len() >= MAX_JOB_PANELS {
+            break;
+        }
+    }
+    let n = panels.len() as u32;
+    Some(Figure {
+        id: "jobs".into(),
+        title: "Job times: each iteration's communication (first release to last completion), each collective's".into(),
+        panels,
+        width: 550 * n.max(2),
+        height: 460,
+    })
+}
+
+/// Names 1..=n for a categorical x axis (x = 0..n-1), or None past 24
+/// (then x is left as a number: the position from 0).
+fn numbered(n: usize) -> Option<Vec<String>> {
+    (n <= 24).then(|| (1..=n).map(|i| i.to_string()).collect())
+}
+
+/// Writes `jobs.svg` (and the other `opts.formats`) when `scn` has jobs.
+pub fn write_jobs(
+    dir: &Path,
+    scn: &ccsim_scenario::Scenario,
+    runs: &[(String, &RunResult)],
+    opts: &PlotOptions,
+) -> io::Result<()> {
+    let jobs: Vec<_> = runs.iter().map(|(_, r)| crate::metrics::jobs::jobs(scn, r)).collect();
+    let Some(fig) = jobs_figure(runs, &jobs) else { return Ok(()) };
+    let mut formats = opts.formats.clone();
+    if !formats.contains(&Format::Svg) {
+        formats.insert(0, Format::Svg);
+    }
+    export::write(dir, "jobs", &fig.render(), &formats)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

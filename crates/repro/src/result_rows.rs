@@ -218,3 +218,69 @@ pub fn result_rows(runs: &[(String, &RunResult)], scn: Option<&ccsim_scenario::S
     }
     rows
 }
+
+/// The per-job table of a results page: one row per job and run (a job =
+/// a workload entry made of messages), with its ranks, messages, time,
+/// iterations, collectives, resends and trims; and one line per job naming
+/// its hosts in rank order. None without jobs.
+pub fn job_rows(
+    runs: &[(String, &RunResult)],
+    scn: &ccsim_scenario::Scenario,
+) -> Option<(Vec<String>, Vec<Vec<String>>, Vec<String>)> {
+    let jobs: Vec<Vec<crate::metrics::jobs::Job>> =
+        runs.iter().map(|(_, r)| crate::metrics::jobs::jobs(scn, r)).collect();
+    let first = jobs.iter().find(|j| !j.is_empty())?.clone();
+    let header = [
+        "job",
+        "scheme",
+        "ranks",
+        "messages finished",
+        "job time",
+        "iterations: n, mean / max",
+        "collectives: n, mean / max",
+        "data packets resent",
+        "trimmed",
+    ]
+    .map(String::from)
+    .to_vec();
+    let time = |x: Option<f64>| x.map_or_else(|| "unfinished".to_string(), |us| fmt_time((us * 1e6) as u64));
+    let mean_max = |v: &[Option<f64>]| {
+        let done: Vec<f64> = v.iter().flatten().copied().collect();
+        if v.is_empty() {
+            return "-".to_string();
+        }
+        if done.len() < v.len() {
+            return format!("{}, {} unfinished", v.len(), v.len() - done.len());
+        }
+        let mean = done.iter().sum::<f64>() / done.len() as f64;
+        let max = done.iter().copied().fold(f64::MIN, f64::max);
+        format!("{}, {} / {}", v.len(), time(Some(mean)), time(Some(max)))
+    };
+    let mut rows = Vec::new();
+    for (k, j0) in first.iter().enumerate() {
+        for (i, (scheme, _)) in runs.iter().enumerate() {
+            let Some(j) = jobs[i].get(k) else { continue };
+            let colls: Vec<Option<f64>> = j.collectives.iter().map(|c| c.time_us).collect();
+            rows.push(vec![
+                format!("workload[{}]", j0.workload),
+                scheme.clone(),
+                if j.hosts.is_empty() { "-".into() } else { j.hosts.len().to_string() },
+                format!("{} of {}", thousands(j.finished as u64), thousands(j.planned as u64)),
+                time(j.time_us),
+                mean_max(&j.iterations_us),
+                mean_max(&colls),
+                thousands(j.retransmits),
+                thousands(j.trimmed),
+            ]);
+        }
+    }
+    let placed = first
+        .iter()
+        .filter(|j| !j.hosts.is_empty())
+        .map(|j| {
+            let hosts: Vec<String> = j.hosts.iter().map(|h| h.to_string()).collect();
+            format!("workload[{}]: ranks 0..{} on hosts {}", j.workload, j.hosts.len() - 1, hosts.join(", "))
+        })
+        .collect();
+    Some((header, rows, placed))
+}

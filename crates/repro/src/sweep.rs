@@ -246,6 +246,44 @@ pub fn metric_rows(r: &RunResult) -> Vec<(String, f64)> {
     m
 }
 
+/// The metrics of one sweep point: [`metric_rows`], then for a run with
+/// jobs (workload entries made of messages: collectives, traces, RPCs) per
+/// job `job<w>_time_us`, `job<w>_iteration_mean_us`,
+/// `job<w>_iteration_max_us`, `job<w>_retransmits` and `job<w>_trimmed`
+/// (w = the `[[workload]]` index; a time is empty while unfinished). The
+/// jobs need the point's scenario, read again from `spec` (its traffic is
+/// generated again, as cheap as reading it: no simulation).
+pub fn point_metrics(spec: &RunSpec, r: &RunResult) -> Vec<(String, f64)> {
+    let mut m = metric_rows(r);
+    if !r.conns.is_empty() {
+        if let Ok(scn) = spec.load() {
+            m.extend(job_metric_rows(&scn, r));
+        }
+    }
+    m
+}
+
+/// Per job of `r` (see [`point_metrics`]): its time, iteration mean and
+/// max, resent and trimmed data packets.
+pub fn job_metric_rows(scn: &ccsim_scenario::Scenario, r: &RunResult) -> Vec<(String, f64)> {
+    let mut m = Vec::new();
+    for j in crate::metrics::jobs::jobs(scn, r) {
+        let w = j.workload;
+        let its: Vec<f64> = j.iterations_us.iter().flatten().copied().collect();
+        let all = its.len() == j.iterations_us.len() && !its.is_empty();
+        let mean = if all { its.iter().sum::<f64>() / its.len() as f64 } else { f64::NAN };
+        let max = if all { its.iter().copied().fold(f64::MIN, f64::max) } else { f64::NAN };
+        m.extend([
+            (format!("job{w}_time_us"), j.time_us.unwrap_or(f64::NAN)),
+            (format!("job{w}_iteration_mean_us"), mean),
+            (format!("job{w}_iteration_max_us"), max),
+            (format!("job{w}_retransmits"), j.retransmits as f64),
+            (format!("job{w}_trimmed"), j.trimmed as f64),
+        ]);
+    }
+    m
+}
+
 /// The tidy table's header: the grid's keys, then scheme and seed unless
 /// already among them, then `status`, `metric`, `value`.
 pub fn header(points: &[Point]) -> Vec<String> {
@@ -271,7 +309,7 @@ pub fn point_rows(points: &[Point], p: &Point, r: &RunResult) -> Vec<Vec<String>
             None => p.spec.seed.to_string(),
         })
         .collect();
-    metric_rows(r)
+    point_metrics(&p.spec, r)
         .into_iter()
         .map(|(name, v)| {
             let mut row = fixed.clone();

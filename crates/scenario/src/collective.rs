@@ -267,7 +267,7 @@ impl<'a> Builder<'a> {
         after.dedup();
         let id = self.messages.len() as u32;
         self.messages.push(MessageSpec { conn, size, at: self.c.start, after, delay, tag: 0, compute_on: None });
-        self.meta.push(MsgMeta { iteration: self.iteration });
+        self.meta.push(MsgMeta { iteration: self.iteration, collective: Some(0) });
         self.touched[src as usize].insert(conn, id);
         self.touched[dst as usize].insert(conn, id);
         id
@@ -293,7 +293,7 @@ impl<'a> Builder<'a> {
                     tag: 0,
                     compute_on: Some(self.c.hosts[r]),
                 });
-                self.meta.push(MsgMeta { iteration: self.iteration });
+                self.meta.push(MsgMeta { iteration: self.iteration, collective: None });
                 v = vec![id];
             }
             self.prev[r] = v;

@@ -20,6 +20,10 @@ use ccsim_core::time::Time;
 pub struct MsgMeta {
     /// Iteration of a job (collectives, traces); 0 otherwise.
     pub iteration: u32,
+    /// The collective it belongs to, numbered within its job's iteration
+    /// (a `collective` workload: 0; a trace: its collectives in order);
+    /// None for a message of no collective.
+    pub collective: Option<u32>,
 }
 
 /// Most dependencies per unit involved that a set of waiting messages may
@@ -52,6 +56,8 @@ pub struct Part {
     /// What a run of this traffic should be read with (a trace's dependencies
     /// dropped, nodes that move no data), shown before a run.
     pub notes: Vec<String>,
+    /// A job's hosts in rank order (after placement); empty for other traffic.
+    pub ranks: Vec<u32>,
 }
 
 /// The connections of one workload entry: `per_pair` per ordered host pair,

@@ -755,13 +755,13 @@ fn emit(t: &Trace, o: &Options, g: &Graph, order: &[u32], parts: &[Option<Part>]
                             tag: 0,
                             compute_on: None,
                         });
-                        meta.push(MsgMeta { iteration: it });
+                        meta.push(MsgMeta { iteration: it, collective: Some(k) });
                     }
                     cur[u] = id;
                     continue;
                 }
             }
-            meta.push(MsgMeta { iteration: it });
+            meta.push(MsgMeta { iteration: it, collective: None });
             cur[u] = id;
         }
         std::mem::swap(&mut cur, &mut prev);

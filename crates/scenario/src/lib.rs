@@ -14,6 +14,7 @@ pub mod conns;
 pub mod dag;
 pub mod file;
 pub mod hpcc;
+pub mod placement;
 pub mod set;
 pub mod spec;
 pub mod strict;

@@ -219,8 +219,13 @@ pub enum WorkloadSpec {
         /// ring_allreduce, allgather, reduce_scatter, alltoall or
         /// halving_doubling_allreduce (a power-of-two group). Required.
         op: crate::collective::Op,
-        /// The group's hosts in ring (rank) order: at least 2, distinct. Required.
+        /// The group's hosts in ring (rank) order (see `placement`): at least 2, distinct. Required.
         hosts: Vec<u32>,
+        /// How the listed hosts are ordered into ranks: given (as listed),
+        /// leaf_local (filling one edge switch after another), spread
+        /// (round-robin over edge switches) or random. Default given.
+        #[serde(default)]
+        placement: crate::placement::Placement,
         /// Bytes of each rank's buffer (at least hosts x channels). Required.
         size: Bytes,
         /// Independent rings (connections per neighbour pair) the buffer is split over. Default 1.
@@ -246,8 +251,13 @@ pub enum WorkloadSpec {
     Dag {
         /// The JSON file, relative to the scenario file. Required.
         path: PathBuf,
-        /// Rank -> host: one distinct host per rank of the trace. Required.
+        /// Rank -> host (see `placement`): one distinct host per rank of the trace. Required.
         hosts: Vec<u32>,
+        /// How the listed hosts are ordered into ranks: given (as listed),
+        /// leaf_local (filling one edge switch after another), spread
+        /// (round-robin over edge switches) or random. Default given.
+        #[serde(default)]
+        placement: crate::placement::Placement,
         /// Times the trace runs (each rank's roots wait for its sinks of the previous one). Default 1.
         #[serde(default = "one")]
         iterations: u32,
@@ -268,8 +278,13 @@ pub enum WorkloadSpec {
         /// A folder of `<prefix>.<rank>.et` files, or a list of files (rank by
         /// rank), relative to the scenario file. Required.
         path: crate::chakra::TracePath,
-        /// Rank -> host: one distinct host per rank. Required.
+        /// Rank -> host (see `placement`): one distinct host per rank. Required.
         hosts: Vec<u32>,
+        /// How the listed hosts are ordered into ranks: given (as listed),
+        /// leaf_local (filling one edge switch after another), spread
+        /// (round-robin over edge switches) or random. Default given.
+        #[serde(default)]
+        placement: crate::placement::Placement,
         /// ASTRA-sim's communicator-group file (JSON: group id -> ranks),
         /// relative to the scenario file, for collectives whose `pg_name`
         /// names a group. Default: none (every collective spans every rank).
@@ -738,11 +753,12 @@ impl WorkloadSpec {
                 };
                 Ok(spec.initial(rng))
             }
-            WorkloadSpec::Collective { op, hosts, size, channels, iterations, compute, start, prio } => {
+            WorkloadSpec::Collective { op, hosts, placement, size, channels, iterations, compute, start, prio } => {
                 check_host_list(topo, &format!("{w}.hosts"), hosts)?;
+                let ranks = crate::placement::place(*placement, hosts, topo, rng);
                 let c = crate::collective::Collective {
                     op: *op,
-                    hosts: hosts.clone(),
+                    hosts: ranks.clone(),
                     size: size.0,
                     channels: *channels,
                     iterations: *iterations,
@@ -750,31 +766,33 @@ impl WorkloadSpec {
                     start: start.0,
                     prio: *prio,
                 };
-                crate::collective::generate(w, &c)
+                Ok(Part { ranks, ..crate::collective::generate(w, &c)? })
             }
-            WorkloadSpec::Dag { path, hosts, iterations, start, connections, prio } => {
+            WorkloadSpec::Dag { path, hosts, placement, iterations, start, connections, prio } => {
                 check_host_list(topo, &format!("{w}.hosts"), hosts)?;
                 check_connections(w, *connections)?;
                 let o = crate::dag::Options {
-                    hosts: hosts.clone(),
+                    hosts: crate::placement::place(*placement, hosts, topo, rng),
                     iterations: *iterations,
                     start: start.0,
                     connections: *connections,
                     prio: *prio,
                 };
-                crate::dag::workload(w, path, base_dir, &o, rng)
+                let ranks = o.hosts.clone();
+                Ok(Part { ranks, ..crate::dag::workload(w, path, base_dir, &o, rng)? })
             }
-            WorkloadSpec::Chakra { path, hosts, groups, iterations, start, connections, prio } => {
+            WorkloadSpec::Chakra { path, hosts, placement, groups, iterations, start, connections, prio } => {
                 check_host_list(topo, &format!("{w}.hosts"), hosts)?;
                 check_connections(w, *connections)?;
                 let o = crate::dag::Options {
-                    hosts: hosts.clone(),
+                    hosts: crate::placement::place(*placement, hosts, topo, rng),
                     iterations: *iterations,
                     start: start.0,
                     connections: *connections,
                     prio: *prio,
                 };
-                crate::chakra::workload(w, path, groups.as_deref(), base_dir, &o, rng)
+                let ranks = o.hosts.clone();
+                Ok(Part { ranks, ..crate::chakra::workload(w, path, groups.as_deref(), base_dir, &o, rng)? })
             }
             _ => Ok(Part { flows: self.generate_named(w, topo, base_dir, rng)?, ..Default::default() }),
         }
@@ -839,6 +857,9 @@ pub struct Generated {
     loops: Vec<LoopPlacement>,
     /// The workload entries' notes ([`Part::notes`]), each naming its entry.
     pub notes: Vec<String>,
+    /// Per job (collective, dag and chakra entries): its hosts in rank
+    /// order, after placement ([`Part::ranks`]).
+    pub ranks: std::collections::BTreeMap<u32, Vec<u32>>,
 }
 
 impl Generated {
@@ -866,8 +887,8 @@ impl Generated {
     /// loops (a few per scenario) as text. Each struct is destructured whole,
     /// so a field added to one must be added here to compile.
     pub fn encode(&self, out: &mut dyn FnMut(&[u8])) {
-        // (the notes restate the traffic; they are not part of it)
-        let Generated { flows, flow_workload, conns, conn_workload, messages, meta, loops, notes: _ } = self;
+        // (the notes and the rank placement restate the traffic; they are not part of it)
+        let Generated { flows, flow_workload, conns, conn_workload, messages, meta, loops, notes: _, ranks: _ } = self;
         out(&(flows.len() as u64).to_le_bytes());
         for f in flows {
             out(&flow_bytes(f));
@@ -898,8 +919,9 @@ impl Generated {
             after.iter().for_each(|a| out(&a.to_le_bytes()));
         }
         out(&(meta.len() as u64).to_le_bytes());
-        for &MsgMeta { iteration } in meta {
+        for &MsgMeta { iteration, collective } in meta {
             out(&iteration.to_le_bytes());
+            out(&collective.map_or(u64::MAX, u64::from).to_le_bytes());
         }
         out(format!("{loops:?}").as_bytes());
     }
@@ -969,6 +991,9 @@ pub fn generate_traffic(
         let w = format!("workload[{i}]");
         let mut part = s.generate_part(&w, topo, base_dir, &mut rng)?;
         g.notes.extend(std::mem::take(&mut part.notes));
+        if !part.ranks.is_empty() {
+            g.ranks.insert(i as u32, std::mem::take(&mut part.ranks));
+        }
         bytes += part.flows.iter().map(|f| f.size as u128).sum::<u128>();
         bytes += part.messages.iter().filter(|m| m.compute_on.is_none()).map(|m| m.size as u128).sum::<u128>();
         if bytes > MAX_TOTAL_BYTES as u128 {

@@ -6,4 +6,5 @@
 mod bad_input;
 mod conn_workloads;
 mod fuzz;
+mod placement;
 mod traces;

@@ -230,7 +230,7 @@ class Result:
         return self._table("traces")
 
     def write(self, dir: Union[str, os.PathLike]) -> Path:
-        """Writes the files ``ccsim run`` writes (flows.csv, ports.csv, summary.json, run.json, scenario.toml, charts) into ``dir``.
+        """Writes the files ``ccsim run`` writes (flows.csv, ports.csv, nodes.csv, summary.json, run.json, scenario.toml, charts) into ``dir``.
 
         A result from :func:`open` copies its folder's files."""
         self._native.write(str(dir))

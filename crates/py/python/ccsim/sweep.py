@@ -327,7 +327,11 @@ def sweep(
     pause_frames, retransmits (data packets resent), timeouts
     (retransmission timeouts), trimmed (packets), paused_time_us,
     max_queue_bytes, traced queue and
-    fairness when traced, sim_end_us, events, data_packets.
+    fairness when traced, sim_end_us, events, data_packets; per job (a
+    workload entry made of messages: collective, dag, chakra, rpc; ``w`` its
+    ``[[workload]]`` index) ``job<w>_time_us``, ``job<w>_iteration_mean_us``,
+    ``job<w>_iteration_max_us``, ``job<w>_retransmits``, ``job<w>_trimmed``
+    (a time is NaN while the job is unfinished).
     """
 
     if jobs is not None and jobs < 1:

@@ -28,10 +28,31 @@ pub struct Job {
     /// compute tasks, us; None while any planned message or task is
     /// unreleased or any released message unfinished.
     pub time_us: Option<f64>,
+    /// Data packets of its messages sent again, and trimmed (`network.trim`).
+    pub retransmits: u64,
+    pub trimmed: u64,
+    /// Per collective (traces: each collective node instance; a
+    /// `collective` workload: one per iteration), by iteration and then
+    /// first release: its iteration, number within the iteration, first
+    /// release (us) and time from then to its last message's completion
+    /// (us; None while unfinished).
+    pub collectives: Vec<Coll>,
+    /// Its hosts in rank order, after placement (collectives and traces;
+    /// empty for other jobs).
+    pub hosts: Vec<u32>,
     /// Per iteration (collectives, traces), in order: first release to last
     /// completion of its messages, us; None for an iteration whose messages
     /// are not all complete.
     pub iterations_us: Vec<Option<f64>>,
+}
+
+/// One collective's run within a job (see [`Job::collectives`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Coll {
+    pub iteration: u32,
+    pub index: u32,
+    pub start_us: f64,
+    pub time_us: Option<f64>,
 }
 
 /// An iteration's first release, last completion and whether all its messages are done.
@@ -43,14 +64,27 @@ type Span = (u64, u64, bool);
 struct Acc {
     messages: usize,
     finished: usize,
+    retransmits: u64,
+    trimmed: u64,
     tasks: usize,
     task_span: (u64, u64),
     iterations: BTreeMap<u32, Span>,
+    /// Per (iteration, collective): the span of its messages.
+    colls: BTreeMap<(u32, u32), Span>,
 }
 
 impl Default for Acc {
     fn default() -> Acc {
-        Acc { messages: 0, finished: 0, tasks: 0, task_span: (u64::MAX, 0), iterations: BTreeMap::new() }
+        Acc {
+            messages: 0,
+            finished: 0,
+            retransmits: 0,
+            trimmed: 0,
+            tasks: 0,
+            task_span: (u64::MAX, 0),
+            iterations: BTreeMap::new(),
+            colls: BTreeMap::new(),
+        }
     }
 }
 
@@ -83,17 +117,18 @@ pub fn jobs(scn: &Scenario, r: &RunResult) -> Vec<Job> {
             e.1 += 1;
         }
     }
-    let iteration = |id: u32| g.meta.get((id - n_flows) as usize).map_or(0, |m| m.iteration);
+    let meta = |id: u32| g.meta.get((id - n_flows) as usize).copied().unwrap_or_default();
     let mut acc: BTreeMap<u32, Acc> = BTreeMap::new();
     for f in r.flows.iter().filter(|f| f.conn.is_some()) {
         let e = acc.entry(f.tag.unwrap_or(0)).or_default();
         e.messages += 1;
         e.finished += usize::from(f.fct.is_some());
-        let i = e.span(iteration(f.id));
-        i.0 = i.0.min(f.start);
-        match f.fct {
-            Some(t) => i.1 = i.1.max(f.start + t),
-            None => i.2 = false,
+        e.retransmits += f.retransmits;
+        e.trimmed += f.trimmed;
+        let m = meta(f.id);
+        extend(e.span(m.iteration), f);
+        if let Some(k) = m.collective {
+            extend(e.colls.entry((m.iteration, k)).or_insert((u64::MAX, 0, true)), f);
         }
     }
     for t in &r.tasks {
@@ -105,6 +140,7 @@ pub fn jobs(scn: &Scenario, r: &RunResult) -> Vec<Job> {
     }
     let mut out = Vec::new();
     for (&w, &(plan, plan_tasks)) in &planned {
+        let hosts = g.ranks.get(&w).cloned().unwrap_or_default();
         if plan == 0 {
             continue; // compute only: not a job of the network
         }
@@ -116,6 +152,10 @@ pub fn jobs(scn: &Scenario, r: &RunResult) -> Vec<Job> {
                 planned: plan,
                 start_us: f64::NAN,
                 time_us: None,
+                retransmits: 0,
+                trimmed: 0,
+                collectives: vec![],
+                hosts,
                 iterations_us: vec![],
             });
             continue;
@@ -131,10 +171,37 @@ pub fn jobs(scn: &Scenario, r: &RunResult) -> Vec<Job> {
             planned: plan,
             start_us: to_us(start),
             time_us: complete.then(|| to_us(end - start)),
+            retransmits: a.retransmits,
+            trimmed: a.trimmed,
+            collectives: collectives(&a.colls),
+            hosts,
             iterations_us: its.values().map(|i| i.2.then(|| to_us(i.1 - i.0))).collect(),
         });
     }
     out
+}
+
+/// Widens span `s` by message row `f`.
+fn extend(s: &mut Span, f: &ccsim_core::results::FlowResult) {
+    s.0 = s.0.min(f.start);
+    match f.fct {
+        Some(t) => s.1 = s.1.max(f.start + t),
+        None => s.2 = false,
+    }
+}
+
+/// The collectives' times, by iteration then first release.
+fn collectives(spans: &BTreeMap<(u32, u32), Span>) -> Vec<Coll> {
+    let mut v: Vec<(u32, u64, u32, &Span)> = spans.iter().map(|(&(it, k), s)| (it, s.0, k, s)).collect();
+    v.sort_unstable_by_key(|x| (x.0, x.1, x.2));
+    v.into_iter()
+        .map(|(iteration, _, index, s)| Coll {
+            iteration,
+            index,
+            start_us: to_us(s.0),
+            time_us: s.2.then(|| to_us(s.1 - s.0)),
+        })
+        .collect()
 }
 
 fn job_of(p: &Params, cx: &Ctx) -> Result<Option<Job>, String> {
