@@ -1107,19 +1107,20 @@ pub fn describe() -> Vec<(&'static str, &'static str)> {
         (
             "collective",
             "op (ring_allreduce | allgather | reduce_scatter | alltoall | halving_doubling_allreduce), hosts (ring order, \
-             >= 2), size (bytes per rank), channels (default 1), iterations (default 1), compute (default 0), start \
+             >= 2), placement (given | leaf_local | spread | random, default given), size (bytes per rank), channels (default 1), iterations (default 1), compute (default 0), start \
              (default 0), prio (default 0)",
         ),
         (
             "dag",
-            "ccsim's DAG trace (docs/TRACES.md): path (JSON file of per-rank send/recv/compute nodes with deps, \
-             relative to the scenario file), hosts (rank -> host, one per rank), iterations (default 1), start \
+            "ccsim's DAG trace (docs/TRACES.md): path (JSON file of per-rank send/recv/compute/collective nodes \
+             with deps and optional process groups, relative to the scenario file), hosts (rank -> host, one per \
+             rank), placement (given | leaf_local | spread | random, default given), iterations (default 1), start \
              (default 0), connections (per ordered rank pair, default 1), prio (default 0)",
         ),
         (
             "chakra",
             "MLCommons Chakra execution trace (schema 0.0.4 and later, 1.0.0, or no version): path (folder of \
-             <prefix>.<rank>.et files, or a list of files by rank), hosts (rank -> host), groups (ASTRA-sim's \
+             <prefix>.<rank>.et files, or a list of files by rank), hosts (rank -> host), placement (default given), groups (ASTRA-sim's \
              communicator-group JSON, group id -> ranks, for collectives with a pg_name; default none), iterations \
              (default 1), start (default 0), connections (default 1), prio (default 0)",
         ),
