@@ -17,7 +17,6 @@ use crate::config::{EcnMode, Routing as RoutingMode, XoffAt};
 use crate::event::Ev;
 use crate::msg::Loss;
 use crate::packet::{IntHop, Packet, PktKind};
-use crate::rng::mix64;
 use crate::sim::{prefetch, Simulator, NC};
 
 impl Simulator {
@@ -66,10 +65,7 @@ impl Simulator {
                         // no route (links down): the packet is lost
                         0 => u32::MAX,
                         1 => group.get(0),
-                        n => {
-                            let x = mix64(pkt.hash ^ self.switches[si].salt);
-                            group.get(((x as u128 * n as u128) >> 64) as usize)
-                        }
+                        n => group.get(crate::paths::pick(n, pkt.hash, self.switches[si].salt)),
                     }
                 }
             }
@@ -202,8 +198,7 @@ impl Simulator {
             if group.len() == 0 {
                 continue;
             }
-            let x = mix64(pkt.hash ^ self.switches[si].salt);
-            let out = group.get(((x as u128 * group.len() as u128) >> 64) as usize);
+            let out = group.get(crate::paths::pick(group.len(), pkt.hash, self.switches[si].salt));
             if self.ports[out as usize].down {
                 continue;
             }

@@ -13,6 +13,7 @@ pub mod config;
 pub mod flow;
 pub mod layout;
 pub mod packet;
+pub mod paths;
 pub mod results;
 pub mod rng;
 pub mod sim;
@@ -21,6 +22,7 @@ pub mod topology;
 pub mod trace;
 pub mod units;
 
+mod build;
 mod check;
 mod credit;
 mod event;
@@ -29,6 +31,7 @@ mod host;
 mod links;
 mod msg;
 mod nic;
+mod node;
 mod port;
 mod routing;
 

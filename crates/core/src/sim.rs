@@ -10,19 +10,20 @@
 //! `TxDone` when its transmission ends with a packet or flow waiting, or a
 //! `HostWake` when the first paced flow's gap ends (`host.rs`, `nic.rs`).
 
-use crate::cc::{FlowView, ReceiverCc, Scheme, SenderCc, SwitchCc, TIMER_SLOTS};
-use crate::config::{EcnMode, IntEncoding, NetConfig, Routing as RoutingMode};
+use crate::cc::{FlowView, ReceiverCc, Scheme, SenderCc, TIMER_SLOTS};
+use crate::config::{EcnMode, IntEncoding, NetConfig};
 use crate::event::{Ev, EventQueue, Touch};
 use crate::flow::{FlowSpec, MessageSource, Traffic};
 use crate::msg::{ConnState, Msg};
-use crate::nic::{NicFlows, NicSlot};
+use crate::nic::NicSlot;
+pub(crate) use crate::node::{lossless_classes, Host, Switch};
 use crate::packet::{Packet, PacketPool};
 pub(crate) use crate::port::Port;
 use crate::results::{EngineStats, EventCounts, FlowResult, PortRef, PortResult, RunResult, RunStatus};
-use crate::rng::{mix64, Rng};
+use crate::rng::Rng;
 use crate::routing::Routing;
-use crate::time::{ser_time, Time, US};
-use crate::topology::{NodeKind, Topology};
+use crate::time::{ser_time, Time};
+use crate::topology::Topology;
 use crate::trace::{FlowSample, Tracer};
 
 pub use crate::cc::PortStat;
@@ -119,28 +120,6 @@ pub struct Progress {
     pub wall_secs: f64,
 }
 
-pub(crate) struct Switch {
-    pub node: u32,
-    pub port_start: u32,
-    pub port_end: u32,
-    pub shared_used: u64,
-    /// PFC headroom of its ingresses, for the lossless classes only.
-    pub total_hdrm: u64,
-    pub total_rsrv: u64,
-    pub salt: u64,
-    pub cc: Option<Box<dyn SwitchCc>>,
-}
-
-pub(crate) struct Host {
-    pub port: u32,
-    /// Flows this host sends: started, not complete (see `nic.rs`).
-    pub nic: NicFlows,
-    /// Time of the pending `HostWake`, or `Time::MAX`.
-    pub wake_at: Time,
-    /// Flows being received (first packet seen, last byte not yet).
-    pub rx_active: u32,
-}
-
 pub(crate) struct Flow {
     pub view: FlowView,
     /// End of the data released to the sender: the size of a flow; a
@@ -204,14 +183,6 @@ pub(crate) struct Flow {
     /// Sender: credit left in wire bytes under receiver credits (`credit.rs`;
     /// it may go negative by one packet); `i64::MAX` without them.
     pub credit: i64,
-}
-
-/// The classes PFC protects, as a bit mask (class = priority + 1).
-pub(crate) fn lossless_classes(net: &NetConfig) -> u8 {
-    if !net.pfc.enabled {
-        return 0;
-    }
-    (1..=net.data_classes).filter(|c| !net.pfc.lossy_prios.contains(&(c - 1))).fold(0u8, |m, c| m | 1 << c)
 }
 
 /// Ideal completion time of `size` payload bytes on `view`'s path (HPCC
@@ -385,6 +356,112 @@ pub struct Simulator {
     events_by_kind: EventCounts,
 }
 
+/// The flows, then the connections (flow id = number of flows + connection
+/// id), each with its path facts, its scheme's sender and receiver and its
+/// ECMP hash. Errors name the flow or connection.
+#[allow(clippy::too_many_arguments)]
+fn make_flows(
+    topo: &Topology,
+    net: &NetConfig,
+    scheme: &dyn Scheme,
+    facts: &crate::build::PathFacts,
+    flows: &[FlowSpec],
+    conns: &[crate::flow::ConnSpec],
+    seed: u64,
+    max_base_rtt: Time,
+) -> Result<Vec<Flow>, String> {
+    let data_classes = net.data_classes as usize;
+    let pkt_size = net.packet_size();
+    // the facts of flow (or connection) `i` from src to dst; a connection
+    // has no size of its own (`size` 0, its data arrives as messages)
+    let view_of = |name: &str, i: usize, src: u32, dst: u32, prio: u8, size: Option<u64>, start: Time| {
+        if !topo.is_host(src) || !topo.is_host(dst) {
+            return Err(format!("{name}: source and destination must be hosts"));
+        }
+        if src == dst {
+            return Err(format!("{name}: source and destination are the same host"));
+        }
+        if size == Some(0) {
+            return Err(format!("{name}: size must be positive"));
+        }
+        if prio as usize >= data_classes {
+            return Err(format!("{name}: prio {prio} needs network.data_classes > {prio} (it is {data_classes})"));
+        }
+        let (prop, ser, minr, sws) = facts.of(src, dst);
+        let sws = u8::try_from(sws)
+            .map_err(|_| format!("{name}: its path crosses {sws} switches; at most 255 are supported"))?;
+        let line_rate = facts.ports[facts.node_ports[src as usize][0].0 as usize].rate;
+        let base_rtt = 2 * prop + ser;
+        Ok(FlowView {
+            id: i as u32,
+            src,
+            dst,
+            size: size.unwrap_or(0),
+            start,
+            line_rate,
+            bottleneck_rate: minr,
+            base_rtt,
+            bdp: (line_rate as u128 * base_rtt as u128 / 8 / 1_000_000_000_000) as u64,
+            max_base_rtt,
+            path_switches: sws,
+            mtu: net.mtu.0 as u32,
+            packet_size: pkt_size as u32,
+            trims: net.trim.enabled && lossless_classes(net) & (1 << (1 + prio)) == 0,
+        })
+    };
+    let hash = |i: usize| crate::paths::flow_hash(seed, i as u64);
+    let mut fl = Vec::with_capacity(flows.len() + conns.len());
+    for (i, f) in flows.iter().enumerate() {
+        let name = format!("flow {i} ({} -> {}, {} bytes)", f.src, f.dst, f.size);
+        let view = view_of(&name, i, f.src, f.dst, f.prio, Some(f.size), f.start)?;
+        let ideal = ideal_fct(&view, f.size, net);
+        fl.push(Flow::new(scheme, view, 1 + f.prio, hash(i), ideal, None));
+    }
+    for (c, spec) in conns.iter().enumerate() {
+        let i = flows.len() + c;
+        let name = format!("connection {c} ({} -> {})", spec.src, spec.dst);
+        let view = view_of(&name, i, spec.src, spec.dst, spec.prio, None, 0)?;
+        let conn = Box::new(ConnState { id: c as u32, ..Default::default() });
+        fl.push(Flow::new(scheme, view, 1 + spec.prio, hash(i), 0, Some(conn)));
+    }
+    Ok(fl)
+}
+
+/// The tracer of `t` (None without an interval): its ports found by name,
+/// its flows checked, the first sample scheduled, the traced flows' log
+/// slots set when their changes or ACKs are recorded.
+fn make_tracer(
+    t: &TraceConfig,
+    node_ports: &[Vec<(u32, u32)>],
+    fl: &mut [Flow],
+    events: &mut EventQueue,
+) -> Result<Option<Tracer>, String> {
+    if t.interval == 0 {
+        return Ok(None);
+    }
+    let named = |list: &[PortRef]| -> Result<Vec<(u32, String)>, String> {
+        list.iter().map(|&r| Ok((find_port(node_ports, r)?, format!("{}:{}", r.node, r.peer)))).collect()
+    };
+    let (queue_ports, util_ports) = (named(&t.queue_ports)?, named(&t.util_ports)?);
+    for &f in &t.flows {
+        if f as usize >= fl.len() {
+            return Err(format!(
+                "trace flow {f}: there are only {} flows and connections (ids 0..{})",
+                fl.len(),
+                fl.len()
+            ));
+        }
+    }
+    events.push(0, Ev::Sample);
+    if t.changes || t.acks {
+        for (i, &f) in t.flows.iter().enumerate() {
+            fl[f as usize].log_slot = Some(i as u32);
+        }
+    }
+    let flows = t.flows.iter().map(|&f| (f, fl[f as usize].view.line_rate as f64)).collect();
+    Ok(Some(Tracer::new(t.interval, queue_ports, util_ports, flows, t.changes, t.acks, t.dir.as_deref())?))
+}
+
 fn find_port(node_ports: &[Vec<(u32, u32)>], r: PortRef) -> Result<u32, String> {
     node_ports
         .get(r.node as usize)
@@ -431,272 +508,36 @@ impl Simulator {
         let crate::compat::Resolved { net, notes } = crate::compat::resolve(net, &req, scheme.name())?;
         let net = &net;
         let n = topo.nodes.len();
-        // ports: per node, in link order
-        let mut node_ports: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
-        let mut link_ports = Vec::with_capacity(topo.links.len());
-        // a node's ports have the global ids base[node]..base[node + 1]
-        let mut base = vec![0u32; n + 1];
-        {
-            let mut count = vec![0u32; n];
-            for l in &topo.links {
-                count[l.a as usize] += 1;
-                count[l.b as usize] += 1;
-            }
-            for i in 0..n {
-                base[i + 1] = base[i] + count[i];
-            }
-            let mut next = base.clone();
-            for l in &topo.links {
-                let pa = next[l.a as usize];
-                next[l.a as usize] += 1;
-                let pb = next[l.b as usize];
-                next[l.b as usize] += 1;
-                link_ports.push((pa, pb));
-            }
-            for (i, l) in topo.links.iter().enumerate() {
-                let (pa, pb) = link_ports[i];
-                node_ports[l.a as usize].push((pa, l.b));
-                node_ports[l.b as usize].push((pb, l.a));
-            }
-            for v in node_ports.iter_mut() {
-                v.sort_unstable();
-            }
-        }
-        let total_ports = node_ports.iter().map(|v| v.len()).sum::<usize>();
-        let data_classes = net.data_classes as usize;
-        let pkt_size = net.packet_size();
-        let mut ports: Vec<Port> = Vec::with_capacity(total_ports);
-        let mut stats = vec![PortStat::default(); total_ports];
-        // placeholder fill in global-id order
-        let mut order: Vec<(u32, u32, u32, usize)> = Vec::with_capacity(total_ports); // (port, node, peer, link)
-        for (li, l) in topo.links.iter().enumerate() {
-            let (pa, pb) = link_ports[li];
-            order.push((pa, l.a, l.b, li));
-            order.push((pb, l.b, l.a, li));
-        }
-        order.sort_unstable();
-        for &(p, node, peer, li) in &order {
-            debug_assert_eq!(p as usize, ports.len());
-            let l = &topo.links[li];
-            // below MAX_PORTS_PER_NODE (Topology::validate)
-            let local = (p - base[node as usize]) as u16;
-            let peer_port = if l.a == node { link_ports[li].1 } else { link_ports[li].0 };
-            let extra = net.pfc.headroom_extra.map(|b| b.0).unwrap_or(2 * pkt_size);
-            // a switch also holds what arrives during its processing delay after a PAUSE
-            let lag = l.delay as f64 * net.pfc.headroom_factor
-                + if topo.nodes[node as usize] == NodeKind::Switch { net.switch_delay.0 as f64 } else { 0.0 };
-            let headroom = ((l.rate_bps as f64 / 8.0) * (lag / 1e12)).ceil() as u64 + extra;
-            let alpha = (net.pfc.alpha_per_100g * l.rate_bps as f64 / 100e9).min(1.0);
-            let (kmin, kmax) = if net.ecn.scale_per_25g {
-                let f = l.rate_bps as f64 / 25e9;
-                ((net.ecn.kmin.0 as f64 * f) as u64, (net.ecn.kmax.0 as f64 * f) as u64)
-            } else {
-                (net.ecn.kmin.0, net.ecn.kmax.0)
-            };
-            let mut port = Port::new(
-                node,
-                local,
-                peer,
-                peer_port,
-                topo.nodes[node as usize] == NodeKind::Host,
-                topo.nodes[peer as usize] == NodeKind::Switch,
-            );
-            port.rate = l.rate_bps;
-            port.delay = l.delay;
-            port.headroom = headroom;
-            port.alpha_1024 = ((alpha * 1024.0).round() as u64).max(1);
-            port.kmin = kmin;
-            port.kmax = kmax;
-            ports.push(port);
-            stats[p as usize] = PortStat { peer, rate_bps: l.rate_bps, delay: l.delay, ..Default::default() };
-        }
+        let w = crate::build::wire(topo);
+        let (mut ports, stats) = crate::build::make_ports(topo, net, &w);
         // links down from the start: events at time 0 apply before the run
         let n_initial = link_events.iter().take_while(|e| e.0 == 0).count();
         for &(_, li, up) in &link_events[..n_initial] {
-            let (pa, pb) = link_ports[li];
+            let (pa, pb) = w.link_ports[li];
             ports[pa as usize].down = !up;
             ports[pb as usize].down = !up;
         }
         let any_down = ports.iter().any(|p| p.down);
-        let port_base = base[..n].to_vec();
+        let port_base = w.base[..n].to_vec();
         let routing = Routing::build(
             topo,
-            &if any_down { up_ports(&node_ports, &ports) } else { node_ports.clone() },
+            &if any_down { up_ports(&w.node_ports, &ports) } else { w.node_ports.clone() },
             &port_base,
         );
-        let full_routing = any_down.then(|| Routing::build(topo, &node_ports, &port_base));
+        let full_routing = any_down.then(|| Routing::build(topo, &w.node_ports, &port_base));
         let mut rng = Rng::derive(opts.seed, 0xCC51);
-        let mut node_index = vec![u32::MAX; n];
-        let mut switches = Vec::new();
-        let mut hosts = Vec::new();
-        for node in 0..n as u32 {
-            let ps = &node_ports[node as usize];
-            let start = ps.first().map(|x| x.0).unwrap_or(0);
-            let end = ps.last().map(|x| x.0 + 1).unwrap_or(0);
-            match topo.nodes[node as usize] {
-                NodeKind::Switch => {
-                    node_index[node as usize] = switches.len() as u32;
-                    let mut sw = Switch {
-                        node,
-                        port_start: start,
-                        port_end: end,
-                        shared_used: 0,
-                        total_hdrm: 0,
-                        total_rsrv: 0,
-                        salt: rng.next_u64(),
-                        cc: None,
-                    };
-                    // headroom only for the classes PFC keeps lossless: a
-                    // lossy class drops (or trims) instead of pausing
-                    let lossless = lossless_classes(net).count_ones() as u64;
-                    for p in start..end {
-                        sw.total_hdrm += ports[p as usize].headroom * lossless;
-                        sw.total_rsrv += net.reserve.0 * data_classes as u64;
-                    }
-                    if sw.total_hdrm + sw.total_rsrv >= net.buffer.0 {
-                        return Err(format!(
-                            "network.buffer = {} is too small for switch {}: its PFC headroom ({} B) and reserve ({} B) alone exceed it",
-                            net.buffer, node, sw.total_hdrm, sw.total_rsrv
-                        ));
-                    }
-                    sw.cc = scheme.switch(node, &stats[start as usize..end as usize]);
-                    switches.push(sw);
-                }
-                NodeKind::Host => {
-                    node_index[node as usize] = hosts.len() as u32;
-                    hosts.push(Host { port: start, nic: NicFlows::default(), wake_at: Time::MAX, rx_active: 0 });
-                }
-            }
-        }
-        // path properties per (src, dst) pair, computed on demand; the max base RTT over all pairs
-        // (on the routes at time 0; on all links for a pair that starts unreachable)
-        let path_props = |src: u32, dst: u32| -> (Time, Time, u64, u32) {
-            // returns (one-way latency: propagation + switch delays, ser sum, min rate, switches)
-            let reachable = {
-                let mut p = node_ports[src as usize][0].0;
-                let mut hops = 0;
-                loop {
-                    let port = &ports[p as usize];
-                    if port.down || hops > 64 {
-                        break false;
-                    }
-                    if port.peer == dst {
-                        break true;
-                    }
-                    match routing.group(port.peer, dst).first() {
-                        Some(q) => p = q,
-                        None => break false,
-                    }
-                    hops += 1;
-                }
-            };
-            let routing = if reachable { &routing } else { full_routing.as_ref().unwrap_or(&routing) };
-            let mut p = node_ports[src as usize][0].0;
-            let (mut prop, mut ser, mut minr, mut sws) = (0, 0, u64::MAX, 0u32);
-            loop {
-                let port = &ports[p as usize];
-                prop += port.delay;
-                ser += ser_time(pkt_size, port.rate);
-                minr = minr.min(port.rate);
-                if port.peer == dst {
-                    break;
-                }
-                sws += 1;
-                prop += net.switch_delay.0;
-                p = routing.group(port.peer, dst).get(0);
-            }
-            (prop, ser, minr, sws)
+        let (node_index, switches, hosts) = crate::build::make_nodes(topo, net, scheme, &w, &ports, &stats, &mut rng)?;
+        let crate::build::Wiring { node_ports, link_ports, .. } = w;
+        let facts = crate::build::PathFacts {
+            net,
+            ports: &ports,
+            node_ports: &node_ports,
+            routing: &routing,
+            full_routing: full_routing.as_ref(),
         };
-        let host_ids = topo.hosts();
-        let mut max_base_rtt = 0;
-        // Hosts attached to the same switch through identical links share path
-        // properties towards any destination, so one representative per
-        // (switch, link rate, delay) class is enough on each side.
-        {
-            let mut reps: Vec<u32> = Vec::new();
-            let mut seen = std::collections::HashSet::new();
-            for &h in &host_ids {
-                let p = &ports[node_ports[h as usize][0].0 as usize];
-                if seen.insert((p.peer, p.rate, p.delay)) {
-                    reps.push(h);
-                }
-            }
-            for &a in &reps {
-                for &b in &reps {
-                    if a != b {
-                        let (prop, ser, _, _) = path_props(a, b);
-                        max_base_rtt = max_base_rtt.max(2 * prop + ser);
-                    }
-                }
-            }
-            // two hosts under the same switch with the same link are represented
-            // by one host: cover that pair shape too
-            for &h in &host_ids {
-                let p = &ports[node_ports[h as usize][0].0 as usize];
-                if let Some(&o) = host_ids.iter().find(|&&o| {
-                    o != h && {
-                        let q = &ports[node_ports[o as usize][0].0 as usize];
-                        q.peer == p.peer
-                    }
-                }) {
-                    let (prop, ser, _, _) = path_props(h, o);
-                    max_base_rtt = max_base_rtt.max(2 * prop + ser);
-                    break;
-                }
-            }
-        }
-        let mut fl = Vec::with_capacity(flows.len());
-        // the facts of flow (or connection) `i` from src to dst; a connection
-        // has no size of its own (`size` 0, its data arrives as messages)
-        let view_of = |name: &str, i: usize, src: u32, dst: u32, prio: u8, size: Option<u64>, start: Time| {
-            if !topo.is_host(src) || !topo.is_host(dst) {
-                return Err(format!("{name}: source and destination must be hosts"));
-            }
-            if src == dst {
-                return Err(format!("{name}: source and destination are the same host"));
-            }
-            if size == Some(0) {
-                return Err(format!("{name}: size must be positive"));
-            }
-            if prio as usize >= data_classes {
-                return Err(format!("{name}: prio {prio} needs network.data_classes > {prio} (it is {data_classes})"));
-            }
-            let (prop, ser, minr, sws) = path_props(src, dst);
-            let sws = u8::try_from(sws)
-                .map_err(|_| format!("{name}: its path crosses {sws} switches; at most 255 are supported"))?;
-            let line_rate = ports[node_ports[src as usize][0].0 as usize].rate;
-            let base_rtt = 2 * prop + ser;
-            Ok(FlowView {
-                id: i as u32,
-                src,
-                dst,
-                size: size.unwrap_or(0),
-                start,
-                line_rate,
-                bottleneck_rate: minr,
-                base_rtt,
-                bdp: (line_rate as u128 * base_rtt as u128 / 8 / 1_000_000_000_000) as u64,
-                max_base_rtt,
-                path_switches: sws,
-                mtu: net.mtu.0 as u32,
-                packet_size: pkt_size as u32,
-                trims: net.trim.enabled && lossless_classes(net) & (1 << (1 + prio)) == 0,
-            })
-        };
-        let hash = |i: usize| mix64(opts.seed ^ mix64(i as u64 + 0x9E37));
-        for (i, f) in flows.iter().enumerate() {
-            let name = format!("flow {i} ({} -> {}, {} bytes)", f.src, f.dst, f.size);
-            let view = view_of(&name, i, f.src, f.dst, f.prio, Some(f.size), f.start)?;
-            let ideal = ideal_fct(&view, f.size, net);
-            fl.push(Flow::new(scheme, view, 1 + f.prio, hash(i), ideal, None));
-        }
-        for (c, spec) in conns.iter().enumerate() {
-            let i = flows.len() + c;
-            let name = format!("connection {c} ({} -> {})", spec.src, spec.dst);
-            let view = view_of(&name, i, spec.src, spec.dst, spec.prio, None, 0)?;
-            let conn = Box::new(ConnState { id: c as u32, ..Default::default() });
-            fl.push(Flow::new(scheme, view, 1 + spec.prio, hash(i), 0, Some(conn)));
-        }
+        let max_base_rtt = facts.max_base_rtt(&topo.hosts());
+        let mut fl = make_flows(topo, net, scheme, &facts, flows, &conns, opts.seed, max_base_rtt)?;
+        let pkt_size = net.packet_size();
         // the wheel covers the longest packet time + propagation of any link, with margin
         let horizon =
             ports.iter().map(|p| p.delay + ser_time(pkt_size, p.rate)).max().unwrap_or(0) * 5 / 4 + net.switch_delay.0;
@@ -708,56 +549,9 @@ impl Simulator {
         for (i, e) in link_events.iter().enumerate() {
             events.push(e.0, Ev::Link { idx: i as u32 });
         }
-        let tracer = if opts.trace.interval > 0 {
-            let t = &opts.trace;
-            let named = |list: &[PortRef]| -> Result<Vec<(u32, String)>, String> {
-                list.iter().map(|&r| Ok((find_port(&node_ports, r)?, format!("{}:{}", r.node, r.peer)))).collect()
-            };
-            let (queue_ports, util_ports) = (named(&t.queue_ports)?, named(&t.util_ports)?);
-            for &f in &t.flows {
-                if f as usize >= fl.len() {
-                    return Err(format!(
-                        "trace flow {f}: there are only {} flows and connections (ids 0..{})",
-                        fl.len(),
-                        fl.len()
-                    ));
-                }
-            }
-            events.push(0, Ev::Sample);
-            if t.changes || t.acks {
-                for (i, &f) in t.flows.iter().enumerate() {
-                    fl[f as usize].log_slot = Some(i as u32);
-                }
-            }
-            let flows = t.flows.iter().map(|&f| (f, fl[f as usize].view.line_rate as f64)).collect();
-            Some(Tracer::new(t.interval, queue_ports, util_ports, flows, t.changes, t.acks, t.dir.as_deref())?)
-        } else {
-            None
-        };
+        let tracer = make_tracer(&opts.trace, &node_ports, &mut fl, &mut events)?;
         let int_on = net.int.unwrap_or(req.int_on_data);
-        if let Some(r) = net.rto.filter(|r| r.0 > 0 && r.0 < max_base_rtt) {
-            return Err(format!(
-                "network.rto = {r}: shorter than the fabric's largest base RTT ({:.3}us): every packet would time out before its ACK could arrive",
-                max_base_rtt as f64 / 1e6
-            ));
-        }
-        let rto = match net.rto {
-            Some(d) if d.0 > 0 => Some(d.0),
-            Some(_) => None,
-            // lossless and in order: nothing is ever lost, so no timer is needed
-            None if net.pfc.enabled
-                && net.pfc.lossy_prios.is_empty()
-                && net.routing != RoutingMode::Spray
-                && !req.entropy
-                && net.link_events.is_empty() =>
-            {
-                None
-            }
-            // lossy, sprayed by the network or the scheme (reordering + go-back-N + NACK suppression can
-            // leave a flow's tail waiting for a NACK that no arrival triggers),
-            // or with failing links (a flow's tail can be lost on a dead link)
-            None => Some(1000 * US),
-        };
+        let rto = crate::build::choose_rto(net, &req, max_base_rtt)?;
         let n_plain = flows.len() as u32;
         let mut sim = Simulator {
             net: net.clone(),

@@ -39,8 +39,29 @@ pub fn num(x: f64, prec: usize) -> String {
     }
 }
 
-fn us(t: Time) -> String {
-    num(t as f64 / 1e6, 6)
+/// A time in us with up to 6 decimals, trailing zeros removed: the text
+/// [`num`]`(t / 1e6, 6)` gives for every time below 10^9 us, written from
+/// the integer (no float formatting, no allocation: the streamed traces
+/// write one per row).
+struct Us(Time);
+
+impl std::fmt::Display for Us {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (whole, mut frac) = (self.0 / 1_000_000, self.0 % 1_000_000);
+        if frac == 0 {
+            return write!(f, "{whole}");
+        }
+        let mut digits = 6;
+        while frac % 10 == 0 {
+            frac /= 10;
+            digits -= 1;
+        }
+        write!(f, "{whole}.{frac:0digits$}")
+    }
+}
+
+fn us(t: Time) -> Us {
+    Us(t)
 }
 
 /// The CSV files of a streamed trace.
@@ -280,5 +301,25 @@ impl Tracer {
             }
         }
         self.error.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The integer formatter writes what the float one wrote, for times up
+    /// to 1000 s (far past any run) and at the edges of the decimals.
+    #[test]
+    fn times_in_us_read_as_the_float_text_did() {
+        let mut rng = crate::rng::Rng::new(7);
+        let mut cases: Vec<Time> = vec![0, 1, 9, 10, 999_999, 1_000_000, 1_000_001, 1_500_000, 123_456_789_000];
+        for _ in 0..200_000 {
+            let scale = 10u64.pow(rng.below(16) as u32);
+            cases.push(rng.below(scale.max(2)));
+        }
+        for t in cases {
+            assert_eq!(us(t).to_string(), num(t as f64 / 1e6, 6), "t = {t} ps");
+        }
     }
 }

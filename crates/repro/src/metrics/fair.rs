@@ -17,14 +17,12 @@
 //!   oldest until its bytes are done, then the next, released then or
 //!   later. The messages are the run's released ones at the run's own
 //!   release times (in a closed loop those follow the run's completions).
-//! * **Paths** (`fabric = "routes"`, the default): the run's own, rebuilt
-//!   from the topology and the seed exactly as ccsim-core routes data:
-//!   shortest-path ECMP groups in each switch's port order (the order of its
-//!   links in the topology), one next hop per flow chosen by
-//!   `mix64(flow hash ^ switch salt)` (flow hash `mix64(seed ^ mix64(id +
-//!   0x9E37))`; a connection's with its core index, the number of flows +
-//!   its id, for all its messages), salts drawn from `Rng::derive(seed,
-//!   0xCC51)` switch by switch), over the links up at time 0 (a pair
+//! * **Paths** (`fabric = "routes"`, the default): the run's own, from
+//!   ccsim-core's routes and ECMP choice ([`ccsim_core::paths`]: shortest-path
+//!   groups in each switch's port order, one next hop per flow picked from
+//!   the flow's hash and the switch's salt; a connection's hash is that of
+//!   its core index, the number of flows + its id, for all its messages),
+//!   over the links up at time 0 (a pair
 //!   unreachable then is routed over all links, as its ideal FCT is; link
 //!   events later in the run are not followed). Under `network.routing = "spray"`, or a scheme that
 //!   sprays its packets itself (NSCC's REPS and oblivious balancers), a flow is split evenly
@@ -59,11 +57,11 @@
 //! seed) cost nothing more. Deterministic (ties broken by link and flow
 //! order).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use ccsim_core::config::Routing as RoutingMode;
+use ccsim_core::paths::Paths;
 use ccsim_core::results::RunResult;
-use ccsim_core::rng::{mix64, Rng};
 use ccsim_core::time::ser_time;
 use ccsim_core::topology::{NodeKind, Topology};
 
@@ -237,7 +235,7 @@ fn model(
 fn build(name: &str, r: &RunResult, scn: &ccsim_scenario::Scenario, fabric: Fabric) -> Result<Model, String> {
     let topo = &scn.topo;
     let net = &scn.net;
-    let mut g = Graph::new(topo, scn.seed, &net.link_events, scn.stop)
+    let g = Graph::new(topo, scn.seed, &net.link_events, scn.stop)
         .map_err(|e| format!("metric '{name}': the topology's link events: {e}"))?;
     let spray = sprayed(r, scn);
     let mtu = net.mtu.0.max(1);
@@ -274,7 +272,7 @@ fn build(name: &str, r: &RunResult, scn: &ccsim_scenario::Scenario, fabric: Fabr
                 g.spray(src, dst, false).or_else(|| g.spray(src, dst, true)).ok_or_else(no_path)?
             }
             Fabric::Routes => {
-                let h = mix64(scn.seed ^ mix64(index + 0x9E37));
+                let h = ccsim_core::paths::flow_hash(scn.seed, *index);
                 let p = g.path(src, dst, Some(h), false).or_else(|| g.path(src, dst, Some(h), true));
                 p.ok_or_else(no_path)?.into_iter().map(|p| (p, 1.0)).collect()
             }
@@ -344,47 +342,21 @@ fn check_paths(name: &str, r: &RunResult, m: &Model) -> Result<(), String> {
 
 // ---- the fabric as ccsim-core routes it ----
 
-/// The topology as ports, with ccsim-core's numbering and routing rules.
-struct Graph<'a> {
-    topo: &'a Topology,
-    /// Per node, its ports in the node's local order (the order of its links
-    /// in the topology): (global port id, link index, peer).
-    adj: Vec<Vec<(u32, usize, u32)>>,
+/// The topology's routes at time 0 as ccsim-core builds and picks them
+/// ([`ccsim_core::paths`]), and the fluid limit of spraying over them.
+struct Graph {
+    paths: Paths,
     /// Per global port: (node, peer, rate in bits/s).
     ports: Vec<(u32, u32, u64)>,
-    /// Per link: up at time 0.
-    up: Vec<bool>,
-    /// Per node: the ECMP salt of a switch.
-    salt: Vec<u64>,
-    /// Switch hops to an edge switch, per (edge switch, over all links).
-    dist: HashMap<(u32, bool), Vec<u32>>,
 }
 
-impl<'a> Graph<'a> {
+impl Graph {
     fn new(
-        topo: &'a Topology,
+        topo: &Topology,
         seed: u64,
         events: &[ccsim_core::config::LinkEvent],
         stop: Option<ccsim_core::time::Time>,
-    ) -> Result<Graph<'a>, String> {
-        let n = topo.nodes.len();
-        // a node's ports are numbered in the order of its links (sim.rs)
-        let mut adj: Vec<Vec<(u32, usize, u32)>> = vec![Vec::new(); n];
-        for (li, l) in topo.links.iter().enumerate() {
-            let (a, b) = (l.a as usize, l.b as usize);
-            if a >= n || b >= n {
-                return Err(format!("link {li} names node {} or {}, beyond the {n} nodes", l.a, l.b));
-            }
-            adj[a].push((0, li, l.b));
-            adj[b].push((0, li, l.a));
-        }
-        let mut ports = Vec::with_capacity(2 * topo.links.len());
-        for (x, list) in adj.iter_mut().enumerate() {
-            for e in list.iter_mut() {
-                e.0 = ports.len() as u32;
-                ports.push((x as u32, e.2, topo.links[e.1].rate_bps));
-            }
-        }
+    ) -> Result<Graph, String> {
         let mut up = vec![true; topo.links.len()];
         if !events.is_empty() {
             for (t, li, is_up) in topo.check_link_events(events, stop)? {
@@ -393,111 +365,35 @@ impl<'a> Graph<'a> {
                 }
             }
         }
-        let mut rng = Rng::derive(seed, 0xCC51);
-        let salt =
-            topo.nodes.iter().map(|k| if *k == NodeKind::Switch { rng.next_u64() } else { 0 }).collect::<Vec<_>>();
-        Ok(Graph { topo, adj, ports, up, salt, dist: HashMap::new() })
+        let down: Vec<usize> = (0..up.len()).filter(|&li| !up[li]).collect();
+        let paths = Paths::new(topo, &down, seed)?;
+        let ports = (0..paths.port_count() as u32).map(|p| paths.port(p)).collect();
+        Ok(Graph { paths, ports })
     }
 
-    fn is_switch(&self, x: u32) -> bool {
-        self.topo.nodes.get(x as usize) == Some(&NodeKind::Switch)
-    }
-
-    /// A host's port (its first; a valid topology gives it exactly one).
     fn host_port(&self, h: u32) -> u32 {
-        self.adj[h as usize].first().map_or(0, |e| e.0)
+        self.paths.host_port(h)
     }
 
-    /// The port of a host's switch towards the host.
     fn port_to_host(&self, h: u32) -> u32 {
-        let Some(&(_, li, sw)) = self.adj[h as usize].first() else { return 0 };
-        self.adj[sw as usize].iter().find(|e| e.1 == li).map_or(0, |e| e.0)
-    }
-
-    /// The switch host `h` hangs off, over the links up at time 0 (or all).
-    fn edge_of(&self, h: u32, all: bool) -> Option<u32> {
-        let &(_, li, sw) = self.adj[h as usize].first()?;
-        (all || self.up[li]).then_some(sw)
-    }
-
-    /// Switch hops from every node to edge switch `e` (breadth-first over
-    /// switch-to-switch links; u32::MAX: unreachable or a host).
-    fn dist_to(&mut self, e: u32, all: bool) -> &[u32] {
-        if !self.dist.contains_key(&(e, all)) {
-            let mut d = vec![u32::MAX; self.topo.nodes.len()];
-            d[e as usize] = 0;
-            let mut queue = std::collections::VecDeque::from([e]);
-            while let Some(x) = queue.pop_front() {
-                for &(_, li, y) in &self.adj[x as usize] {
-                    if (all || self.up[li]) && self.is_switch(y) && d[y as usize] == u32::MAX {
-                        d[y as usize] = d[x as usize] + 1;
-                        queue.push_back(y);
-                    }
-                }
-            }
-            self.dist.insert((e, all), d);
-        }
-        &self.dist[&(e, all)]
-    }
-
-    /// The ECMP group of switch `s` towards host `dst`: its ports on a
-    /// shortest path, in port order (empty: unreachable).
-    fn group(&mut self, s: u32, dst: u32, all: bool) -> Vec<u32> {
-        let Some(edge) = self.edge_of(dst, all) else { return Vec::new() };
-        if s == edge {
-            return vec![self.port_to_host(dst)];
-        }
-        let ds = self.dist_to(edge, all)[s as usize];
-        if ds == u32::MAX {
-            return Vec::new();
-        }
-        let d = &self.dist[&(edge, all)];
-        self.adj[s as usize]
-            .iter()
-            .filter(|&&(_, li, q)| {
-                (all || self.up[li])
-                    && self.topo.nodes[q as usize] == NodeKind::Switch
-                    && d[q as usize].wrapping_add(1) == ds
-            })
-            .map(|e| e.0)
-            .collect()
+        self.paths.port_to_host(h)
     }
 
     /// The ports from `src` to `dst`: at every switch the port `hash`
     /// picks (ccsim-core's ECMP choice), or the first (`None`: the ideal
     /// FCT's path). None if unreachable.
-    fn path(&mut self, src: u32, dst: u32, hash: Option<u64>, all: bool) -> Option<Vec<u32>> {
-        let &(mut p, li, _) = self.adj[src as usize].first()?;
-        if !(all || self.up[li]) {
-            return None;
-        }
-        let mut out = Vec::with_capacity(8);
-        for _ in 0..=64 {
-            out.push(p);
-            let s = self.ports[p as usize].1;
-            if s == dst {
-                return Some(out);
-            }
-            if !self.is_switch(s) {
-                return None;
-            }
-            let g = self.group(s, dst, all);
-            p = match (g.len(), hash) {
-                (0, _) => return None,
-                (1, _) | (_, None) => g[0],
-                (n, Some(h)) => g[((mix64(h ^ self.salt[s as usize]) as u128 * n as u128) >> 64) as usize],
-            };
-        }
-        None
+    fn path(&self, src: u32, dst: u32, hash: Option<u64>, all: bool) -> Option<Vec<u32>> {
+        self.paths.path(src, dst, hash, all)
     }
 
     /// Per-packet spraying as a fluid: the flow split evenly over the group
     /// at every switch; (port, share of the flow) in port order.
-    fn spray(&mut self, src: u32, dst: u32, all: bool) -> Option<Vec<(u32, f64)>> {
-        let &(p0, li, first) = self.adj[src as usize].first()?;
-        if !(all || self.up[li]) {
+    fn spray(&self, src: u32, dst: u32, all: bool) -> Option<Vec<(u32, f64)>> {
+        let p0 = self.paths.host_port(src);
+        if !self.paths.usable(p0, all) {
             return None;
         }
+        let first = self.ports[p0 as usize].1;
         let mut out: BTreeMap<u32, f64> = BTreeMap::from([(p0, 1.0)]);
         let mut frontier: BTreeMap<u32, f64> = BTreeMap::new();
         if first != dst {
@@ -509,10 +405,10 @@ impl<'a> Graph<'a> {
             }
             let mut next = BTreeMap::new();
             for (s, w) in frontier {
-                if !self.is_switch(s) {
+                if !self.paths.is_switch(s) {
                     return None;
                 }
-                let g = self.group(s, dst, all);
+                let g = self.paths.group(s, dst, all);
                 if g.is_empty() {
                     return None;
                 }
@@ -979,11 +875,11 @@ mod tests {
             let scn = fat_tree(routing, seed);
             assert!(scn.flows.len() >= 10, "{} flows", scn.flows.len());
             let r = run(&scn, "dcqcn");
-            let mut g = Graph::new(&scn.topo, scn.seed, &[], None).unwrap();
+            let g = Graph::new(&scn.topo, scn.seed, &[], None).unwrap();
             let mut want = vec![0u64; g.ports.len()];
             let mut fabric_hops = 0;
             for f in &r.flows {
-                let h = mix64(seed ^ mix64(f.id as u64 + 0x9E37));
+                let h = ccsim_core::paths::flow_hash(seed, f.id as u64);
                 let path = g.path(f.src, f.dst, Some(h), false).unwrap();
                 fabric_hops += path.len();
                 for p in path {
@@ -1005,7 +901,7 @@ mod tests {
     #[test]
     fn spraying_splits_a_flow_evenly_over_the_next_hops() {
         let scn = fat_tree("spray", 1);
-        let mut g = Graph::new(&scn.topo, scn.seed, &[], None).unwrap();
+        let g = Graph::new(&scn.topo, scn.seed, &[], None).unwrap();
         // host 0 (pod 0) to host 15 (pod 3): 1 + 2 + 4 + 4 + 2 + 1 ports, 1 per level
         let w = g.spray(0, 15, false).unwrap();
         assert_eq!(w.len(), 14);
@@ -1233,7 +1129,7 @@ mod tests {
             // a digest of every row's bound, to compare builds bit for bit
             for fabric in [Fabric::Routes, Fabric::Nonblocking] {
                 let v = bound("fair_fct", &r, &scn, fabric).unwrap();
-                let digest = v.iter().fold(0u64, |h, x| mix64(h ^ x.to_bits()));
+                let digest = v.iter().fold(0u64, |h, x| ccsim_core::rng::mix64(h ^ x.to_bits()));
                 line += &format!(" digest {fabric:?} {digest:016x};");
             }
             println!(

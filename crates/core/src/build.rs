@@ -1,0 +1,297 @@
+//! Building a network: numbering the ports, making them with their
+//! buffers' thresholds, making the switches and hosts, the path facts a
+//! flow needs (latency, serialization, bottleneck) and the retransmission
+//! timeout. [`crate::sim::Simulator::with_traffic`] calls these in order.
+
+use crate::cc::{PortStat, Requirements, Scheme};
+use crate::config::{NetConfig, Routing as RoutingMode};
+use crate::nic::NicFlows;
+use crate::node::{lossless_classes, Host, Switch};
+use crate::port::Port;
+use crate::rng::Rng;
+use crate::routing::Routing;
+use crate::time::{ser_time, Time, US};
+use crate::topology::{NodeKind, Topology};
+
+/// How ports are numbered: a node's ports have the global ids
+/// `base[node]..base[node + 1]`, in the order of its links.
+pub(crate) struct Wiring {
+    /// Per node: (global port id, peer node), sorted by port id.
+    pub node_ports: Vec<Vec<(u32, u32)>>,
+    /// Per link: (port at `a`, port at `b`).
+    pub link_ports: Vec<(u32, u32)>,
+    /// Per node (and one past the last): its first port id.
+    pub base: Vec<u32>,
+}
+
+/// Numbers the ports of `topo`.
+pub(crate) fn wire(topo: &Topology) -> Wiring {
+    let n = topo.nodes.len();
+    let mut node_ports: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
+    let mut link_ports = Vec::with_capacity(topo.links.len());
+    let mut base = vec![0u32; n + 1];
+    let mut count = vec![0u32; n];
+    for l in &topo.links {
+        count[l.a as usize] += 1;
+        count[l.b as usize] += 1;
+    }
+    for i in 0..n {
+        base[i + 1] = base[i] + count[i];
+    }
+    let mut next = base.clone();
+    for l in &topo.links {
+        let pa = next[l.a as usize];
+        next[l.a as usize] += 1;
+        let pb = next[l.b as usize];
+        next[l.b as usize] += 1;
+        link_ports.push((pa, pb));
+    }
+    for (i, l) in topo.links.iter().enumerate() {
+        let (pa, pb) = link_ports[i];
+        node_ports[l.a as usize].push((pa, l.b));
+        node_ports[l.b as usize].push((pb, l.a));
+    }
+    for v in node_ports.iter_mut() {
+        v.sort_unstable();
+    }
+    Wiring { node_ports, link_ports, base }
+}
+
+/// The ports by global id, each with its link's rate and delay, its PFC
+/// headroom, its share of the buffer (alpha) and its ECN thresholds; and
+/// their statistics.
+pub(crate) fn make_ports(topo: &Topology, net: &NetConfig, w: &Wiring) -> (Vec<Port>, Vec<PortStat>) {
+    let total_ports = w.node_ports.iter().map(|v| v.len()).sum::<usize>();
+    let pkt_size = net.packet_size();
+    let mut ports: Vec<Port> = Vec::with_capacity(total_ports);
+    let mut stats = vec![PortStat::default(); total_ports];
+    // (port, node, peer, link), in global-id order
+    let mut order: Vec<(u32, u32, u32, usize)> = Vec::with_capacity(total_ports);
+    for (li, l) in topo.links.iter().enumerate() {
+        let (pa, pb) = w.link_ports[li];
+        order.push((pa, l.a, l.b, li));
+        order.push((pb, l.b, l.a, li));
+    }
+    order.sort_unstable();
+    for &(p, node, peer, li) in &order {
+        debug_assert_eq!(p as usize, ports.len());
+        let l = &topo.links[li];
+        // below MAX_PORTS_PER_NODE (Topology::validate)
+        let local = (p - w.base[node as usize]) as u16;
+        let peer_port = if l.a == node { w.link_ports[li].1 } else { w.link_ports[li].0 };
+        let extra = net.pfc.headroom_extra.map(|b| b.0).unwrap_or(2 * pkt_size);
+        // a switch also holds what arrives during its processing delay after a PAUSE
+        let lag = l.delay as f64 * net.pfc.headroom_factor
+            + if topo.nodes[node as usize] == NodeKind::Switch { net.switch_delay.0 as f64 } else { 0.0 };
+        let headroom = ((l.rate_bps as f64 / 8.0) * (lag / 1e12)).ceil() as u64 + extra;
+        let alpha = (net.pfc.alpha_per_100g * l.rate_bps as f64 / 100e9).min(1.0);
+        let (kmin, kmax) = if net.ecn.scale_per_25g {
+            let f = l.rate_bps as f64 / 25e9;
+            ((net.ecn.kmin.0 as f64 * f) as u64, (net.ecn.kmax.0 as f64 * f) as u64)
+        } else {
+            (net.ecn.kmin.0, net.ecn.kmax.0)
+        };
+        let mut port = Port::new(
+            node,
+            local,
+            peer,
+            peer_port,
+            topo.nodes[node as usize] == NodeKind::Host,
+            topo.nodes[peer as usize] == NodeKind::Switch,
+        );
+        port.rate = l.rate_bps;
+        port.delay = l.delay;
+        port.headroom = headroom;
+        port.alpha_1024 = ((alpha * 1024.0).round() as u64).max(1);
+        port.kmin = kmin;
+        port.kmax = kmax;
+        ports.push(port);
+        stats[p as usize] = PortStat { peer, rate_bps: l.rate_bps, delay: l.delay, ..Default::default() };
+    }
+    (ports, stats)
+}
+
+/// Per node its index among the switches or the hosts; the switches; the hosts.
+pub(crate) type Nodes = (Vec<u32>, Vec<Switch>, Vec<Host>);
+
+/// The switches and hosts, and per node its index among them. Each switch
+/// takes its ECMP salt from `rng` ([`crate::paths::draw_salts`]). Errors when a switch's
+/// PFC headroom and reserve leave no shared buffer.
+pub(crate) fn make_nodes(
+    topo: &Topology,
+    net: &NetConfig,
+    scheme: &dyn Scheme,
+    w: &Wiring,
+    ports: &[Port],
+    stats: &[PortStat],
+    rng: &mut Rng,
+) -> Result<Nodes, String> {
+    let n = topo.nodes.len();
+    let data_classes = net.data_classes as u64;
+    let salts = crate::paths::draw_salts(topo, rng);
+    let mut node_index = vec![u32::MAX; n];
+    let mut switches = Vec::new();
+    let mut hosts = Vec::new();
+    for node in 0..n as u32 {
+        let ps = &w.node_ports[node as usize];
+        let start = ps.first().map(|x| x.0).unwrap_or(0);
+        let end = ps.last().map(|x| x.0 + 1).unwrap_or(0);
+        match topo.nodes[node as usize] {
+            NodeKind::Switch => {
+                node_index[node as usize] = switches.len() as u32;
+                let mut sw = Switch {
+                    node,
+                    port_start: start,
+                    port_end: end,
+                    shared_used: 0,
+                    total_hdrm: 0,
+                    total_rsrv: 0,
+                    salt: salts[node as usize],
+                    cc: None,
+                };
+                // headroom only for the classes PFC keeps lossless: a
+                // lossy class drops (or trims) instead of pausing
+                let lossless = lossless_classes(net).count_ones() as u64;
+                for p in start..end {
+                    sw.total_hdrm += ports[p as usize].headroom * lossless;
+                    sw.total_rsrv += net.reserve.0 * data_classes;
+                }
+                if sw.total_hdrm + sw.total_rsrv >= net.buffer.0 {
+                    return Err(format!(
+                        "network.buffer = {} is too small for switch {}: its PFC headroom ({} B) and reserve ({} B) alone exceed it",
+                        net.buffer, node, sw.total_hdrm, sw.total_rsrv
+                    ));
+                }
+                sw.cc = scheme.switch(node, &stats[start as usize..end as usize]);
+                switches.push(sw);
+            }
+            NodeKind::Host => {
+                node_index[node as usize] = hosts.len() as u32;
+                hosts.push(Host { port: start, nic: NicFlows::default(), wake_at: Time::MAX, rx_active: 0 });
+            }
+        }
+    }
+    Ok((node_index, switches, hosts))
+}
+
+/// The facts of a host pair's path that a flow is built with: one-way
+/// latency (propagation and switch delays), serialization of one full
+/// packet per hop, the slowest link and the switches crossed, along the
+/// first port of every ECMP group (the routes at time 0; all links for a
+/// pair unreachable then).
+pub(crate) struct PathFacts<'a> {
+    pub net: &'a NetConfig,
+    pub ports: &'a [Port],
+    pub node_ports: &'a [Vec<(u32, u32)>],
+    pub routing: &'a Routing,
+    /// The routes over every link, when some are down at time 0.
+    pub full_routing: Option<&'a Routing>,
+}
+
+impl PathFacts<'_> {
+    /// (one-way latency, serialization sum, slowest rate, switches) from `src` to `dst`.
+    pub fn of(&self, src: u32, dst: u32) -> (Time, Time, u64, u32) {
+        let routing = if self.reachable(src, dst) { self.routing } else { self.full_routing.unwrap_or(self.routing) };
+        let pkt_size = self.net.packet_size();
+        let mut p = self.node_ports[src as usize][0].0;
+        let (mut prop, mut ser, mut minr, mut sws) = (0, 0, u64::MAX, 0u32);
+        loop {
+            let port = &self.ports[p as usize];
+            prop += port.delay;
+            ser += ser_time(pkt_size, port.rate);
+            minr = minr.min(port.rate);
+            if port.peer == dst {
+                break;
+            }
+            sws += 1;
+            prop += self.net.switch_delay.0;
+            p = routing.group(port.peer, dst).get(0);
+        }
+        (prop, ser, minr, sws)
+    }
+
+    /// Whether the routes at time 0 reach `dst` from `src`.
+    fn reachable(&self, src: u32, dst: u32) -> bool {
+        let mut p = self.node_ports[src as usize][0].0;
+        let mut hops = 0;
+        loop {
+            let port = &self.ports[p as usize];
+            if port.down || hops > 64 {
+                return false;
+            }
+            if port.peer == dst {
+                return true;
+            }
+            match self.routing.group(port.peer, dst).first() {
+                Some(q) => p = q,
+                None => return false,
+            }
+            hops += 1;
+        }
+    }
+
+    /// The largest base RTT (2 x latency + serialization) over all host
+    /// pairs. Hosts attached to the same switch through identical links
+    /// share path facts towards any destination, so one representative per
+    /// (switch, link rate, delay) class is enough on each side.
+    pub fn max_base_rtt(&self, host_ids: &[u32]) -> Time {
+        let mut max_base_rtt = 0;
+        let mut reps: Vec<u32> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let first_port = |h: u32| &self.ports[self.node_ports[h as usize][0].0 as usize];
+        for &h in host_ids {
+            let p = first_port(h);
+            if seen.insert((p.peer, p.rate, p.delay)) {
+                reps.push(h);
+            }
+        }
+        for &a in &reps {
+            for &b in &reps {
+                if a != b {
+                    let (prop, ser, _, _) = self.of(a, b);
+                    max_base_rtt = max_base_rtt.max(2 * prop + ser);
+                }
+            }
+        }
+        // two hosts under the same switch with the same link are represented
+        // by one host: cover that pair shape too
+        for &h in host_ids {
+            let p = first_port(h);
+            if let Some(&o) = host_ids.iter().find(|&&o| o != h && first_port(o).peer == p.peer) {
+                let (prop, ser, _, _) = self.of(h, o);
+                max_base_rtt = max_base_rtt.max(2 * prop + ser);
+                break;
+            }
+        }
+        max_base_rtt
+    }
+}
+
+/// The retransmission timeout: `network.rto` (0: none), else none on a
+/// lossless, in-order fabric (nothing is ever lost) and 1 ms otherwise.
+/// Errors when it is shorter than the fabric's largest base RTT.
+pub(crate) fn choose_rto(net: &NetConfig, req: &Requirements, max_base_rtt: Time) -> Result<Option<Time>, String> {
+    if let Some(r) = net.rto.filter(|r| r.0 > 0 && r.0 < max_base_rtt) {
+        return Err(format!(
+            "network.rto = {r}: shorter than the fabric's largest base RTT ({:.3}us): every packet would time out before its ACK could arrive",
+            max_base_rtt as f64 / 1e6
+        ));
+    }
+    Ok(match net.rto {
+        Some(d) if d.0 > 0 => Some(d.0),
+        Some(_) => None,
+        // lossless and in order: nothing is ever lost, so no timer is needed
+        None if net.pfc.enabled
+            && net.pfc.lossy_prios.is_empty()
+            && net.routing != RoutingMode::Spray
+            && !req.entropy
+            && net.link_events.is_empty() =>
+        {
+            None
+        }
+        // lossy, sprayed by the network or the scheme (reordering + go-back-N + NACK suppression can
+        // leave a flow's tail waiting for a NACK that no arrival triggers),
+        // or with failing links (a flow's tail can be lost on a dead link)
+        None => Some(1000 * US),
+    })
+}
