@@ -615,7 +615,7 @@ pub fn write_page(dir: &Path, scn: &Scenario, runs: &[(String, &RunResult)]) -> 
     }
     d.push(Block::Heading(2, "Results".into(), "results".into()));
     d.push(Block::Table(header, rows));
-    if let Some((header, rows, placed)) = crate::result_rows::job_rows(runs, scn) {
+    if let Some(crate::result_rows::JobTable { header, rows, placed }) = crate::result_rows::job_rows(runs, scn) {
         d.push(Block::Heading(2, "Jobs".into(), "jobs".into()));
         d.push(Block::Para(
             "A job runs from its first release (a message's, or a compute task's start) to the last completion of its \

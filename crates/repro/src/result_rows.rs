@@ -219,14 +219,19 @@ pub fn result_rows(runs: &[(String, &RunResult)], scn: Option<&ccsim_scenario::S
     rows
 }
 
+/// A results page's job table: its header, its rows, and a line per job
+/// naming its hosts in rank order.
+pub struct JobTable {
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+    pub placed: Vec<String>,
+}
+
 /// The per-job table of a results page: one row per job and run (a job =
 /// a workload entry made of messages), with its ranks, messages, time,
 /// iterations, collectives, resends and trims; and one line per job naming
 /// its hosts in rank order. None without jobs.
-pub fn job_rows(
-    runs: &[(String, &RunResult)],
-    scn: &ccsim_scenario::Scenario,
-) -> Option<(Vec<String>, Vec<Vec<String>>, Vec<String>)> {
+pub fn job_rows(runs: &[(String, &RunResult)], scn: &ccsim_scenario::Scenario) -> Option<JobTable> {
     let jobs: Vec<Vec<crate::metrics::jobs::Job>> =
         runs.iter().map(|(_, r)| crate::metrics::jobs::jobs(scn, r)).collect();
     let first = jobs.iter().find(|j| !j.is_empty())?.clone();
@@ -282,5 +287,5 @@ pub fn job_rows(
             format!("workload[{}]: ranks 0..{} on hosts {}", j.workload, j.hosts.len() - 1, hosts.join(", "))
         })
         .collect();
-    Some((header, rows, placed))
+    Some(JobTable { header, rows, placed })
 }
