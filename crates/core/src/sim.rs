@@ -663,42 +663,8 @@ impl Simulator {
             debug_assert!(t >= self.now);
             self.now = t;
             self.prefetch(self.events.next_hint());
-            match ev {
-                Ev::Arrive { port, gen, .. } => {
-                    if !self.arrival(port, gen) {
-                        continue;
-                    }
-                }
-                Ev::TxDone { port } => {
-                    self.ports[port as usize].tx_pending = false;
-                    self.try_send(port);
-                }
-                Ev::HostWake { host } => {
-                    // (a wake superseded by an earlier one does nothing: that
-                    // one re-armed the NIC)
-                    let h = &mut self.hosts[host as usize];
-                    if h.wake_at == t {
-                        h.wake_at = Time::MAX;
-                        let p = h.port;
-                        self.try_send(p);
-                    }
-                }
-                Ev::FlowStart { flow } => self.flow_start(flow),
-                Ev::MsgRelease { msg } => self.msg_release(msg),
-                Ev::Timer { flow, slot, gen } => {
-                    if self.flows[flow as usize].timer_gen[slot as usize] == gen && !self.flows[flow as usize].done {
-                        self.cc_call(flow, CcOp::Timer(slot as usize));
-                        self.kick_sender(flow);
-                    }
-                }
-                Ev::Rto { flow } => self.rto_check(flow),
-                Ev::Sample => self.sample(),
-                Ev::Pull { host } => self.credit_pull(host),
-                Ev::Link { idx: crate::links::REROUTE } => self.reroute(),
-                Ev::Link { idx } => {
-                    let (_, li, up) = self.link_events[idx as usize];
-                    self.link_event(li, up);
-                }
+            if !self.dispatch(t, ev) {
+                continue;
             }
             events += 1;
             *by_kind.count(&ev) += 1;
@@ -719,8 +685,56 @@ impl Simulator {
                 }
             }
         }
+        self.events_run = events;
+        self.events_by_kind = by_kind;
+        self.finish(status, wall, cpu0)
+    }
 
-        // close open pause intervals
+    /// Handles event `ev` at `t`; false for an arrival that no longer
+    /// happens (its link changed while the packet was on it), which is not
+    /// counted.
+    #[inline(always)]
+    fn dispatch(&mut self, t: Time, ev: Ev) -> bool {
+        match ev {
+            Ev::Arrive { port, gen, .. } => return self.arrival(port, gen),
+            Ev::TxDone { port } => {
+                self.ports[port as usize].tx_pending = false;
+                self.try_send(port);
+            }
+            Ev::HostWake { host } => {
+                // (a wake superseded by an earlier one does nothing: that
+                // one re-armed the NIC)
+                let h = &mut self.hosts[host as usize];
+                if h.wake_at == t {
+                    h.wake_at = Time::MAX;
+                    let p = h.port;
+                    self.try_send(p);
+                }
+            }
+            Ev::FlowStart { flow } => self.flow_start(flow),
+            Ev::MsgRelease { msg } => self.msg_release(msg),
+            Ev::Timer { flow, slot, gen } => {
+                if self.flows[flow as usize].timer_gen[slot as usize] == gen && !self.flows[flow as usize].done {
+                    self.cc_call(flow, CcOp::Timer(slot as usize));
+                    self.kick_sender(flow);
+                }
+            }
+            Ev::Rto { flow } => self.rto_check(flow),
+            Ev::Sample => self.sample(),
+            Ev::Pull { host } => self.credit_pull(host),
+            Ev::Link { idx: crate::links::REROUTE } => self.reroute(),
+            Ev::Link { idx } => {
+                let (_, li, up) = self.link_events[idx as usize];
+                self.link_event(li, up);
+            }
+        }
+        true
+    }
+
+    /// After the loop: pauses still open are closed at the end, the checks
+    /// run (deep buffer accounting; with `check`, the invariants and then
+    /// the drain), and the results are collected.
+    fn finish(mut self, status: RunStatus, wall: std::time::Instant, cpu0: Option<f64>) -> RunResult {
         let now = self.now;
         for p in self.ports.iter_mut() {
             for c in 0..NC {
@@ -741,8 +755,6 @@ impl Simulator {
             (Some(a), Some(b)) => b - a,
             _ => wall_secs,
         };
-        self.events_run = events;
-        self.events_by_kind = by_kind;
         let mut r = self.results(status, wall_secs);
         r.engine.cpu_secs = cpu_secs;
         if self.check {
