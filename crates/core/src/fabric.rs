@@ -20,7 +20,14 @@ use crate::packet::{IntHop, Packet, PktKind};
 use crate::sim::{prefetch, Simulator, NC};
 
 impl Simulator {
-    /// A packet arrived at a switch through global port `in_port`.
+    /// A packet arrived at a switch through global port `in_port`: the
+    /// switch's pipeline. PFC frames act on the port; anything else is
+    /// routed ([`Simulator::route`]), lost without a live route, counted if
+    /// it was held by a PAUSE upstream ([`Simulator::note_hol`]), trimmed or
+    /// dropped past the trim threshold or the MMU's admission, seen by the
+    /// scheme's switch hook ([`Simulator::hook_enqueue`]), queued at its
+    /// egress (pausing its ingress when lossless and over threshold), and
+    /// the egress started.
     pub(crate) fn switch_arrive(&mut self, in_port: u32, h: u32) {
         let kind = self.pool.get(h).kind;
         if matches!(kind, PktKind::Pause | PktKind::Resume) {
@@ -29,72 +36,17 @@ impl Simulator {
         }
         let node = self.ports[in_port as usize].node;
         let si = self.node_index[node as usize] as usize;
-        let out = {
-            let pkt = self.pool.get_mut(h);
-            pkt.hops = pkt.hops.saturating_add(1);
-            pkt.ingress = in_port;
-            let sym = self.net.routing == RoutingMode::Symmetric;
-            let f = pkt.flow as usize;
-            if sym && pkt.kind == PktKind::Data {
-                let fl = &mut self.flows[f];
-                let i = pkt.hops as usize - 1;
-                if i < fl.path.len() {
-                    fl.path[i] = in_port;
-                }
-            }
-            let reverse = sym
-                && matches!(pkt.kind, PktKind::Ack | PktKind::Nack | PktKind::Cnp)
-                && self.flows[f].path_len >= pkt.hops
-                && self.flows[f].path_len as usize <= self.flows[f].path.len()
-                && pkt.dst == self.flows[f].view.src;
-            // the recorded ingress, if it is a live port of this switch (after a
-            // reroute the record can be half old path, half new, or on a dead link)
-            let retrace = if reverse {
-                let fl = &self.flows[f];
-                let p = fl.path[(fl.path_len - pkt.hops) as usize];
-                let port = &self.ports[p as usize];
-                (port.node == node && !port.down).then_some(p)
-            } else {
-                None
-            };
-            match retrace {
-                Some(p) => p,
-                None => {
-                    let group = self.routing.group(node, pkt.dst);
-                    match group.len() {
-                        // no route (links down): the packet is lost
-                        0 => u32::MAX,
-                        1 => group.get(0),
-                        n => group.get(crate::paths::pick(n, pkt.hash, self.switches[si].salt)),
-                    }
-                }
-            }
-        };
+        let out = self.route(node, si, in_port, h);
         // routes that still name a failed link (`network.reroute_delay`): lost there
         if out != u32::MAX && self.ports[out as usize].down {
             self.drop_packet(out, h);
             return;
         }
         if out == u32::MAX {
-            let pkt = self.pool.get(h);
-            if pkt.kind == PktKind::Data && pkt.trim == 0 {
-                self.data_bytes_dropped += pkt.payload as u64;
-                let (f, seq) = (pkt.flow, pkt.seq);
-                self.count_loss(f, seq, Loss::Drop);
-            }
-            self.drops += 1;
-            self.pool.free(h);
+            self.lose_unrouted(h);
             return;
         }
-        if self.pool.get(h).paused {
-            // head-of-line accounting (RunResult::hol_pkts): the packet waited
-            // behind a PAUSE upstream; it was a victim if its own egress here is short
-            let pkt = self.pool.get_mut(h);
-            pkt.paused = false;
-            if pkt.kind == PktKind::Data && self.stats[out as usize].qlen < self.ports[in_port as usize].headroom {
-                self.flows[pkt.flow as usize].hol_pkts += 1;
-            }
-        }
+        self.note_hol(in_port, out, h);
         let class = self.pool.get(h).class as usize;
         let size = self.pool.get(h).size as u64;
         if class != 0 && self.over_trim_threshold(out, class, size, h) {
@@ -109,20 +61,7 @@ impl Simulator {
             }
             return;
         }
-        let sw = &mut self.switches[si];
-        let (a, b) = (sw.port_start as usize, sw.port_end as usize);
-        if let Some(cc) = sw.cc.as_mut() {
-            let mut cx = SwitchCx { now: self.now, node, ports: &self.stats[a..b], emit: &mut self.emit_buf };
-            let in_local = self.ports[in_port as usize].local;
-            let out_local = self.ports[out as usize].local;
-            let pkt = self.pool.get_mut(h);
-            let n_int = pkt.n_int;
-            cc.on_enqueue(&mut cx, in_local, out_local, pkt);
-            // the packet is in the buffer at its arrival size: records go on at dequeue
-            if self.deep {
-                assert_eq!(pkt.n_int, n_int, "a switch hook pushed INT in on_enqueue");
-            }
-        }
+        self.hook_enqueue(si, node, in_port, out, h);
         if class != 0 && self.ports[out as usize].paused & (1 << class) != 0 {
             self.pool.get_mut(h).paused = true;
         }
@@ -132,6 +71,99 @@ impl Simulator {
         }
         self.flush_emitted(si);
         self.try_send(out);
+    }
+
+    /// The egress of packet `h` at switch `node` (index `si`), arrived on
+    /// `in_port` (u32::MAX: no route). Under symmetric routing a data packet
+    /// records its ingress in its flow's path and an ACK, NACK or CNP
+    /// retraces it (while that port is a live port of this switch); else the
+    /// ECMP group's port [`crate::paths::pick`]s for the packet's hash.
+    #[inline(always)]
+    fn route(&mut self, node: u32, si: usize, in_port: u32, h: u32) -> u32 {
+        let pkt = self.pool.get_mut(h);
+        pkt.hops = pkt.hops.saturating_add(1);
+        pkt.ingress = in_port;
+        let sym = self.net.routing == RoutingMode::Symmetric;
+        let f = pkt.flow as usize;
+        if sym && pkt.kind == PktKind::Data {
+            let fl = &mut self.flows[f];
+            let i = pkt.hops as usize - 1;
+            if i < fl.path.len() {
+                fl.path[i] = in_port;
+            }
+        }
+        let reverse = sym
+            && matches!(pkt.kind, PktKind::Ack | PktKind::Nack | PktKind::Cnp)
+            && self.flows[f].path_len >= pkt.hops
+            && self.flows[f].path_len as usize <= self.flows[f].path.len()
+            && pkt.dst == self.flows[f].view.src;
+        // the recorded ingress, if it is a live port of this switch (after a
+        // reroute the record can be half old path, half new, or on a dead link)
+        let retrace = if reverse {
+            let fl = &self.flows[f];
+            let p = fl.path[(fl.path_len - pkt.hops) as usize];
+            let port = &self.ports[p as usize];
+            (port.node == node && !port.down).then_some(p)
+        } else {
+            None
+        };
+        match retrace {
+            Some(p) => p,
+            None => {
+                let group = self.routing.group(node, pkt.dst);
+                match group.len() {
+                    // no route (links down): the packet is lost
+                    0 => u32::MAX,
+                    1 => group.get(0),
+                    n => group.get(crate::paths::pick(n, pkt.hash, self.switches[si].salt)),
+                }
+            }
+        }
+    }
+
+    /// Packet `h` has no route (links down): lost, and counted.
+    #[cold]
+    fn lose_unrouted(&mut self, h: u32) {
+        let pkt = self.pool.get(h);
+        if pkt.kind == PktKind::Data && pkt.trim == 0 {
+            self.data_bytes_dropped += pkt.payload as u64;
+            let (f, seq) = (pkt.flow, pkt.seq);
+            self.count_loss(f, seq, Loss::Drop);
+        }
+        self.drops += 1;
+        self.pool.free(h);
+    }
+
+    /// Head-of-line accounting (`RunResult::hol_pkts`): a packet that waited
+    /// behind a PAUSE upstream was a victim if its own egress here is short.
+    #[inline(always)]
+    fn note_hol(&mut self, in_port: u32, out: u32, h: u32) {
+        if self.pool.get(h).paused {
+            let pkt = self.pool.get_mut(h);
+            pkt.paused = false;
+            if pkt.kind == PktKind::Data && self.stats[out as usize].qlen < self.ports[in_port as usize].headroom {
+                self.flows[pkt.flow as usize].hol_pkts += 1;
+            }
+        }
+    }
+
+    /// The scheme's switch hook sees packet `h` enter egress `out`'s queue
+    /// (at its arrival size: INT records go on at dequeue).
+    #[inline(always)]
+    fn hook_enqueue(&mut self, si: usize, node: u32, in_port: u32, out: u32, h: u32) {
+        let sw = &mut self.switches[si];
+        let (a, b) = (sw.port_start as usize, sw.port_end as usize);
+        if let Some(cc) = sw.cc.as_mut() {
+            let mut cx = SwitchCx { now: self.now, node, ports: &self.stats[a..b], emit: &mut self.emit_buf };
+            let in_local = self.ports[in_port as usize].local;
+            let out_local = self.ports[out as usize].local;
+            let pkt = self.pool.get_mut(h);
+            let n_int = pkt.n_int;
+            cc.on_enqueue(&mut cx, in_local, out_local, pkt);
+            if self.deep {
+                assert_eq!(pkt.n_int, n_int, "a switch hook pushed INT in on_enqueue");
+            }
+        }
     }
 
     /// Whether a data packet of `size` would take egress `out`'s class queue
@@ -408,7 +440,11 @@ impl Simulator {
         self.ports[port as usize].sendable()
     }
 
-    /// Idle switch port: dequeue by strict priority, mark ECN, stamp INT, transmit.
+    /// Egress `port` of a switch sends its next packet: a PFC frame first,
+    /// else the head of the class [`Simulator::pick_class`] chooses, which
+    /// leaves the buffer (the MMU releases its ingress, PFC may resume),
+    /// is marked ([`Simulator::mark_ecn`]) and stamped ([`Simulator::stamp_int`])
+    /// if it is data, and is seen by the scheme's hook before it goes.
     pub(crate) fn switch_send(&mut self, port: u32) {
         if let Some(h) = self.ports[port as usize].pfc.pop(&self.pool) {
             let size = self.pool.get(h).size as u64;
@@ -418,7 +454,6 @@ impl Simulator {
             return;
         }
         let Some(c) = self.pick_class(port) else { return };
-        let now = self.now;
         let h = self.ports[port as usize].pop(c, &self.pool).unwrap();
         // the packet after it is likely the next to go: load it while this
         // one is serialized (its handle came with the packet just taken)
@@ -434,6 +469,35 @@ impl Simulator {
         let node = self.ports[port as usize].node;
         let si = self.node_index[node as usize] as usize;
         let in_port = self.pool.get(h).ingress;
+        self.leave_buffer(si, port, in_port, c, size);
+        let kind = self.pool.get(h).kind;
+        // records added from here on cost wire bytes under per-hop encoding
+        let n_int = self.pool.get(h).n_int;
+        // (a data packet in the control class is a trimmed header: not marked)
+        if kind == PktKind::Data && c != 0 {
+            if self.ecn_enabled() {
+                self.mark_ecn(port, c, h);
+            }
+            if self.int_on {
+                self.stamp_int(port, h);
+            }
+        }
+        self.hook_dequeue(si, node, in_port, port, h);
+        if self.int_hop > 0 {
+            let pkt = self.pool.get_mut(h);
+            pkt.size += self.int_hop * (pkt.n_int - n_int) as u32;
+        }
+        let more = !self.ports[port as usize].pfc.is_empty() || self.pick_class(port).is_some();
+        self.transmit(port, h, more);
+        self.flush_emitted(si);
+    }
+
+    /// A packet of `size` in class `c` leaves egress `port` of switch `si`:
+    /// the MMU releases it from ingress `in_port` (u32::MAX: made at the
+    /// switch), and in a lossless class PFC may resume that ingress and the
+    /// ingresses this egress held back.
+    #[inline(always)]
+    fn leave_buffer(&mut self, si: usize, port: u32, in_port: u32, c: usize, size: u64) {
         if c != 0 && in_port != u32::MAX {
             self.release(si, in_port, c, size);
             if self.lossless & (1 << c) != 0 {
@@ -443,65 +507,64 @@ impl Simulator {
         if c != 0 && self.lossless & (1 << c) != 0 {
             self.resume_fed_by(si, port, c);
         }
-        let kind = self.pool.get(h).kind;
-        // records added from here on cost wire bytes under per-hop encoding
-        let n_int = self.pool.get(h).n_int;
-        // (a data packet in the control class is a trimmed header: not marked)
-        if kind == PktKind::Data && c != 0 {
-            // ECN on the egress queue of this class, excluding the departing packet
-            if self.ecn_enabled() {
-                let p = &self.ports[port as usize];
-                let q = p.cls[c].bytes;
-                let mark = match self.net.ecn.mode {
-                    EcnMode::Step => q > p.kmin,
-                    EcnMode::Red => {
-                        if q <= p.kmin {
-                            false
-                        } else if q > p.kmax {
-                            true
-                        } else {
-                            let prob = self.net.ecn.pmax * (q - p.kmin) as f64 / (p.kmax - p.kmin).max(1) as f64;
-                            self.rng.next_f64() < prob
-                        }
-                    }
-                    EcnMode::Off => false,
-                };
-                if mark {
-                    self.pool.get_mut(h).ce = true;
-                    self.ports[port as usize].ecn_marked += 1;
+    }
+
+    /// ECN on egress `port`'s class `c` queue, without the departing data
+    /// packet `h`: step at `kmin`, or RED between `kmin` and `kmax`.
+    #[inline(always)]
+    fn mark_ecn(&mut self, port: u32, c: usize, h: u32) {
+        let p = &self.ports[port as usize];
+        let q = p.cls[c].bytes;
+        let mark = match self.net.ecn.mode {
+            EcnMode::Step => q > p.kmin,
+            EcnMode::Red => {
+                if q <= p.kmin {
+                    false
+                } else if q > p.kmax {
+                    true
+                } else {
+                    let prob = self.net.ecn.pmax * (q - p.kmin) as f64 / (p.kmax - p.kmin).max(1) as f64;
+                    self.rng.next_f64() < prob
                 }
             }
-            if self.int_on {
-                let s = self.stats[port as usize];
-                self.pool.get_mut(h).push_int(IntHop {
-                    ts: now,
-                    tx_bytes: s.tx_bytes,
-                    qlen: s.qlen,
-                    rate_bps: s.rate_bps,
-                });
-            }
+            EcnMode::Off => false,
+        };
+        if mark {
+            self.pool.get_mut(h).ce = true;
+            self.ports[port as usize].ecn_marked += 1;
         }
+    }
+
+    /// An INT record of egress `port` (time, bytes sent, queue, rate) onto data packet `h`.
+    #[inline(always)]
+    fn stamp_int(&mut self, port: u32, h: u32) {
+        let s = self.stats[port as usize];
+        self.pool.get_mut(h).push_int(IntHop {
+            ts: self.now,
+            tx_bytes: s.tx_bytes,
+            qlen: s.qlen,
+            rate_bps: s.rate_bps,
+        });
+    }
+
+    /// The scheme's switch hook sees packet `h` leave egress `out` (a mark
+    /// it sets on data counts like the core's).
+    #[inline(always)]
+    fn hook_dequeue(&mut self, si: usize, node: u32, in_port: u32, out: u32, h: u32) {
         let sw = &mut self.switches[si];
         let (a, b) = (sw.port_start as usize, sw.port_end as usize);
         if let Some(cc) = sw.cc.as_mut() {
-            let mut cx = SwitchCx { now, node, ports: &self.stats[a..b], emit: &mut self.emit_buf };
+            let mut cx = SwitchCx { now: self.now, node, ports: &self.stats[a..b], emit: &mut self.emit_buf };
             let in_local = if in_port == u32::MAX { u16::MAX } else { self.ports[in_port as usize].local };
-            let out_local = self.ports[port as usize].local;
+            let out_local = self.ports[out as usize].local;
             let pkt = self.pool.get_mut(h);
             let ce_before = pkt.ce;
             cc.on_dequeue(&mut cx, in_local, out_local, pkt);
             // a scheme's own marking (e.g. PCN's NP-ECN) counts like the core's
             if pkt.ce && !ce_before && pkt.kind == PktKind::Data {
-                self.ports[port as usize].ecn_marked += 1;
+                self.ports[out as usize].ecn_marked += 1;
             }
         }
-        if self.int_hop > 0 {
-            let pkt = self.pool.get_mut(h);
-            pkt.size += self.int_hop * (pkt.n_int - n_int) as u32;
-        }
-        let more = !self.ports[port as usize].pfc.is_empty() || self.pick_class(port).is_some();
-        self.transmit(port, h, more);
-        self.flush_emitted(si);
     }
 
     /// Consistency of the shared-buffer accounting, checked at the end of every

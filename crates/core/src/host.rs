@@ -403,12 +403,29 @@ impl Simulator {
         };
         fl.rx.on_data(&mut rcx, pkt);
         let cnp = rcx.send_cnp;
-        let seq = pkt.seq;
-        let payload = pkt.payload as u64;
-        let ce = pkt.ce;
+        let (seq, payload) = (pkt.seq, pkt.payload as u64);
         // an ACK now: a CE mark, or the sender's window is full
-        let now_ack = ce || pkt.ack_req;
-        let mut reply = None;
+        let now_ack = pkt.ce || pkt.ack_req;
+        let reply = self.rx_verdict(f, hi, seq, payload, now_ack);
+        if cnp {
+            self.send_cnp(port, f);
+        }
+        match reply {
+            None => self.pool.free(h),
+            Some(kind) => self.reply_with(port, f, hi, h, kind),
+        }
+    }
+
+    /// What receiver `f` (on host index `hi`) answers a data packet of
+    /// `payload` bytes at `seq` with, having taken it: an ACK (every
+    /// `ack_every` packets, at the end of a flow or message, on `now_ack`,
+    /// for a duplicate), a NACK for a gap (at most one per `nack_interval`
+    /// for the same point), or nothing. Reorder receivers keep data above
+    /// the next expected byte; go-back-N receivers drop it.
+    #[inline(always)]
+    fn rx_verdict(&mut self, f: usize, hi: usize, seq: u64, payload: u64, now_ack: bool) -> Option<PktKind> {
+        let now = self.now;
+        let fl = &mut self.flows[f];
         if self.net.receiver == Receiver::Reorder && seq > fl.rcv_nxt {
             // Reorder mode: a new packet above the next expected byte is kept
             // and ACKed like an in-order one; a duplicate of kept data is re-ACKed.
@@ -416,83 +433,99 @@ impl Simulator {
                 fl.rcv_bytes += payload;
                 fl.ack_count += 1;
                 if fl.ack_count.is_multiple_of(self.net.ack_every) || now_ack {
-                    reply = Some(PktKind::Ack);
+                    return Some(PktKind::Ack);
                 }
-            } else {
-                reply = Some(PktKind::Ack);
+                return None;
             }
-        } else if seq == fl.rcv_nxt {
-            fl.rcv_nxt += payload;
-            fl.rcv_bytes += payload;
-            // Kept ranges are disjoint and never touch (touching ones merge),
-            // so only the first can now join the cumulative point.
-            if fl.ooo.first().is_some_and(|r| r.0 <= fl.rcv_nxt) {
-                fl.rcv_nxt = fl.rcv_nxt.max(fl.ooo.remove(0).1);
-            }
-            fl.ack_count += 1;
-            let last = if fl.conn.is_none() {
-                let last = fl.rcv_nxt >= fl.view.size;
-                if last && !fl.rx_done {
-                    fl.rx_done = true;
-                    self.hosts[hi].rx_active -= 1;
-                }
-                last
-            } else {
-                let rcv_nxt = fl.rcv_nxt;
-                if rcv_nxt >= fl.avail && fl.rx_started {
-                    fl.rx_started = false;
-                    self.hosts[hi].rx_active -= 1;
-                }
-                // a message's last byte is acknowledged at once
-                self.deliver(f as u32, rcv_nxt)
-            };
-            let fl = &mut self.flows[f];
+            return Some(PktKind::Ack);
+        }
+        if seq == fl.rcv_nxt {
+            let last = self.take_in_order(f, hi, payload);
+            let fl = &self.flows[f];
             if fl.ack_count.is_multiple_of(self.net.ack_every) || last || now_ack {
-                reply = Some(PktKind::Ack);
+                return Some(PktKind::Ack);
             }
-        } else if seq > fl.rcv_nxt {
+            return None;
+        }
+        if seq > fl.rcv_nxt {
             let recent =
                 fl.last_nack_seq == fl.rcv_nxt && fl.last_nack_time.is_some_and(|t| now < t + self.net.nack_interval.0);
             if !recent {
                 fl.last_nack_seq = fl.rcv_nxt;
                 fl.last_nack_time = Some(now);
-                reply = Some(PktKind::Nack);
+                return Some(PktKind::Nack);
             }
+            return None;
+        }
+        Some(PktKind::Ack)
+    }
+
+    /// Receiver `f` takes `payload` in-order bytes: the cumulative point
+    /// moves (joining the first kept range it reaches), a flow's or a
+    /// message's end is delivered. Returns whether an end was reached (it
+    /// is ACKed at once).
+    #[inline(always)]
+    fn take_in_order(&mut self, f: usize, hi: usize, payload: u64) -> bool {
+        let fl = &mut self.flows[f];
+        fl.rcv_nxt += payload;
+        fl.rcv_bytes += payload;
+        // Kept ranges are disjoint and never touch (touching ones merge),
+        // so only the first can now join the cumulative point.
+        if fl.ooo.first().is_some_and(|r| r.0 <= fl.rcv_nxt) {
+            fl.rcv_nxt = fl.rcv_nxt.max(fl.ooo.remove(0).1);
+        }
+        fl.ack_count += 1;
+        if fl.conn.is_none() {
+            let last = fl.rcv_nxt >= fl.view.size;
+            if last && !fl.rx_done {
+                fl.rx_done = true;
+                self.hosts[hi].rx_active -= 1;
+            }
+            last
         } else {
-            reply = Some(PktKind::Ack);
-        }
-        if cnp {
-            let fl = &self.flows[f];
-            let c = Packet {
-                kind: PktKind::Cnp,
-                class: 0,
-                flow: f as u32,
-                src: fl.view.dst,
-                dst: fl.view.src,
-                size: self.net.ack_size.0 as u32,
-                hash: fl.hash.wrapping_add(1),
-                ..Default::default()
-            };
-            let ch = self.pool.alloc(c);
-            self.queue_ctrl(port, ch);
-        }
-        match reply {
-            None => self.pool.free(h),
-            Some(kind) => {
-                let data = self.reply_in_place(f, h, kind);
-                let fl = &mut self.flows[f];
-                let ack = self.pool.get_mut(h);
-                let rcx = ReceiverCx {
-                    now,
-                    flow: &fl.view,
-                    host_active_flows: self.hosts[hi].rx_active,
-                    avail: fl.avail,
-                    send_cnp: false,
-                };
-                fl.rx.fill_ack(&rcx, &data, ack);
-                self.queue_ctrl(port, h);
+            let rcv_nxt = fl.rcv_nxt;
+            if rcv_nxt >= fl.avail && fl.rx_started {
+                fl.rx_started = false;
+                self.hosts[hi].rx_active -= 1;
             }
+            // a message's last byte is acknowledged at once
+            self.deliver(f as u32, rcv_nxt)
         }
+    }
+
+    /// A CNP from receiver `f` to its sender, queued at host port `port`.
+    fn send_cnp(&mut self, port: u32, f: usize) {
+        let fl = &self.flows[f];
+        let c = Packet {
+            kind: PktKind::Cnp,
+            class: 0,
+            flow: f as u32,
+            src: fl.view.dst,
+            dst: fl.view.src,
+            size: self.net.ack_size.0 as u32,
+            hash: fl.hash.wrapping_add(1),
+            ..Default::default()
+        };
+        let ch = self.pool.alloc(c);
+        self.queue_ctrl(port, ch);
+    }
+
+    /// Data packet `h` of flow `f` becomes its `kind` reply in place, the
+    /// receiver's scheme fills it, and it is queued at host port `port`.
+    #[inline(always)]
+    fn reply_with(&mut self, port: u32, f: usize, hi: usize, h: u32, kind: PktKind) {
+        let data = self.reply_in_place(f, h, kind);
+        let fl = &mut self.flows[f];
+        let ack = self.pool.get_mut(h);
+        let rcx = ReceiverCx {
+            now: self.now,
+            flow: &fl.view,
+            host_active_flows: self.hosts[hi].rx_active,
+            avail: fl.avail,
+            send_cnp: false,
+        };
+        fl.rx.fill_ack(&rcx, &data, ack);
+        self.queue_ctrl(port, h);
     }
 }
 
