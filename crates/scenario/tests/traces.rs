@@ -378,20 +378,9 @@ fn chakra_collectives_run_over_their_process_group() {
         std::fs::write(d.path().join(format!("et/job.{r}.et")), encode("1.0.0", &rank(r))).unwrap();
     }
     let s = chakra(&d, "groups = \"groups.json\"\n").unwrap();
-    let g = &s.messages;
-    let msgs: Vec<_> = g.messages.iter().filter(|m| m.compute_on.is_none()).collect();
     // two all-reduces over 2 ranks (2 x 2 messages of 512 KiB each), two
     // all-gathers over 2 ranks (2 x 1 message of each member's 256 KiB)
-    assert_eq!(msgs.len(), 2 * 4 + 2 * 2);
-    for m in &msgs {
-        let c = g.conns[m.conn as usize];
-        let pair = (c.src.min(c.dst), c.src.max(c.dst));
-        match m.size {
-            524_288 => assert!(pair == (0, 1) || pair == (2, 3), "tensor-group all-reduce between {pair:?}"),
-            262_144 => assert!(pair == (0, 2) || pair == (1, 3), "data-group all-gather between {pair:?}"),
-            x => panic!("a message of {x} bytes"),
-        }
-    }
+    assert_two_by_two(&s, (524_288, [(0, 1), (2, 3)]), (262_144, [(0, 2), (1, 3)]));
     let r = s.simulate("hpcc", None).unwrap();
     assert_eq!((r.status, r.messages_waiting), (RunStatus::Completed, 0));
 
@@ -414,6 +403,26 @@ fn chakra_collectives_run_over_their_process_group() {
         std::fs::write(d.path().join("bad.json"), text).unwrap();
         let e = chakra(&d, "groups = \"bad.json\"\n").err().unwrap();
         assert!(e.contains("workload[0].groups: ") && e.contains("bad.json: ") && e.contains(want), "{e}");
+    }
+}
+
+/// A 2 x 2 tensor/data-parallel job's messages: two all-reduces of
+/// `allreduce.0` bytes per message, each between one pair of hosts of
+/// `allreduce.1`, and two all-gathers likewise.
+fn assert_two_by_two(s: &Scenario, allreduce: (u64, [(u32, u32); 2]), allgather: (u64, [(u32, u32); 2])) {
+    let g = &s.messages;
+    let msgs: Vec<_> = g.messages.iter().filter(|m| m.compute_on.is_none()).collect();
+    assert_eq!(msgs.len(), 2 * 4 + 2 * 2);
+    for m in &msgs {
+        let c = g.conns[m.conn as usize];
+        let pair = (c.src.min(c.dst), c.src.max(c.dst));
+        if m.size == allreduce.0 {
+            assert!(allreduce.1.contains(&pair), "tensor-group all-reduce between {pair:?}");
+        } else if m.size == allgather.0 {
+            assert!(allgather.1.contains(&pair), "data-group all-gather between {pair:?}");
+        } else {
+            panic!("a message of {} bytes", m.size);
+        }
     }
 }
 
@@ -625,16 +634,7 @@ fn dag_collectives_run_over_their_groups_as_the_collective_workload_does() {
     let msgs: Vec<_> = g.messages.iter().filter(|m| m.compute_on.is_none()).collect();
     // two all-reduces over 2 ranks (2 x 2 messages of 500 KB), two
     // all-gathers over 2 ranks (2 x 1 message of half the 4000 B buffer)
-    assert_eq!(msgs.len(), 2 * 4 + 2 * 2);
-    for m in &msgs {
-        let c = g.conns[m.conn as usize];
-        let pair = (c.src.min(c.dst), c.src.max(c.dst));
-        match m.size {
-            500_000 => assert!(pair == (4, 5) || pair == (6, 7), "tensor-group all-reduce between {pair:?}"),
-            2_000 => assert!(pair == (4, 6) || pair == (5, 7), "data-group all-gather between {pair:?}"),
-            x => panic!("a message of {x} bytes"),
-        }
-    }
+    assert_two_by_two(&s, (500_000, [(4, 5), (6, 7)]), (2_000, [(4, 6), (5, 7)]));
     let r = s.simulate("hpcc", None).unwrap();
     assert_eq!((r.status, r.messages_waiting), (RunStatus::Completed, 0));
     // the last compute ends 30 us after the last message, and is a task of the run
