@@ -346,11 +346,15 @@ pub const MAX_JOB_PANELS: usize = 4;
 /// [`crate::metrics::jobs::jobs`]): per job a panel of its iterations' times
 /// (x = iteration, one line per scheme) and, when an iteration holds several
 /// collectives, a panel of each collective's time in the order they ran.
-/// None without jobs.
+/// None without a job of several iterations or collectives.
 pub fn jobs_figure(runs: &[(String, &RunResult)], jobs: &[Vec<crate::metrics::jobs::Job>]) -> Option<Figure> {
     let first = jobs.iter().find(|j| !j.is_empty())?;
     let mut panels = Vec::new();
     for (k, job) in first.iter().enumerate() {
+        // one iteration and no collectives (an RPC workload): nothing to draw
+        if job.iterations_us.len() < 2 && job.collectives.len() < 2 {
+            continue;
+        }
         let series = |pick: &dyn Fn(&crate::metrics::jobs::Job) -> Vec<(f64, f64)>| -> Vec<Series> {
             runs.iter()
                 .enumerate()
@@ -385,6 +389,9 @@ pub fn jobs_figure(runs: &[(String, &RunResult)], jobs: &[Vec<crate::metrics::jo
         if panels.len() >= MAX_JOB_PANELS {
             break;
         }
+    }
+    if panels.is_empty() {
+        return None;
     }
     let n = panels.len() as u32;
     Some(Figure {
