@@ -30,6 +30,17 @@ pub struct PlotOptions {
     pub nodes: Vec<NodeKind>,
 }
 
+impl PlotOptions {
+    /// The chart files to write: `formats`, SVG first (always written: the HTML page shows it).
+    fn with_svg(&self) -> Vec<Format> {
+        let mut f = self.formats.clone();
+        if !f.contains(&Format::Svg) {
+            f.insert(0, Format::Svg);
+        }
+        f
+    }
+}
+
 impl Default for PlotOptions {
     fn default() -> Self {
         PlotOptions { window: None, formats: vec![Format::Svg], nodes: vec![] }
@@ -314,10 +325,7 @@ pub fn write_all(dir: &Path, runs: &[(String, &RunResult)], opts: &PlotOptions) 
     } else {
         opts
     };
-    let mut formats = opts.formats.clone();
-    if !formats.contains(&Format::Svg) {
-        formats.insert(0, Format::Svg);
-    }
+    let formats = opts.with_svg();
     let write = |stem: &str, svg: String| export::write(dir, stem, &svg, &formats);
     let mut slow = slowdown_figure(runs);
     if let [(scheme, _)] = runs {
@@ -418,10 +426,7 @@ pub fn write_jobs(
 ) -> io::Result<()> {
     let jobs: Vec<_> = runs.iter().map(|(_, r)| crate::metrics::jobs::jobs(scn, r)).collect();
     let Some(fig) = jobs_figure(runs, &jobs) else { return Ok(()) };
-    let mut formats = opts.formats.clone();
-    if !formats.contains(&Format::Svg) {
-        formats.insert(0, Format::Svg);
-    }
+    let formats = opts.with_svg();
     export::write(dir, "jobs", &fig.render(), &formats)
 }
 

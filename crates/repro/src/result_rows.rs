@@ -6,7 +6,13 @@ use ccsim_core::results::{RunResult, Stats};
 use ccsim_core::time::to_us;
 use ccsim_scenario::{fmt_time, human_bytes};
 
+use crate::metrics::jobs::mean_max;
 use crate::output::thousands;
+
+/// A job's time as the tables show it, with its unit ("unfinished" for none).
+fn time(x: Option<f64>) -> String {
+    x.map_or_else(|| "unfinished".to_string(), |us| fmt_time((us * 1e6) as u64))
+}
 
 /// A slowdown or other ratio: 2 decimals, 1 from 100 on, "-" if undefined.
 pub fn ratio(x: f64) -> String {
@@ -131,7 +137,6 @@ pub fn result_rows(runs: &[(String, &RunResult)], scn: Option<&ccsim_scenario::S
     if let Some(scn) = scn {
         let jobs: Vec<Vec<crate::metrics::jobs::Job>> =
             runs.iter().map(|(_, r)| crate::metrics::jobs::jobs(scn, r)).collect();
-        let time = |x: Option<f64>| x.map_or_else(|| "unfinished".to_string(), |us| fmt_time((us * 1e6) as u64));
         for (k, j) in jobs.first().cloned().unwrap_or_default().iter().enumerate() {
             add(&format!("job time, workload[{}]", j.workload), &|i| {
                 jobs[i].get(k).map_or_else(|| "-".into(), |j| time(j.time_us))
@@ -140,12 +145,9 @@ pub fn result_rows(runs: &[(String, &RunResult)], scn: Option<&ccsim_scenario::S
                 add(&format!("  iteration mean / max, workload[{}]", j.workload), &|i| {
                     let v: Vec<f64> =
                         jobs[i].get(k).map_or(vec![], |j| j.iterations_us.iter().flatten().copied().collect());
-                    if v.is_empty() {
-                        "-".into()
-                    } else {
-                        let mean = v.iter().sum::<f64>() / v.len() as f64;
-                        let max = v.iter().cloned().fold(f64::MIN, f64::max);
-                        format!("{} / {}", time(Some(mean)), time(Some(max)))
+                    match mean_max(&v) {
+                        None => "-".into(),
+                        Some((mean, max)) => format!("{} / {}", time(Some(mean)), time(Some(max))),
                     }
                 });
             }
@@ -248,8 +250,7 @@ pub fn job_rows(runs: &[(String, &RunResult)], scn: &ccsim_scenario::Scenario) -
     ]
     .map(String::from)
     .to_vec();
-    let time = |x: Option<f64>| x.map_or_else(|| "unfinished".to_string(), |us| fmt_time((us * 1e6) as u64));
-    let mean_max = |v: &[Option<f64>]| {
+    let count_mean_max = |v: &[Option<f64>]| {
         let done: Vec<f64> = v.iter().flatten().copied().collect();
         if v.is_empty() {
             return "-".to_string();
@@ -257,9 +258,10 @@ pub fn job_rows(runs: &[(String, &RunResult)], scn: &ccsim_scenario::Scenario) -
         if done.len() < v.len() {
             return format!("{}, {} unfinished", v.len(), v.len() - done.len());
         }
-        let mean = done.iter().sum::<f64>() / done.len() as f64;
-        let max = done.iter().copied().fold(f64::MIN, f64::max);
-        format!("{}, {} / {}", v.len(), time(Some(mean)), time(Some(max)))
+        match mean_max(&done) {
+            Some((mean, max)) => format!("{}, {} / {}", v.len(), time(Some(mean)), time(Some(max))),
+            None => "-".to_string(),
+        }
     };
     let mut rows = Vec::new();
     for (k, j0) in first.iter().enumerate() {
@@ -272,8 +274,8 @@ pub fn job_rows(runs: &[(String, &RunResult)], scn: &ccsim_scenario::Scenario) -
                 if j.hosts.is_empty() { "-".into() } else { j.hosts.len().to_string() },
                 format!("{} of {}", thousands(j.finished as u64), thousands(j.planned as u64)),
                 time(j.time_us),
-                mean_max(&j.iterations_us),
-                mean_max(&colls),
+                count_mean_max(&j.iterations_us),
+                count_mean_max(&colls),
                 thousands(j.retransmits),
                 thousands(j.trimmed),
             ]);

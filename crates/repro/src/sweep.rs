@@ -270,9 +270,10 @@ pub fn job_metric_rows(scn: &ccsim_scenario::Scenario, r: &RunResult) -> Vec<(St
     for j in crate::metrics::jobs::jobs(scn, r) {
         let w = j.workload;
         let its: Vec<f64> = j.iterations_us.iter().flatten().copied().collect();
-        let all = its.len() == j.iterations_us.len() && !its.is_empty();
-        let mean = if all { its.iter().sum::<f64>() / its.len() as f64 } else { f64::NAN };
-        let max = if all { its.iter().copied().fold(f64::MIN, f64::max) } else { f64::NAN };
+        // every iteration finished, else no mean or maximum
+        let (mean, max) = crate::metrics::jobs::mean_max(&its)
+            .filter(|_| its.len() == j.iterations_us.len())
+            .unwrap_or((f64::NAN, f64::NAN));
         m.extend([
             (format!("job{w}_time_us"), j.time_us.unwrap_or(f64::NAN)),
             (format!("job{w}_iteration_mean_us"), mean),

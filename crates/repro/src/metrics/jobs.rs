@@ -58,6 +58,15 @@ pub struct Coll {
 /// An iteration's first release, last completion and whether all its messages are done.
 type Span = (u64, u64, bool);
 
+/// A span nothing has widened yet.
+const EMPTY: Span = (u64::MAX, 0, true);
+
+/// The mean and the maximum of `v` (None when empty): iteration and
+/// collective times as the result table, the page and the sweeps show them.
+pub fn mean_max(v: &[f64]) -> Option<(f64, f64)> {
+    (!v.is_empty()).then(|| (v.iter().sum::<f64>() / v.len() as f64, v.iter().copied().fold(f64::MIN, f64::max)))
+}
+
 /// Per workload entry: messages released, messages finished, tasks ended,
 /// the span of its tasks (first start, last end) and per iteration the span
 /// of its messages.
@@ -85,12 +94,6 @@ impl Default for Acc {
             iterations: BTreeMap::new(),
             colls: BTreeMap::new(),
         }
-    }
-}
-
-impl Acc {
-    fn span(&mut self, it: u32) -> &mut Span {
-        self.iterations.entry(it).or_insert((u64::MAX, 0, true))
     }
 }
 
@@ -126,9 +129,9 @@ pub fn jobs(scn: &Scenario, r: &RunResult) -> Vec<Job> {
         e.retransmits += f.retransmits;
         e.trimmed += f.trimmed;
         let m = meta(f.id);
-        extend(e.span(m.iteration), f);
+        extend(e.iterations.entry(m.iteration).or_insert(EMPTY), f);
         if let Some(k) = m.collective {
-            extend(e.colls.entry((m.iteration, k)).or_insert((u64::MAX, 0, true)), f);
+            extend(e.colls.entry((m.iteration, k)).or_insert(EMPTY), f);
         }
     }
     for t in &r.tasks {
@@ -140,10 +143,10 @@ pub fn jobs(scn: &Scenario, r: &RunResult) -> Vec<Job> {
     }
     let mut out = Vec::new();
     for (&w, &(plan, plan_tasks)) in &planned {
-        let hosts = g.ranks.get(&w).cloned().unwrap_or_default();
         if plan == 0 {
             continue; // compute only: not a job of the network
         }
+        let hosts = g.ranks.get(&w).cloned().unwrap_or_default();
         let Some(a) = acc.get(&w).filter(|a| a.messages > 0) else {
             out.push(Job {
                 workload: w,
