@@ -1,60 +1,136 @@
 //! Building a network: numbering the ports, making them with their
-//! buffers' thresholds, making the switches and hosts, the path facts a
-//! flow needs (latency, serialization, bottleneck) and the retransmission
-//! timeout. [`crate::sim::Simulator::with_traffic`] calls these in order.
+//! buffers' thresholds, making the switches and hosts, the routes, the path
+//! facts a flow needs (latency, serialization, bottleneck), the
+//! retransmission timeout and the run's modes.
+//! [`crate::sim::Simulator::with_traffic`] (`setup.rs`) calls these in order.
 
 use crate::cc::{PortStat, Requirements, Scheme};
-use crate::config::{NetConfig, Routing as RoutingMode};
-use crate::nic::NicFlows;
+use crate::config::{IntEncoding, NetConfig, Receiver, Routing as RoutingMode};
+use crate::event::EventQueue;
+use crate::nic_queue::NicFlows;
 use crate::node::{lossless_classes, Host, Switch};
+use crate::options::SimOptions;
 use crate::port::Port;
 use crate::rng::Rng;
 use crate::routing::Routing;
+use crate::state::{Mode, RunControl};
 use crate::time::{ser_time, Time, US};
 use crate::topology::{NodeKind, Topology};
+use crate::wiring::{up_ports, wire, Wiring};
 
-/// How ports are numbered: a node's ports have the global ids
-/// `base[node]..base[node + 1]`, in the order of its links.
-pub(crate) struct Wiring {
-    /// Per node: (global port id, peer node), sorted by port id.
+/// A built network: its ports and nodes, wired and routed.
+pub(crate) struct Network {
+    pub ports: Vec<Port>,
+    pub stats: Vec<PortStat>,
+    pub node_index: Vec<u32>,
+    pub switches: Vec<Switch>,
+    pub hosts: Vec<Host>,
+    /// Over the links up at time 0.
+    pub routing: Routing,
+    /// Over all links, when some are down at time 0 (path facts use it).
+    pub full_routing: Option<Routing>,
     pub node_ports: Vec<Vec<(u32, u32)>>,
-    /// Per link: (port at `a`, port at `b`).
     pub link_ports: Vec<(u32, u32)>,
-    /// Per node (and one past the last): its first port id.
-    pub base: Vec<u32>,
+    /// Per node: its first port id.
+    pub port_base: Vec<u32>,
+    /// The run's random stream after the switches drew their salts.
+    pub rng: Rng,
+    /// The link events at time 0, applied before the routes were built.
+    pub links_applied: usize,
 }
 
-/// Numbers the ports of `topo`.
-pub(crate) fn wire(topo: &Topology) -> Wiring {
-    let n = topo.nodes.len();
-    let mut node_ports: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
-    let mut link_ports = Vec::with_capacity(topo.links.len());
-    let mut base = vec![0u32; n + 1];
-    let mut count = vec![0u32; n];
-    for l in &topo.links {
-        count[l.a as usize] += 1;
-        count[l.b as usize] += 1;
+/// Builds the network of `topo` under `net`: ports, the link events at time
+/// 0 (`link_events` is in time order), routes, switches and hosts.
+pub(crate) fn network(
+    topo: &Topology,
+    net: &NetConfig,
+    scheme: &dyn Scheme,
+    link_events: &[(Time, usize, bool)],
+    seed: u64,
+) -> Result<Network, String> {
+    let w = wire(topo);
+    let (mut ports, stats) = make_ports(topo, net, &w);
+    let links_applied = link_events.iter().take_while(|e| e.0 == 0).count();
+    for &(_, li, up) in &link_events[..links_applied] {
+        let (pa, pb) = w.link_ports[li];
+        ports[pa as usize].down = !up;
+        ports[pb as usize].down = !up;
     }
-    for i in 0..n {
-        base[i + 1] = base[i] + count[i];
+    let any_down = ports.iter().any(|p| p.down);
+    let port_base = w.base[..topo.nodes.len()].to_vec();
+    let live = if any_down { up_ports(&w.node_ports, &ports) } else { w.node_ports.clone() };
+    let routing = Routing::build(topo, &live, &port_base);
+    let full_routing = any_down.then(|| Routing::build(topo, &w.node_ports, &port_base));
+    let mut rng = Rng::derive(seed, 0xCC51);
+    let (node_index, switches, hosts) = make_nodes(topo, net, scheme, &w, &ports, &stats, &mut rng)?;
+    let Wiring { node_ports, link_ports, .. } = w;
+    Ok(Network {
+        ports,
+        stats,
+        node_index,
+        switches,
+        hosts,
+        routing,
+        full_routing,
+        node_ports,
+        link_ports,
+        port_base,
+        rng,
+        links_applied,
+    })
+}
+
+impl Network {
+    /// The path facts of its host pairs.
+    pub fn facts<'a>(&'a self, net: &'a NetConfig) -> PathFacts<'a> {
+        PathFacts {
+            net,
+            ports: &self.ports,
+            node_ports: &self.node_ports,
+            routing: &self.routing,
+            full_routing: self.full_routing.as_ref(),
+        }
     }
-    let mut next = base.clone();
-    for l in &topo.links {
-        let pa = next[l.a as usize];
-        next[l.a as usize] += 1;
-        let pb = next[l.b as usize];
-        next[l.b as usize] += 1;
-        link_ports.push((pa, pb));
+}
+
+/// An event queue whose wheel covers the longest packet time plus
+/// propagation of any link, with margin.
+pub(crate) fn event_queue(ports: &[Port], net: &NetConfig) -> EventQueue {
+    let pkt = net.packet_size();
+    let longest = ports.iter().map(|p| p.delay + ser_time(pkt, p.rate)).max().unwrap_or(0);
+    EventQueue::with_horizon(longest * 5 / 4 + net.switch_delay.0)
+}
+
+/// What `net` and the scheme's `req` decide for a run with timeout `rto`.
+pub(crate) fn mode(net: &NetConfig, req: &Requirements, rto: Option<Time>) -> Mode {
+    Mode {
+        int_on: net.int.unwrap_or(req.int_on_data),
+        int_on_acks: req.int_on_acks,
+        int_fixed: if net.int_encoding == IntEncoding::Fixed { net.int_fixed_bytes.0 as u32 } else { 0 },
+        int_hop: if net.int_encoding == IntEncoding::PerHop { net.int_hop_bytes.0 as u32 } else { 0 },
+        quantum: net.time_quantum.map_or(0, |q| q.0),
+        rto,
+        trim_selective: net.trim.enabled && net.receiver == Receiver::Reorder,
+        lossless: lossless_classes(net),
+        ack_entropy: req.entropy,
     }
-    for (i, l) in topo.links.iter().enumerate() {
-        let (pa, pb) = link_ports[i];
-        node_ports[l.a as usize].push((pa, l.b));
-        node_ports[l.b as usize].push((pb, l.a));
+}
+
+/// The stop, stall and check rules of `opts` for a run of `total` flows.
+pub(crate) fn run_control(opts: &SimOptions, total: usize) -> RunControl {
+    RunControl {
+        total,
+        finished: 0,
+        started: 0,
+        last_progress: 0,
+        stall: opts.stall.max(1),
+        cycle_check: opts.stall.max(1),
+        interrupt: opts.interrupt.clone(),
+        stop_at: opts.stop_at,
+        check: opts.check,
+        deep: crate::check::deep_checks(),
+        draining: false,
     }
-    for v in node_ports.iter_mut() {
-        v.sort_unstable();
-    }
-    Wiring { node_ports, link_ports, base }
 }
 
 /// The ports by global id, each with its link's rate and delay, its PFC

@@ -11,7 +11,7 @@
 //!   after a PFC deadlock, whose packets can never leave.
 
 use crate::event::Ev;
-use crate::sim::Simulator;
+use crate::state::Simulator;
 
 /// Whether runs check themselves as they go (the *deep* checks): each NIC
 /// choice against a scan of the host's flows, the INT a switch hook pushes,
@@ -34,24 +34,25 @@ impl Simulator {
     /// lossless, buffer accounting.
     pub(crate) fn check_invariants(&self) -> Result<(), String> {
         let in_flight = self.data_in_flight();
-        let accounted = self.data_bytes_delivered + self.data_bytes_dropped + self.data_bytes_trimmed + in_flight;
-        if accounted != self.data_bytes_sent {
+        let accounted =
+            self.count.data_bytes_delivered + self.count.data_bytes_dropped + self.count.data_bytes_trimmed + in_flight;
+        if accounted != self.count.data_bytes_sent {
             return Err(format!(
                 "byte conservation: hosts sent {} data bytes, but {} were delivered, {} dropped, {} trimmed and {} are in flight ({} unaccounted)",
-                self.data_bytes_sent,
-                self.data_bytes_delivered,
-                self.data_bytes_dropped,
-                self.data_bytes_trimmed,
+                self.count.data_bytes_sent,
+                self.count.data_bytes_delivered,
+                self.count.data_bytes_dropped,
+                self.count.data_bytes_trimmed,
                 in_flight,
-                self.data_bytes_sent as i128 - accounted as i128
+                self.count.data_bytes_sent as i128 - accounted as i128
             ));
         }
         if self.net.pfc.enabled
             && self.net.pfc.lossy_prios.is_empty()
             && self.net.link_events.is_empty()
-            && self.drops > 0
+            && self.count.drops > 0
         {
-            return Err(format!("a lossless fabric (PFC on, no link failures) dropped {} packets", self.drops));
+            return Err(format!("a lossless fabric (PFC on, no link failures) dropped {} packets", self.count.drops));
         }
         self.check_buffer_accounting().map_err(|e| format!("buffer accounting: {e}"))
     }
@@ -60,7 +61,7 @@ impl Simulator {
     /// only; hosts send no new data and timers do not fire), then checks
     /// that every packet was freed and the switches hold nothing.
     pub(crate) fn drain_and_check(&mut self) -> Result<(), String> {
-        self.draining = true;
+        self.ctl.draining = true;
         let mut n = 0u64;
         while let Some((t, ev)) = self.events.pop() {
             self.now = self.now.max(t);

@@ -4,7 +4,7 @@
 //! `UecSrc::computePullTarget`, `handlePull`):
 //!
 //! * A sender starts with `max_credit` of speculative credit and sends data
-//!   only while its credit is positive (`Flow::credit`, checked with the
+//!   only while its credit is positive (`Sender::credit`, checked with the
 //!   window by the NIC); each data packet costs its wire bytes. Its first
 //!   ACK, NACK or pull ends speculation: leftover credit is dropped.
 //! * Every data packet carries the sender's pull target (`Packet::credit`, held in `rcvd`):
@@ -31,46 +31,12 @@
 //! among the sender NIC's active flows; a connection is speculative only at
 //! its start.
 
-use std::collections::VecDeque;
-
 use crate::event::Ev;
+use crate::node::Pacer;
 use crate::packet::{Packet, PktKind, CREDIT_PULL, CREDIT_RTS};
-use crate::sim::Simulator;
+use crate::state::Simulator;
 use crate::time::Time;
-
-/// Credit state of one flow, sender and receiver side (the sender's credit
-/// balance is `Flow::credit`, read by the NIC).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct CreditFlow {
-    /// Sender: the largest cumulative grant received.
-    pulled: u64,
-    /// Sender: the latest pull target sent (in data or an RTS).
-    advertised: u64,
-    /// Sender: still on its initial, unsolicited credit.
-    speculating: bool,
-    /// Sender: `CreditConfig::max_credit` in bytes for this flow.
-    max: i64,
-    /// Sender: when it last heard a pull or sent an RTS.
-    asked_at: Time,
-    /// Receiver: the highest pull target seen.
-    target: u64,
-    /// Receiver: the cumulative grant sent.
-    granted: u64,
-    /// Receiver: in its host pacer's queue.
-    queued: bool,
-}
-
-/// One receiving host's credit pacer.
-#[derive(Debug, Default)]
-pub(crate) struct Pacer {
-    /// Flows waiting for credit, served round robin.
-    queue: VecDeque<u32>,
-    /// A `Pull` event is pending.
-    armed: bool,
-    /// The pacer may pull again from this time (the last grant's time at the
-    /// credit rate).
-    free_at: Time,
-}
+use crate::transport::{CreditFlow, Flow};
 
 impl Simulator {
     /// The run's credit settings: per-flow state, one pacer per host, and
@@ -109,13 +75,13 @@ impl Simulator {
         let c = self.credit.as_ref().expect("credits are on");
         let fl = &self.flows[f as usize];
         let cf = &self.credit_flows[f as usize];
-        let fresh = fl.avail.saturating_sub(fl.snd_nxt);
-        let resend: u64 = fl.rtx.iter().map(|r| self.wire(r.1 - r.0)).sum();
+        let fresh = fl.snd.avail.saturating_sub(fl.snd.nxt);
+        let resend: u64 = fl.snd.rtx.iter().map(|r| self.wire(r.1 - r.0)).sum();
         let mut want = self.wire(fresh) + resend;
-        if fl.window != u64::MAX {
-            want = want.min(fl.window.saturating_add(fl.view.packet_size as u64));
+        if fl.snd.window != u64::MAX {
+            want = want.min(fl.snd.window.saturating_add(fl.view.packet_size as u64));
         }
-        let mut need = (want.min(cf.max as u64) as i64 - fl.credit).max(0) as u64;
+        let mut need = (want.min(cf.max as u64) as i64 - fl.snd.credit).max(0) as u64;
         // a speculating sender with data asks for at least a packet
         if cf.speculating && need < fl.view.packet_size as u64 && fresh > 0 {
             need = fl.view.packet_size as u64;
@@ -127,7 +93,7 @@ impl Simulator {
     /// credit and carries the pull target.
     pub(crate) fn credit_sent(&mut self, f: u32, h: u32) {
         let fl = &mut self.flows[f as usize];
-        set_credit(fl, fl.credit - self.pool.get(h).size as i64);
+        set_credit(fl, fl.snd.credit - self.pool.get(h).size as i64);
         let t = self.pull_target(f);
         self.credit_flows[f as usize].advertised = t;
         self.pool.get_mut(h).rcvd = t;
@@ -140,7 +106,7 @@ impl Simulator {
         if cf.speculating {
             cf.speculating = false;
             let fl = &mut self.flows[f as usize];
-            set_credit(fl, fl.credit.min(0));
+            set_credit(fl, fl.snd.credit.min(0));
         }
     }
 
@@ -150,7 +116,7 @@ impl Simulator {
     pub(crate) fn credit_check_rts(&mut self, f: u32) {
         let fl = &self.flows[f as usize];
         let cf = &self.credit_flows[f as usize];
-        if fl.done || fl.credit > 0 || !fl.has_data() || cf.advertised > cf.pulled {
+        if fl.snd.done || fl.snd.credit > 0 || !fl.has_data() || cf.advertised > cf.pulled {
             return;
         }
         let t = self.pull_target(f);
@@ -160,7 +126,7 @@ impl Simulator {
         let cf = &mut self.credit_flows[f as usize];
         cf.advertised = t;
         cf.asked_at = self.now;
-        self.credit_counts[1] += 1;
+        self.count.credit_counts[1] += 1;
         self.send_credit(f, CREDIT_RTS, t);
     }
 
@@ -201,7 +167,7 @@ impl Simulator {
     /// it asks again.
     pub(crate) fn credit_idle(&mut self, f: u32, rto: Time) {
         let fl = &self.flows[f as usize];
-        if fl.credit <= 0 && fl.has_data() && self.now >= self.credit_flows[f as usize].asked_at + rto {
+        if fl.snd.credit <= 0 && fl.has_data() && self.now >= self.credit_flows[f as usize].asked_at + rto {
             self.credit_timeout(f);
             self.kick_sender(f);
         }
@@ -232,7 +198,7 @@ impl Simulator {
         let (per_pull, rate) = (c.per_pull, c.rate);
         while let Some(f) = self.pacers[hi].queue.pop_front() {
             let cf = &mut self.credit_flows[f as usize];
-            if self.flows[f as usize].done || cf.granted >= cf.target {
+            if self.flows[f as usize].snd.done || cf.granted >= cf.target {
                 cf.queued = false;
                 continue;
             }
@@ -247,8 +213,8 @@ impl Simulator {
             let port = self.hosts[hi].port;
             let line = self.ports[port as usize].rate as f64 * rate;
             let next = pull_after(self.now, grant, line);
-            self.credit_counts[0] += 1;
-            self.credit_counts[2] += grant;
+            self.count.credit_counts[0] += 1;
+            self.count.credit_counts[2] += grant;
             self.send_credit(f, CREDIT_PULL, granted);
             self.pacers[hi].free_at = next;
             self.events.push(next, Ev::Pull { host: hi as u32 });
@@ -262,7 +228,7 @@ impl Simulator {
         let pkt = self.pool.get(h);
         let (f, sub, value) = (pkt.flow, pkt.sub, pkt.credit());
         self.pool.free(h);
-        if self.flows[f as usize].done {
+        if self.flows[f as usize].snd.done {
             return;
         }
         if sub == CREDIT_RTS {
@@ -278,7 +244,7 @@ impl Simulator {
         cf.asked_at = self.now;
         if value > cf.pulled {
             let fl = &mut self.flows[f as usize];
-            set_credit(fl, (fl.credit + (value - cf.pulled) as i64).min(cf.max));
+            set_credit(fl, (fl.snd.credit + (value - cf.pulled) as i64).min(cf.max));
             cf.pulled = value;
         }
         self.kick_sender(f);
@@ -303,7 +269,7 @@ fn pull_after(now: Time, grant: u64, line: f64) -> Time {
 }
 
 /// Sets a sender's credit and whether it is spent (the NIC's gate).
-fn set_credit(fl: &mut crate::sim::Flow, credit: i64) {
-    fl.credit = credit;
-    fl.credit_held = credit <= 0;
+fn set_credit(fl: &mut Flow, credit: i64) {
+    fl.snd.credit = credit;
+    fl.snd.credit_held = credit <= 0;
 }

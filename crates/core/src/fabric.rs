@@ -15,9 +15,10 @@
 use crate::cc::SwitchCx;
 use crate::config::{EcnMode, Routing as RoutingMode, XoffAt};
 use crate::event::Ev;
-use crate::msg::Loss;
 use crate::packet::{IntHop, Packet, PktKind};
-use crate::sim::{prefetch, Simulator, NC};
+use crate::port::NC;
+use crate::state::{prefetch, Simulator};
+use crate::transport::Loss;
 
 impl Simulator {
     /// A packet arrived at a switch through global port `in_port`: the
@@ -66,7 +67,7 @@ impl Simulator {
             self.pool.get_mut(h).paused = true;
         }
         self.enqueue(out, class, h, size);
-        if class != 0 && self.lossless & (1 << class) != 0 {
+        if class != 0 && self.mode.lossless & (1 << class) != 0 {
             self.check_pause(si, in_port, class, out);
         }
         self.flush_emitted(si);
@@ -126,11 +127,11 @@ impl Simulator {
     fn lose_unrouted(&mut self, h: u32) {
         let pkt = self.pool.get(h);
         if pkt.kind == PktKind::Data && pkt.trim == 0 {
-            self.data_bytes_dropped += pkt.payload as u64;
+            self.count.data_bytes_dropped += pkt.payload as u64;
             let (f, seq) = (pkt.flow, pkt.seq);
             self.count_loss(f, seq, Loss::Drop);
         }
-        self.drops += 1;
+        self.count.drops += 1;
         self.pool.free(h);
     }
 
@@ -142,7 +143,7 @@ impl Simulator {
             let pkt = self.pool.get_mut(h);
             pkt.paused = false;
             if pkt.kind == PktKind::Data && self.stats[out as usize].qlen < self.ports[in_port as usize].headroom {
-                self.flows[pkt.flow as usize].hol_pkts += 1;
+                self.flows[pkt.flow as usize].snd.hol_pkts += 1;
             }
         }
     }
@@ -160,7 +161,7 @@ impl Simulator {
             let pkt = self.pool.get_mut(h);
             let n_int = pkt.n_int;
             cc.on_enqueue(&mut cx, in_local, out_local, pkt);
-            if self.deep {
+            if self.ctl.deep {
                 assert_eq!(pkt.n_int, n_int, "a switch hook pushed INT in on_enqueue");
             }
         }
@@ -172,7 +173,7 @@ impl Simulator {
     fn over_trim_threshold(&self, out: u32, class: usize, size: u64, h: u32) -> bool {
         match self.net.trim.threshold {
             // lossy classes only: PFC, not trimming, holds a lossless queue
-            Some(t) if self.net.trim.enabled && self.lossless & (1 << class) == 0 => {
+            Some(t) if self.net.trim.enabled && self.mode.lossless & (1 << class) == 0 => {
                 self.ports[out as usize].cls[class].bytes + size > t.0 && self.pool.get(h).kind == PktKind::Data
             }
             _ => false,
@@ -193,8 +194,8 @@ impl Simulator {
         pkt.paused = false;
         pkt.trim_len = pkt.payload;
         pkt.payload = 0;
-        self.data_bytes_trimmed += pkt.trim_len as u64;
-        self.trimmed += 1;
+        self.count.data_bytes_trimmed += pkt.trim_len as u64;
+        self.count.trimmed += 1;
         self.ports[out as usize].trimmed += 1;
         let (f, seq) = (pkt.flow, pkt.seq);
         self.count_loss(f, seq, Loss::Trim);
@@ -206,7 +207,7 @@ impl Simulator {
     fn enqueue(&mut self, out: u32, class: usize, h: u32, size: u64) {
         let p = &mut self.ports[out as usize];
         // routes and path retracing never pick a port whose link is down
-        if self.deep {
+        if self.ctl.deep {
             assert!(!p.down, "packet queued at egress {}:{} whose link is down", p.node, p.peer);
         }
         p.push(class, h, size, &mut self.pool);
@@ -264,7 +265,7 @@ impl Simulator {
         let reserve = self.net.reserve.0;
         let thresh = self.threshold(si, p);
         let shared = self.shared_of(p, c);
-        let lossless = self.lossless & (1 << c) != 0;
+        let lossless = self.mode.lossless & (1 << c) != 0;
         let port = &self.ports[p as usize];
         let new_bytes = port.cls[c].ing_bytes + size;
         if lossless {
@@ -386,7 +387,7 @@ impl Simulator {
         self.stats[p as usize].qlen += size;
         if kind == PktKind::Pause {
             port.pause_sent += 1;
-            self.pause_frames += 1;
+            self.count.pause_frames += 1;
         }
         self.try_send(p);
     }
@@ -478,14 +479,14 @@ impl Simulator {
             if self.ecn_enabled() {
                 self.mark_ecn(port, c, h);
             }
-            if self.int_on {
+            if self.mode.int_on {
                 self.stamp_int(port, h);
             }
         }
         self.hook_dequeue(si, node, in_port, port, h);
-        if self.int_hop > 0 {
+        if self.mode.int_hop > 0 {
             let pkt = self.pool.get_mut(h);
-            pkt.size += self.int_hop * (pkt.n_int - n_int) as u32;
+            pkt.size += self.mode.int_hop * (pkt.n_int - n_int) as u32;
         }
         let more = !self.ports[port as usize].pfc.is_empty() || self.pick_class(port).is_some();
         self.transmit(port, h, more);
@@ -500,11 +501,11 @@ impl Simulator {
     fn leave_buffer(&mut self, si: usize, port: u32, in_port: u32, c: usize, size: u64) {
         if c != 0 && in_port != u32::MAX {
             self.release(si, in_port, c, size);
-            if self.lossless & (1 << c) != 0 {
+            if self.mode.lossless & (1 << c) != 0 {
                 self.check_resume(si, in_port, c);
             }
         }
-        if c != 0 && self.lossless & (1 << c) != 0 {
+        if c != 0 && self.mode.lossless & (1 << c) != 0 {
             self.resume_fed_by(si, port, c);
         }
     }

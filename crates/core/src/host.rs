@@ -9,10 +9,11 @@
 use crate::cc::{ReceiverCx, SenderCx, TIMER_SLOTS};
 use crate::config::{Receiver, Routing as RoutingMode};
 use crate::event::Ev;
-use crate::msg::Loss;
 use crate::packet::{Packet, PktKind};
-use crate::sim::{CcOp, Simulator};
+use crate::state::Simulator;
 use crate::time::Time;
+use crate::transport::Loss;
+use crate::transport::{CcOp, Flow};
 
 /// Lowest pacing rate the core accepts from a scheme (bits/s).
 const MIN_RATE: u64 = crate::topology::MIN_LINK_RATE;
@@ -21,16 +22,16 @@ impl Simulator {
     pub(crate) fn flow_start(&mut self, f: u32) {
         let now = self.now;
         let fl = &mut self.flows[f as usize];
-        fl.last_progress = now;
+        fl.snd.last_progress = now;
         let hi = self.node_index[fl.view.src as usize] as usize;
-        self.started += 1;
-        self.last_progress = now;
+        self.ctl.started += 1;
+        self.ctl.last_progress = now;
         self.cc_call(f, CcOp::Start);
         if self.credit.is_some() {
             self.credit_start(f);
         }
         self.nic_start(hi, f);
-        if let Some(rto) = self.rto {
+        if let Some(rto) = self.mode.rto {
             self.events.push(now + rto, Ev::Rto { flow: f });
         }
         let p = self.hosts[hi].port;
@@ -43,7 +44,7 @@ impl Simulator {
     pub(crate) fn cc_call(&mut self, f: u32, op: CcOp) {
         let now = self.now;
         let fl = &mut self.flows[f as usize];
-        let mut cx = SenderCx::new(now, &fl.view, fl.snd_nxt, fl.snd_una, fl.rate as f64, fl.window);
+        let mut cx = SenderCx::new(now, &fl.view, fl.snd.nxt, fl.snd.una, fl.snd.rate as f64, fl.snd.window);
         Self::conn_cx(fl, &mut cx);
         match op {
             CcOp::Start => fl.cc.on_start(&mut cx),
@@ -75,33 +76,36 @@ impl Simulator {
         let fl = &self.flows[f as usize];
         let new_rate =
             if rate.is_finite() { (rate as u64).clamp(MIN_RATE, fl.view.line_rate) } else { fl.view.line_rate };
-        let gap =
-            if new_rate != fl.rate && fl.last_size > 0 { self.wire_time(fl.last_size as u64, new_rate) } else { 0 };
+        let gap = if new_rate != fl.snd.rate && fl.snd.last_size > 0 {
+            self.wire_time(fl.snd.last_size as u64, new_rate)
+        } else {
+            0
+        };
         let fl = &mut self.flows[f as usize];
         let window = window.max(1);
         if let Some(slot) = fl.log_slot {
-            if new_rate != fl.rate || window != fl.window {
+            if new_rate != fl.snd.rate || window != fl.snd.window {
                 if let Some(t) = self.tracer.as_mut().filter(|t| t.changes) {
                     t.change(slot, now, new_rate as f64, window as f64);
                 }
             }
         }
-        fl.window = window;
-        if new_rate != fl.rate {
-            fl.rate = new_rate;
+        fl.snd.window = window;
+        if new_rate != fl.snd.rate {
+            fl.snd.rate = new_rate;
             // re-pace the gap after the last packet at the new rate
-            if fl.last_size > 0 {
-                fl.next_send = fl.last_send + gap;
+            if fl.snd.last_size > 0 {
+                fl.snd.next_send = fl.snd.last_send + gap;
             }
         }
         for (slot, t) in timers.iter().enumerate() {
             match t {
                 Some(Some(at)) => {
-                    fl.timer_gen[slot] = fl.timer_gen[slot].wrapping_add(1);
-                    let gen = fl.timer_gen[slot];
+                    fl.snd.timer_gen[slot] = fl.snd.timer_gen[slot].wrapping_add(1);
+                    let gen = fl.snd.timer_gen[slot];
                     self.events.push((*at).max(now), Ev::Timer { flow: f, slot: slot as u8, gen });
                 }
-                Some(None) => fl.timer_gen[slot] = fl.timer_gen[slot].wrapping_add(1),
+                Some(None) => fl.snd.timer_gen[slot] = fl.snd.timer_gen[slot].wrapping_add(1),
                 None => {}
             }
         }
@@ -138,7 +142,7 @@ impl Simulator {
             self.host_arm(port, end);
             return;
         }
-        if self.draining {
+        if self.ctl.draining {
             // a checked run playing out what is in flight: no new data
             return;
         }
@@ -166,7 +170,7 @@ impl Simulator {
         let hi = self.node_index[self.ports[port as usize].node as usize] as usize;
         let next = if self.ctrl_sendable(port) || self.hosts[hi].nic.any_ready() {
             at
-        } else if self.draining {
+        } else if self.ctl.draining {
             return;
         } else {
             self.nic_earliest(hi).max(at)
@@ -193,11 +197,11 @@ impl Simulator {
     /// (ranges it has passed are dropped): (first byte, end of the range).
     fn next_rtx(&mut self, f: u32) -> Option<(u64, u64)> {
         let fl = &mut self.flows[f as usize];
-        while let Some(&(a, b)) = fl.rtx.first() {
-            if b > fl.snd_una {
-                return Some((a.max(fl.snd_una), b));
+        while let Some(&(a, b)) = fl.snd.rtx.first() {
+            if b > fl.snd.una {
+                return Some((a.max(fl.snd.una), b));
             }
-            fl.rtx.remove(0);
+            fl.snd.rtx.remove(0);
         }
         None
     }
@@ -205,19 +209,19 @@ impl Simulator {
     /// Builds the next data packet of flow `f`: bytes a trim NACK asked
     /// for first, else new data (or a go-back-N resend from `snd_nxt`).
     fn make_data(&mut self, f: u32) -> u32 {
-        if !self.flows[f as usize].rtx.is_empty() {
+        if !self.flows[f as usize].snd.rtx.is_empty() {
             if let Some(r) = self.next_rtx(f) {
                 return self.make_rtx(f, r);
             }
         }
-        let seq = self.flows[f as usize].snd_nxt;
+        let seq = self.flows[f as usize].snd.nxt;
         // a connection packetizes each message on its own
         let end =
             if self.flows[f as usize].conn.is_some() { self.msg_end(f, seq) } else { self.flows[f as usize].view.size };
         let (h, payload) = self.build_data(f, seq, end);
         let fl = &mut self.flows[f as usize];
-        fl.snd_nxt += payload;
-        fl.max_sent = fl.max_sent.max(fl.snd_nxt);
+        fl.snd.nxt += payload;
+        fl.snd.max_sent = fl.snd.max_sent.max(fl.snd.nxt);
         h
     }
 
@@ -227,9 +231,9 @@ impl Simulator {
         let (h, payload) = self.build_data(f, a, end);
         let fl = &mut self.flows[f as usize];
         if a + payload >= b {
-            fl.rtx.remove(0);
+            fl.snd.rtx.remove(0);
         } else {
-            fl.rtx[0].0 = a + payload;
+            fl.snd.rtx[0].0 = a + payload;
         }
         // the resent bytes are in flight again
         Self::count_out_of_flight(fl);
@@ -239,9 +243,9 @@ impl Simulator {
     /// With trimming and a reorder receiver, the bytes in flight are those
     /// neither received nor waiting to be resent: `una_eff` = delivered +
     /// the bytes in `rtx` (at least `snd_una`, at most `snd_nxt`).
-    fn count_out_of_flight(fl: &mut crate::sim::Flow) {
-        let waiting: u64 = fl.rtx.iter().map(|r| r.1 - r.0).sum();
-        fl.una_eff = (fl.delivered + waiting).max(fl.snd_una).min(fl.snd_nxt.max(fl.snd_una));
+    fn count_out_of_flight(fl: &mut Flow) {
+        let waiting: u64 = fl.snd.rtx.iter().map(|r| r.1 - r.0).sum();
+        fl.snd.una_eff = (fl.snd.delivered + waiting).max(fl.snd.una).min(fl.snd.nxt.max(fl.snd.una));
     }
 
     /// A data packet of flow `f` from byte `seq` (at most an MTU, not past
@@ -250,7 +254,7 @@ impl Simulator {
         let now = self.now;
         let mtu = self.net.mtu.0;
         // the fixed INT header rides from the sender on (per-hop records are added by switches)
-        let header = self.net.header.0 + if self.int_on { self.int_fixed as u64 } else { 0 };
+        let header = self.net.header.0 + if self.mode.int_on { self.mode.int_fixed as u64 } else { 0 };
         let spray = self.net.routing == RoutingMode::Spray;
         let hash = if spray { self.rng.next_u64() } else { self.flows[f as usize].hash };
         let fl = &mut self.flows[f as usize];
@@ -268,28 +272,28 @@ impl Simulator {
             hash,
             ..Default::default()
         };
-        let resend = seq < fl.max_sent;
+        let resend = seq < fl.snd.max_sent;
         // New data (or go-back-N's resend of it) that fills a window smaller
         // than `ack_every` packets asks for an ACK at once: the receiver
         // would otherwise wait for packets the window does not let come.
         // A larger window always leaves room for the packets the receiver
         // counts, so coalescing is left as configured.
-        pkt.ack_req = seq == fl.snd_nxt
-            && fl.window < self.net.ack_every as u64 * mtu
-            && (seq + payload).saturating_sub(fl.una_eff) >= fl.window;
-        let mut cx = SenderCx::new(now, &fl.view, fl.snd_nxt, fl.snd_una, fl.rate as f64, fl.window);
+        pkt.ack_req = seq == fl.snd.nxt
+            && fl.snd.window < self.net.ack_every as u64 * mtu
+            && (seq + payload).saturating_sub(fl.snd.una_eff) >= fl.snd.window;
+        let mut cx = SenderCx::new(now, &fl.view, fl.snd.nxt, fl.snd.una, fl.snd.rate as f64, fl.snd.window);
         Self::conn_cx(fl, &mut cx);
         fl.cc.on_send(&mut cx, &mut pkt);
         let (rate, window, timers) = (cx.rate, cx.window, cx.timers);
         self.apply_sender(f, rate, window, timers);
         let fl = &mut self.flows[f as usize];
-        fl.last_send = now;
-        fl.last_size = pkt.size;
-        let rate = fl.rate;
+        fl.snd.last_send = now;
+        fl.snd.last_size = pkt.size;
+        let rate = fl.snd.rate;
         let gap = self.wire_time(pkt.size as u64, rate);
-        self.flows[f as usize].next_send = now + gap;
-        self.data_packets += 1;
-        self.data_bytes_sent += payload;
+        self.flows[f as usize].snd.next_send = now + gap;
+        self.count.data_packets += 1;
+        self.count.data_bytes_sent += payload;
         if resend {
             self.count_loss(f, seq, Loss::Resend);
         }
@@ -315,7 +319,7 @@ impl Simulator {
             PktKind::Credit => self.credit_arrive(h),
             PktKind::Cnp | PktKind::Ctrl => {
                 let f = self.pool.get(h).flow;
-                let live = (f as usize) < self.flows.len() && !self.flows[f as usize].done;
+                let live = (f as usize) < self.flows.len() && !self.flows[f as usize].snd.done;
                 if live {
                     self.cc_call(f, CcOp::Control(h));
                 }
@@ -361,13 +365,13 @@ impl Simulator {
         ack.dst = fl.view.src;
         ack.size = self.net.ack_size.0 as u32 + int_bytes;
         ack.payload = 0;
-        ack.seq = fl.rcv_nxt;
-        ack.rcvd = fl.rcv_bytes;
+        ack.seq = fl.rcv.nxt;
+        ack.rcvd = fl.rcv.bytes;
         ack.ecn_echo = data.ce;
         ack.ce = false;
         ack.hops = 0;
         // (the reverse path differs from the data's: ECMP hashes the salted value)
-        ack.hash = if self.ack_entropy { data.hash } else { fl.hash }.wrapping_add(1);
+        ack.hash = if self.mode.ack_entropy { data.hash } else { fl.hash }.wrapping_add(1);
         data
     }
 
@@ -386,19 +390,19 @@ impl Simulator {
         let hi = self.node_index[self.ports[port as usize].node as usize] as usize;
         let fl = &mut self.flows[f];
         // a connection is received while it has released data not yet received
-        if !fl.rx_started && (fl.conn.is_none() || fl.rcv_nxt < fl.avail) {
-            fl.rx_started = true;
+        if !fl.rcv.started && (fl.conn.is_none() || fl.rcv.nxt < fl.snd.avail) {
+            fl.rcv.started = true;
             self.hosts[hi].rx_active += 1;
         }
         // the latest path (a reroute can change its length)
         fl.path_len = pkt.hops;
-        self.data_bytes_delivered += pkt.payload as u64;
-        self.last_progress = now;
+        self.count.data_bytes_delivered += pkt.payload as u64;
+        self.ctl.last_progress = now;
         let mut rcx = ReceiverCx {
             now,
             flow: &fl.view,
             host_active_flows: self.hosts[hi].rx_active,
-            avail: fl.avail,
+            avail: fl.snd.avail,
             send_cnp: false,
         };
         fl.rx.on_data(&mut rcx, pkt);
@@ -426,33 +430,33 @@ impl Simulator {
     fn rx_verdict(&mut self, f: usize, hi: usize, seq: u64, payload: u64, now_ack: bool) -> Option<PktKind> {
         let now = self.now;
         let fl = &mut self.flows[f];
-        if self.net.receiver == Receiver::Reorder && seq > fl.rcv_nxt {
+        if self.net.receiver == Receiver::Reorder && seq > fl.rcv.nxt {
             // Reorder mode: a new packet above the next expected byte is kept
             // and ACKed like an in-order one; a duplicate of kept data is re-ACKed.
-            if keep_range(&mut fl.ooo, seq, seq + payload) {
-                fl.rcv_bytes += payload;
-                fl.ack_count += 1;
-                if fl.ack_count.is_multiple_of(self.net.ack_every) || now_ack {
+            if keep_range(&mut fl.rcv.ooo, seq, seq + payload) {
+                fl.rcv.bytes += payload;
+                fl.rcv.ack_count += 1;
+                if fl.rcv.ack_count.is_multiple_of(self.net.ack_every) || now_ack {
                     return Some(PktKind::Ack);
                 }
                 return None;
             }
             return Some(PktKind::Ack);
         }
-        if seq == fl.rcv_nxt {
+        if seq == fl.rcv.nxt {
             let last = self.take_in_order(f, hi, payload);
             let fl = &self.flows[f];
-            if fl.ack_count.is_multiple_of(self.net.ack_every) || last || now_ack {
+            if fl.rcv.ack_count.is_multiple_of(self.net.ack_every) || last || now_ack {
                 return Some(PktKind::Ack);
             }
             return None;
         }
-        if seq > fl.rcv_nxt {
-            let recent =
-                fl.last_nack_seq == fl.rcv_nxt && fl.last_nack_time.is_some_and(|t| now < t + self.net.nack_interval.0);
+        if seq > fl.rcv.nxt {
+            let recent = fl.rcv.last_nack_seq == fl.rcv.nxt
+                && fl.rcv.last_nack_time.is_some_and(|t| now < t + self.net.nack_interval.0);
             if !recent {
-                fl.last_nack_seq = fl.rcv_nxt;
-                fl.last_nack_time = Some(now);
+                fl.rcv.last_nack_seq = fl.rcv.nxt;
+                fl.rcv.last_nack_time = Some(now);
                 return Some(PktKind::Nack);
             }
             return None;
@@ -467,25 +471,25 @@ impl Simulator {
     #[inline(always)]
     fn take_in_order(&mut self, f: usize, hi: usize, payload: u64) -> bool {
         let fl = &mut self.flows[f];
-        fl.rcv_nxt += payload;
-        fl.rcv_bytes += payload;
+        fl.rcv.nxt += payload;
+        fl.rcv.bytes += payload;
         // Kept ranges are disjoint and never touch (touching ones merge),
         // so only the first can now join the cumulative point.
-        if fl.ooo.first().is_some_and(|r| r.0 <= fl.rcv_nxt) {
-            fl.rcv_nxt = fl.rcv_nxt.max(fl.ooo.remove(0).1);
+        if fl.rcv.ooo.first().is_some_and(|r| r.0 <= fl.rcv.nxt) {
+            fl.rcv.nxt = fl.rcv.nxt.max(fl.rcv.ooo.remove(0).1);
         }
-        fl.ack_count += 1;
+        fl.rcv.ack_count += 1;
         if fl.conn.is_none() {
-            let last = fl.rcv_nxt >= fl.view.size;
-            if last && !fl.rx_done {
-                fl.rx_done = true;
+            let last = fl.rcv.nxt >= fl.view.size;
+            if last && !fl.rcv.done {
+                fl.rcv.done = true;
                 self.hosts[hi].rx_active -= 1;
             }
             last
         } else {
-            let rcv_nxt = fl.rcv_nxt;
-            if rcv_nxt >= fl.avail && fl.rx_started {
-                fl.rx_started = false;
+            let rcv_nxt = fl.rcv.nxt;
+            if rcv_nxt >= fl.snd.avail && fl.rcv.started {
+                fl.rcv.started = false;
                 self.hosts[hi].rx_active -= 1;
             }
             // a message's last byte is acknowledged at once
@@ -521,7 +525,7 @@ impl Simulator {
             now: self.now,
             flow: &fl.view,
             host_active_flows: self.hosts[hi].rx_active,
-            avail: fl.avail,
+            avail: fl.snd.avail,
             send_cnp: false,
         };
         fl.rx.fill_ack(&rcx, &data, ack);
@@ -566,7 +570,7 @@ impl Simulator {
         let pkt = self.pool.get(h);
         let f = pkt.flow;
         let fl = &mut self.flows[f as usize];
-        if fl.done {
+        if fl.snd.done {
             return false;
         }
         let seq = pkt.seq;
@@ -582,39 +586,39 @@ impl Simulator {
             h.add(now - pkt.ts);
         }
 
-        if seq > fl.snd_una {
-            fl.snd_una = seq;
-            fl.last_progress = now;
-            if !fl.rtx.is_empty() {
+        if seq > fl.snd.una {
+            fl.snd.una = seq;
+            fl.snd.last_progress = now;
+            if !fl.snd.rtx.is_empty() {
                 // ranges the cumulative ACK passed need no resend (the NIC
                 // counts a flow with ranges left as having something to send)
-                let una = fl.snd_una;
-                fl.rtx.retain(|r| r.1 > una);
+                let una = fl.snd.una;
+                fl.snd.rtx.retain(|r| r.1 > una);
             }
         }
         let selective = trimmed.filter(|_| self.net.receiver == Receiver::Reorder);
         if let Some((a, b)) = selective {
             // a receiver that keeps reordered data lost only the trimmed
             // bytes: resend them at once, ahead of new data
-            if b > fl.snd_una && !fl.rtx.iter().any(|r| r.0 <= a && b <= r.1) {
-                fl.rtx.push((a.max(fl.snd_una), b));
+            if b > fl.snd.una && !fl.snd.rtx.iter().any(|r| r.0 <= a && b <= r.1) {
+                fl.snd.rtx.push((a.max(fl.snd.una), b));
             }
         } else if nack {
             // go-back-N from the receiver's next expected byte
-            fl.snd_nxt = seq.max(fl.snd_una);
+            fl.snd.nxt = seq.max(fl.snd.una);
         }
-        if fl.snd_nxt < fl.snd_una {
-            fl.snd_nxt = fl.snd_una;
+        if fl.snd.nxt < fl.snd.una {
+            fl.snd.nxt = fl.snd.una;
         }
-        fl.delivered = fl.delivered.max(rcvd).max(fl.snd_una);
-        if self.trim_selective {
+        fl.snd.delivered = fl.snd.delivered.max(rcvd).max(fl.snd.una);
+        if self.mode.trim_selective {
             Self::count_out_of_flight(fl);
         } else {
-            fl.una_eff = fl.snd_una;
+            fl.snd.una_eff = fl.snd.una;
         }
         let conn = fl.conn.is_some();
-        let complete = !conn && fl.snd_una >= fl.view.size;
-        let snd_una = fl.snd_una;
+        let complete = !conn && fl.snd.una >= fl.view.size;
+        let snd_una = fl.snd.una;
         self.cc_call(f, if nack { CcOp::Nack(h) } else { CcOp::Ack(h) });
         if conn {
             self.complete_msgs(f, snd_una);
@@ -625,42 +629,42 @@ impl Simulator {
     fn complete(&mut self, f: u32) {
         let now = self.now;
         let fl = &mut self.flows[f as usize];
-        fl.done = true;
-        fl.fct = Some(now - fl.view.start);
+        fl.snd.done = true;
+        fl.snd.fct = Some(now - fl.view.start);
         let hi = self.node_index[fl.view.src as usize] as usize;
         self.nic_finish(hi, f);
-        self.finished += 1;
+        self.ctl.finished += 1;
     }
 
     pub(crate) fn rto_check(&mut self, f: u32) {
-        let Some(rto) = self.rto else { return };
+        let Some(rto) = self.mode.rto else { return };
         let now = self.now;
         let fl = &mut self.flows[f as usize];
-        if fl.done {
+        if fl.snd.done {
             return;
         }
-        if now >= fl.last_progress + rto {
-            if fl.snd_nxt > fl.snd_una {
-                let una = fl.snd_una;
+        if now >= fl.snd.last_progress + rto {
+            if fl.snd.nxt > fl.snd.una {
+                let una = fl.snd.una;
                 self.count_loss(f, una, Loss::Timeout);
                 let fl = &mut self.flows[f as usize];
-                fl.snd_nxt = fl.snd_una;
-                fl.rtx.clear();
-                fl.una_eff = fl.snd_una;
-                fl.last_progress = now;
+                fl.snd.nxt = fl.snd.una;
+                fl.snd.rtx.clear();
+                fl.snd.una_eff = fl.snd.una;
+                fl.snd.last_progress = now;
                 if self.credit.is_some() {
                     self.credit_timeout(f);
                 }
                 self.cc_call(f, CcOp::Timeout);
                 self.kick_sender(f);
             } else {
-                self.flows[f as usize].last_progress = now;
+                self.flows[f as usize].snd.last_progress = now;
                 if self.credit.is_some() {
                     self.credit_idle(f, rto);
                 }
             }
         }
-        let next = self.flows[f as usize].last_progress + rto;
+        let next = self.flows[f as usize].snd.last_progress + rto;
         self.events.push(next.max(now + 1), Ev::Rto { flow: f });
     }
 }

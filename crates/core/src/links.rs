@@ -12,8 +12,10 @@
 
 use crate::packet::{Fifo, PktKind};
 use crate::port::Port;
+use crate::port::NC;
 use crate::routing::Routing;
-use crate::sim::{up_ports, Simulator, NC};
+use crate::state::Simulator;
+use crate::wiring::up_ports;
 
 /// `Ev::Link` index of a delayed route change (`network.reroute_delay`).
 pub(crate) const REROUTE: u32 = u32::MAX;
@@ -45,7 +47,7 @@ impl Simulator {
         self.port_down(pa, &mut released);
         self.port_down(pb, &mut released);
         self.reroute_after_event();
-        if self.lossless != 0 {
+        if self.mode.lossless != 0 {
             // an ingress that paused its upstream because of packets now gone may resume
             released.sort_unstable();
             released.dedup();
@@ -120,12 +122,12 @@ impl Simulator {
         let pkt = self.pool.get(h);
         // a trimmed packet's payload was counted as trimmed when it was cut
         if pkt.kind == PktKind::Data && pkt.trim == 0 {
-            self.data_bytes_dropped += pkt.payload as u64;
+            self.count.data_bytes_dropped += pkt.payload as u64;
             let (f, seq) = (pkt.flow, pkt.seq);
-            self.count_loss(f, seq, crate::msg::Loss::Drop);
+            self.count_loss(f, seq, crate::transport::Loss::Drop);
         }
         self.ports[p as usize].drops += 1;
-        self.drops += 1;
+        self.count.drops += 1;
         self.pool.free(h);
     }
 

@@ -4,105 +4,19 @@
 //! receiver, completion at the sender, and the messages a [`MessageSource`]
 //! makes as the run goes.
 //!
-//! A connection is a [`Flow`](crate::sim::Flow) whose data arrives over time:
-//! `Flow::avail` is the end of the data released so far, and the NIC, the
+//! A connection is a [`Flow`](crate::transport::Flow) whose data arrives over time:
+//! `Sender::avail` is the end of the data released so far, and the NIC, the
 //! transport and the scheme see the same flow state across messages. A flow is
 //! the special case of one message released at its start, and runs on the
 //! flow code paths untouched.
-
-use std::collections::VecDeque;
 
 use crate::cc::SenderCx;
 use crate::event::Ev;
 use crate::flow::{MessageEvent, MessageInfo, MessageSpec};
 use crate::results::{ConnResult, FlowResult, TaskResult};
-use crate::sim::{CcOp, Simulator};
+use crate::state::Simulator;
 use crate::time::Time;
-
-/// The message part of a connection's state.
-#[derive(Default, Debug)]
-pub(crate) struct ConnState {
-    /// Index among the traffic's connections.
-    pub id: u32,
-    /// Released messages not yet completed at the sender: (stream end, id),
-    /// in stream order.
-    pub tx: VecDeque<(u64, u32)>,
-    /// Released messages not yet delivered to the receiver: (stream end, id).
-    pub rx: VecDeque<(u64, u32)>,
-    /// Stream offset of the last released message.
-    pub msg_start: u64,
-    /// Stream offset where the current busy period began.
-    pub burst_start: u64,
-    /// The connection has started at its NIC (its first message was released).
-    pub started: bool,
-    /// Messages released and completed on it.
-    pub released: u32,
-    pub completed: u32,
-}
-
-/// `Msg::flow` of a compute task.
-pub(crate) const TASK: u32 = u32::MAX;
-
-/// What happened to a sender's data packets (see [`Simulator::count_loss`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Loss {
-    /// A data packet sent again (go-back-N, a trim NACK's range, after a timeout).
-    Resend,
-    /// The retransmission timeout fired with data in flight.
-    Timeout,
-    /// A data packet trimmed to its header at a switch.
-    Trim,
-    /// A data packet dropped (admission, a failed link, no route).
-    Drop,
-}
-
-/// Per flow, connection or message: the counts of [`Loss`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Losses {
-    pub retransmits: u64,
-    pub timeouts: u64,
-    pub trimmed: u64,
-    pub drops: u64,
-}
-
-impl Losses {
-    #[inline]
-    fn add(&mut self, what: Loss) {
-        match what {
-            Loss::Resend => self.retransmits += 1,
-            Loss::Timeout => self.timeouts += 1,
-            Loss::Trim => self.trimmed += 1,
-            Loss::Drop => self.drops += 1,
-        }
-    }
-}
-
-/// One message (or compute task) and where it stands.
-#[derive(Clone, Debug)]
-pub(crate) struct Msg {
-    /// The connection's flow index ([`TASK`] for a compute task).
-    pub flow: u32,
-    /// A compute task's host.
-    pub host: u32,
-    pub size: u64,
-    pub at: Time,
-    pub delay: Time,
-    pub tag: u32,
-    /// Dependencies not yet done.
-    pub deps_left: u32,
-    /// Latest time a dependency was done.
-    pub deps_done_at: Time,
-    /// It waits for other messages (else it is released at `at`).
-    pub waits: bool,
-    /// Stream offset (valid once released).
-    pub offset: u64,
-    pub released: Option<Time>,
-    pub delivered: Option<Time>,
-    pub done: Option<Time>,
-    /// Its bytes resent, trimmed and dropped, and the timeouts that fired
-    /// while it was the oldest outstanding message ([`Simulator::count_loss`]).
-    pub losses: Losses,
-}
+use crate::transport::{CcOp, Flow, Loss, Losses, Msg, TASK};
 
 impl Simulator {
     /// Checks and registers messages `specs` (ids from `self.msgs.len()` on)
@@ -156,7 +70,7 @@ impl Simulator {
             };
             self.msgs.push(m);
             self.dependents.push(Vec::new());
-            self.total += 1;
+            self.ctl.total += 1;
             if deps_left == 0 {
                 self.schedule_release(id);
             }
@@ -209,32 +123,32 @@ impl Simulator {
         if msg.flow == TASK {
             msg.delivered = Some(now);
             msg.done = Some(now);
-            self.started += 1;
-            self.finished += 1;
+            self.ctl.started += 1;
+            self.ctl.finished += 1;
             self.msg_event(m, MessageEvent::Delivered);
             self.msg_event(m, MessageEvent::Completed);
             return;
         }
         let (f, size) = (msg.flow, msg.size);
         let fl = &mut self.flows[f as usize];
-        let offset = fl.avail;
+        let offset = fl.snd.avail;
         self.msgs[m as usize].offset = offset;
-        let idle = fl.snd_una >= fl.avail;
-        fl.avail += size;
+        let idle = fl.snd.una >= fl.snd.avail;
+        fl.snd.avail += size;
         let c = fl.conn.as_mut().expect("a message's flow is a connection");
         c.msg_start = offset;
         if idle {
             c.burst_start = offset;
             // an idle connection has made no progress it could be blamed for
-            fl.last_progress = now;
+            fl.snd.last_progress = now;
         }
         c.tx.push_back((offset + size, m));
         c.rx.push_back((offset + size, m));
         c.released += 1;
         let first = !c.started;
         c.started = true;
-        self.started += 1;
-        self.last_progress = now;
+        self.ctl.started += 1;
+        self.ctl.last_progress = now;
         if first {
             let hi = self.node_index[self.flows[f as usize].view.src as usize] as usize;
             self.cc_call(f, CcOp::Start);
@@ -242,7 +156,7 @@ impl Simulator {
                 self.credit_start(f);
             }
             self.nic_start(hi, f);
-            if let Some(rto) = self.rto {
+            if let Some(rto) = self.mode.rto {
                 self.events.push(now + rto, Ev::Rto { flow: f });
             }
             let p = self.hosts[hi].port;
@@ -259,7 +173,7 @@ impl Simulator {
             None => fl.view.size,
             Some(c) => {
                 let i = c.tx.partition_point(|&(end, _)| end <= seq);
-                c.tx.get(i).map_or(fl.avail, |&(end, _)| end)
+                c.tx.get(i).map_or(fl.snd.avail, |&(end, _)| end)
             }
         }
     }
@@ -273,7 +187,7 @@ impl Simulator {
     #[inline]
     pub(crate) fn count_loss(&mut self, f: u32, seq: u64, what: Loss) {
         let fl = &mut self.flows[f as usize];
-        fl.losses.add(what);
+        fl.snd.losses.add(what);
         if let Some(c) = &fl.conn {
             let i = c.tx.partition_point(|&(end, _)| end <= seq);
             if let Some(&(_, m)) = c.tx.get(i) {
@@ -286,10 +200,10 @@ impl Simulator {
     }
 
     /// Fills in a connection's message fields of a sender context.
-    pub(crate) fn conn_cx(fl: &crate::sim::Flow, cx: &mut SenderCx) {
-        cx.delivered = fl.delivered.max(cx.snd_una);
+    pub(crate) fn conn_cx(fl: &Flow, cx: &mut SenderCx) {
+        cx.delivered = fl.snd.delivered.max(cx.snd_una);
         if let Some(c) = &fl.conn {
-            cx.avail = fl.avail;
+            cx.avail = fl.snd.avail;
             cx.msg_start = c.msg_start;
             cx.burst_start = c.burst_start;
         }
@@ -323,7 +237,7 @@ impl Simulator {
                     c.tx.pop_front();
                     c.completed += 1;
                     self.msgs[m as usize].done = Some(self.now);
-                    self.finished += 1;
+                    self.ctl.finished += 1;
                     self.msg_event(m, MessageEvent::Completed);
                 }
                 _ => return,
@@ -388,7 +302,7 @@ impl Simulator {
                 continue;
             }
             let v = &self.flows[msg.flow as usize].view;
-            let ideal = crate::sim::ideal_fct(v, msg.size, &self.net);
+            let ideal = crate::transport::ideal_fct(v, msg.size, &self.net);
             let fct = msg.done.map(|t| t - start);
             rows.push(FlowResult {
                 id: self.n_plain + m as u32,
@@ -417,12 +331,12 @@ impl Simulator {
                     dst: fl.view.dst,
                     messages: c.released,
                     completed: c.completed,
-                    bytes: fl.avail,
-                    acked: fl.snd_una,
-                    retransmits: fl.losses.retransmits,
-                    timeouts: fl.losses.timeouts,
-                    trimmed: fl.losses.trimmed,
-                    drops: fl.losses.drops,
+                    bytes: fl.snd.avail,
+                    acked: fl.snd.una,
+                    retransmits: fl.snd.losses.retransmits,
+                    timeouts: fl.snd.losses.timeouts,
+                    trimmed: fl.snd.losses.trimmed,
+                    drops: fl.snd.losses.drops,
                 }
             })
             .collect();

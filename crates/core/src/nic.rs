@@ -19,160 +19,18 @@
 //! wake time against the scan.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
-use crate::sim::{Flow, Simulator};
+use crate::nic_queue::{ready_id, NicSlot, NicState};
+use crate::state::Simulator;
 use crate::time::Time;
-
-/// Where a started flow stands at its host's NIC.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
-pub(crate) enum NicState {
-    /// Nothing to send (window full, all sent, or complete) until an ACK, a
-    /// timer or its scheme changes that.
-    #[default]
-    Waiting,
-    /// May send now: in the ready set.
-    Ready,
-    /// May send at this time (its pacing gap ends): in the pacing heap.
-    Paced(Time),
-    /// May send but for a PFC PAUSE of its class: in the held list.
-    Held,
-}
-
-/// A flow's NIC state, kept apart from `Flow` in one dense array (a few
-/// bytes per flow): the ready set, the pacing heap and the held list are
-/// checked against it without loading the flows.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct NicSlot {
-    pub state: NicState,
-    /// Start order at its host.
-    pub key: u32,
-    /// Its traffic class (PFC pauses by class).
-    pub class: u8,
-    /// The flow completed (it may still sit in its host's `active` list).
-    pub done: bool,
-}
-
-/// One host's sending flows.
-#[derive(Default)]
-pub(crate) struct NicFlows {
-    /// Started flows in start order: the unfinished ones, and finished ones
-    /// not yet dropped (never at the end; at most as many as unfinished).
-    pub active: Vec<u32>,
-    /// Finished flows still in `active`.
-    finished_in_active: usize,
-    /// Start key of the first flow the round robin considers.
-    rr: u32,
-    /// Start key of the next flow to start.
-    next_key: u32,
-    /// Ready flows as `key << 32 | flow`, in start order.
-    ready: ReadySet,
-    /// Paced flows by due time (entries whose flow has moved on are stale).
-    paced: BinaryHeap<Reverse<(Time, u32)>>,
-    /// Flows held by a PAUSE of their class (entries may be stale).
-    held: Vec<u32>,
-}
-
-impl NicFlows {
-    /// Registers a starting flow; returns its start key.
-    pub fn start(&mut self, f: u32) -> u32 {
-        self.active.push(f);
-        self.next_key += 1;
-        self.next_key - 1
-    }
-
-    /// Whether any flow sits in the ready set (it may send now).
-    pub fn any_ready(&self) -> bool {
-        !self.ready.is_empty()
-    }
-}
-
-/// A host's ready flows (`key << 32 | flow`), ordered. Usually few flows
-/// are ready at once (most wait for ACKs or pacing): then a sorted vector,
-/// whose moves are short, beats a tree. A host with many ready flows (a
-/// thousand line-rate flows started together) would make every insertion
-/// and removal move most of the vector, so past `LARGE` entries the set
-/// becomes a B-tree, O(log n) per operation, and returns to a vector below
-/// `SMALL`.
-#[derive(Debug)]
-enum ReadySet {
-    Small(Vec<u64>),
-    Large(std::collections::BTreeSet<u64>),
-}
-
-impl Default for ReadySet {
-    fn default() -> Self {
-        ReadySet::Small(Vec::new())
-    }
-}
-
-impl ReadySet {
-    const LARGE: usize = 256;
-    const SMALL: usize = 64;
-
-    fn is_empty(&self) -> bool {
-        match self {
-            ReadySet::Small(v) => v.is_empty(),
-            ReadySet::Large(t) => t.is_empty(),
-        }
-    }
-
-    fn insert(&mut self, id: u64) {
-        match self {
-            ReadySet::Small(v) => {
-                let i = v.partition_point(|&x| x < id);
-                v.insert(i, id);
-                if v.len() > Self::LARGE {
-                    *self = ReadySet::Large(v.drain(..).collect());
-                }
-            }
-            ReadySet::Large(t) => {
-                t.insert(id);
-            }
-        }
-    }
-
-    fn remove(&mut self, id: u64) {
-        match self {
-            ReadySet::Small(v) => {
-                let i = v.partition_point(|&x| x < id);
-                debug_assert_eq!(v.get(i), Some(&id), "a ready flow is in the ready set");
-                v.remove(i);
-            }
-            ReadySet::Large(t) => {
-                let was = t.remove(&id);
-                debug_assert!(was, "a ready flow is in the ready set");
-                if t.len() < Self::SMALL {
-                    *self = ReadySet::Small(std::mem::take(t).into_iter().collect());
-                }
-            }
-        }
-    }
-
-    /// The first entry at or after `from`, else the first (wrapping).
-    fn first_from(&self, from: u64) -> Option<u64> {
-        match self {
-            ReadySet::Small(v) => {
-                let i = v.partition_point(|&x| x < from);
-                v.get(i).or_else(|| v.first()).copied()
-            }
-            ReadySet::Large(t) => t.range(from..).next().or_else(|| t.first()).copied(),
-        }
-    }
-}
-
-/// A flow's entry in its host's ready set: start order, then flow.
-#[inline]
-fn ready_id(key: u32, f: u32) -> u64 {
-    (key as u64) << 32 | f as u64
-}
+use crate::transport::Flow;
 
 /// Whether `fl` has something its window lets it send (pacing and PFC aside).
 #[inline]
 pub(crate) fn has_window(fl: &Flow) -> bool {
     // (una_eff is snd_una unless trimming counts NACKed bytes out of flight)
     // (credit_held is never set without receiver credits)
-    !fl.done && !fl.credit_held && fl.has_data() && fl.snd_nxt.saturating_sub(fl.una_eff) < fl.window
+    !fl.snd.done && !fl.snd.credit_held && fl.has_data() && fl.snd.nxt.saturating_sub(fl.snd.una_eff) < fl.snd.window
 }
 
 impl Simulator {
@@ -193,8 +51,8 @@ impl Simulator {
             NicState::Waiting
         } else if paused & (1 << fl.class) != 0 {
             NicState::Held
-        } else if fl.next_send > now {
-            NicState::Paced(fl.next_send)
+        } else if fl.snd.next_send > now {
+            NicState::Paced(fl.snd.next_send)
         } else {
             NicState::Ready
         };
@@ -251,7 +109,7 @@ impl Simulator {
                 break Some(f);
             }
         };
-        if self.deep {
+        if self.ctl.deep {
             self.nic_check_pick(hi, chosen);
         }
         if let Some(f) = chosen {
@@ -278,7 +136,7 @@ impl Simulator {
                 break t;
             }
         };
-        if self.deep {
+        if self.ctl.deep {
             self.nic_check_earliest(hi, t);
         }
         t
@@ -326,7 +184,7 @@ impl Simulator {
         let paused = self.ports[self.hosts[hi].port as usize].paused;
         let sendable = |&&f: &&u32| {
             let fl = &self.flows[f as usize];
-            has_window(fl) && paused & (1 << fl.class) == 0 && fl.next_send <= self.now
+            has_window(fl) && paused & (1 << fl.class) == 0 && fl.snd.next_send <= self.now
         };
         let start = nic.active.iter().position(|&f| self.nic_slots[f as usize].key >= nic.rr).unwrap_or(0);
         let (head, tail) = nic.active.split_at(start);
@@ -345,7 +203,7 @@ impl Simulator {
         let scan = (self.hosts[hi].nic.active.iter())
             .map(|&f| &self.flows[f as usize])
             .filter(|fl| has_window(fl) && paused & (1 << fl.class) == 0)
-            .map(|fl| fl.next_send)
+            .map(|fl| fl.snd.next_send)
             .min()
             .unwrap_or(Time::MAX);
         assert_eq!(t, scan, "NIC wake time of host {hi} at {} differs from a scan", self.now);

@@ -1,9 +1,11 @@
 //! The state a switch and a host own (their ports are `Port`s, by global
 //! id; their flows are the simulator's), and the classes PFC keeps lossless.
 
+use std::collections::VecDeque;
+
 use crate::cc::SwitchCc;
 use crate::config::NetConfig;
-use crate::nic::NicFlows;
+use crate::nic_queue::NicFlows;
 use crate::time::Time;
 
 /// A switch: its ports `port_start..port_end`, its shared buffer's
@@ -37,4 +39,16 @@ pub(crate) fn lossless_classes(net: &NetConfig) -> u8 {
         return 0;
     }
     (1..=net.data_classes).filter(|c| !net.pfc.lossy_prios.contains(&(c - 1))).fold(0u8, |m, c| m | 1 << c)
+}
+
+/// One receiving host's credit pacer.
+#[derive(Debug, Default)]
+pub(crate) struct Pacer {
+    /// Flows waiting for credit, served round robin.
+    pub queue: VecDeque<u32>,
+    /// A `Pull` event is pending.
+    pub armed: bool,
+    /// The pacer may pull again from this time (the last grant's time at the
+    /// credit rate).
+    pub free_at: Time,
 }

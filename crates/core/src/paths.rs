@@ -55,7 +55,7 @@ impl Paths {
     /// switches' salts of a run with `seed`.
     pub fn new(topo: &Topology, down: &[usize], seed: u64) -> Result<Paths, String> {
         Routing::check_size(topo)?;
-        let w = crate::build::wire(topo);
+        let w = crate::wiring::wire(topo);
         let n_ports = w.base[topo.nodes.len()] as usize;
         let mut ports = vec![(0, 0, 0); n_ports];
         let mut up = vec![true; n_ports];

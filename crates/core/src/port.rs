@@ -13,8 +13,10 @@
 //! touched a line of its own per push and per pop.
 
 use crate::packet::{Fifo, PacketPool};
-use crate::sim::NC;
 use crate::time::Time;
+
+/// Most queue classes per port: class 0 control, 1..=7 data.
+pub(crate) const NC: usize = 8;
 
 /// The state of one (port, class): exactly one cache line.
 #[repr(C, align(64))]

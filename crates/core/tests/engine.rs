@@ -8,6 +8,7 @@ mod credit;
 mod fabric;
 mod hol;
 mod hooks;
+mod layering;
 mod links;
 mod losses;
 mod messages;

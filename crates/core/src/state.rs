@@ -1,0 +1,165 @@
+//! The state of a built network: one [`Simulator`] owning the ports, the
+//! switches and hosts, the flows by role, the messages, the event queue and
+//! the packet pool. The code over it is split by part: `sim.rs` (build, the
+//! event loop, results), `fabric.rs` (switches), `host.rs` (hosts), `nic.rs`,
+//! `msg.rs`, `credit.rs`, `links.rs` and `check.rs`.
+
+use crate::cc::PortStat;
+use crate::config::NetConfig;
+use crate::event::EventQueue;
+use crate::flow::MessageSource;
+use crate::nic_queue::NicSlot;
+use crate::node::{Host, Pacer, Switch};
+use crate::options::Interrupt;
+use crate::packet::{Packet, PacketPool};
+use crate::port::Port;
+use crate::results::EventCounts;
+use crate::rng::Rng;
+use crate::routing::Routing;
+use crate::time::Time;
+use crate::topology::Topology;
+use crate::trace::Tracer;
+use crate::transport::{CreditFlow, Flow, Msg};
+
+/// A built network with its flows, ready to run.
+pub struct Simulator {
+    pub(crate) net: NetConfig,
+    pub(crate) now: Time,
+    pub(crate) events: EventQueue,
+    pub(crate) pool: PacketPool,
+    pub(crate) ports: Vec<Port>,
+    pub(crate) stats: Vec<PortStat>,
+    /// Node id -> index into `switches` or `hosts`.
+    pub(crate) node_index: Vec<u32>,
+    pub(crate) switches: Vec<Switch>,
+    pub(crate) hosts: Vec<Host>,
+    /// The flows, then the connections (from index `n_plain` on).
+    pub(crate) flows: Vec<Flow>,
+    /// Number of flows before the connections.
+    pub(crate) n_plain: u32,
+    /// Messages on the connections, by id.
+    pub(crate) msgs: Vec<Msg>,
+    /// Per message: the messages waiting for it.
+    pub(crate) dependents: Vec<Vec<u32>>,
+    /// Messages made during the run.
+    pub(crate) source: Option<Box<dyn MessageSource>>,
+    /// Each flow's place at its sender's NIC (see `nic.rs`).
+    pub(crate) nic_slots: Vec<NicSlot>,
+    pub(crate) routing: Routing,
+    pub(crate) rng: Rng,
+    pub(crate) emit_buf: Vec<Packet>,
+    /// What the network and the scheme decided for this run.
+    pub(crate) mode: Mode,
+    /// The run's counters.
+    pub(crate) count: Counters,
+    /// Progress, stop and stall rules, checks.
+    pub(crate) ctl: RunControl,
+    pub(crate) tracer: Option<Tracer>,
+    /// `TraceConfig::rtt`: every flow's RTT samples.
+    pub(crate) rtt_hist: Option<crate::results::RttHistogram>,
+    /// Node kinds and links, kept to recompute routes when a link changes.
+    pub(crate) topo: Topology,
+    /// Per node: (global port id, peer node), sorted by port id.
+    pub(crate) node_ports: Vec<Vec<(u32, u32)>>,
+    /// Per node: the global id of its first port (its ports are numbered on from there).
+    pub(crate) port_base: Vec<u32>,
+    /// Per link: (port at `a`, port at `b`).
+    pub(crate) link_ports: Vec<(u32, u32)>,
+    /// Link events after time 0, in time order: (time, link, up?).
+    pub(crate) link_events: Vec<(Time, usize, bool)>,
+    pub(crate) link_events_run: u32,
+    /// Receiver credits, when the scheme asks for them (`credit.rs`).
+    pub(crate) credit: Option<crate::config::CreditConfig>,
+    /// Per flow: its credit state (empty without credits).
+    pub(crate) credit_flows: Vec<CreditFlow>,
+    /// Per host: its credit pacer (empty without credits).
+    pub(crate) pacers: Vec<Pacer>,
+    pub(crate) scheme_name: String,
+    /// What [`crate::compat::resolve`] chose or warned about for this run.
+    pub(crate) notes: Vec<crate::compat::Note>,
+}
+
+/// What the network and the scheme decided for a run, read on the packet
+/// paths.
+pub(crate) struct Mode {
+    /// Data packets collect INT (`network.int`, else the scheme's need).
+    pub int_on: bool,
+    /// The scheme's switch part stamps INT onto ACKs (FNCC).
+    pub int_on_acks: bool,
+    /// Wire bytes of the INT header a packet carrying INT has from its origin
+    /// (`IntEncoding::Fixed`; 0 otherwise).
+    pub int_fixed: u32,
+    /// Wire bytes each INT record adds (`IntEncoding::PerHop`; 0 otherwise).
+    pub int_hop: u32,
+    /// `network.time_quantum` in ps (0: exact).
+    pub quantum: Time,
+    /// The retransmission timeout (None: none).
+    pub rto: Option<Time>,
+    /// Trimming with a reorder receiver: senders count what was received
+    /// or NACKed out of flight (`Sender::una_eff`).
+    pub trim_selective: bool,
+    /// Classes PFC protects (bit c = class c): every data class with PFC
+    /// on, but those of `pfc.lossy_prios`; none with PFC off.
+    pub lossless: u8,
+    /// The scheme steers entropies: ACKs follow their data packet's `hash`.
+    pub ack_entropy: bool,
+}
+
+/// A run's counters (the per-port and per-flow ones live with their part).
+#[derive(Default)]
+pub(crate) struct Counters {
+    /// Packets dropped (admission, failed links, no route).
+    pub drops: u64,
+    pub pause_frames: u64,
+    /// Data packets sent by hosts.
+    pub data_packets: u64,
+    /// Packets put on any link.
+    pub link_packets: u64,
+    pub data_bytes_delivered: u64,
+    pub data_bytes_dropped: u64,
+    /// Payload bytes cut from trimmed data packets (`network.trim`).
+    pub data_bytes_trimmed: u64,
+    /// Data packets trimmed.
+    pub trimmed: u64,
+    /// Data payload bytes hosts have put on the wire (retransmissions included).
+    pub data_bytes_sent: u64,
+    /// Receiver credits: pulls sent, RTS sent, bytes of credit granted.
+    pub credit_counts: [u64; 3],
+    pub events_run: u64,
+    pub events_by_kind: EventCounts,
+}
+
+/// How far a run is, when it stops, and what it checks.
+pub(crate) struct RunControl {
+    /// Flows plus messages: the run completes when `finished` reaches it.
+    pub total: usize,
+    pub finished: usize,
+    /// Flows started and messages released so far.
+    pub started: usize,
+    /// Last time data was delivered or a flow started (stall detection).
+    pub last_progress: Time,
+    pub stall: Time,
+    /// When to look next for a lasting cycle of paused ports
+    /// ([`Simulator::lasting_deadlock`]).
+    pub cycle_check: Time,
+    pub interrupt: Interrupt,
+    pub stop_at: Option<Time>,
+    pub check: bool,
+    /// [`crate::check::deep_checks`], read when the simulator is built.
+    pub deep: bool,
+    /// Playing out the packets in flight after a checked run: hosts send no new data.
+    pub draining: bool,
+}
+
+/// A hint to load the cache line at `p` (no effect where there is no such instruction).
+#[inline(always)]
+pub(crate) fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and has no effect on the program's
+    // state, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
