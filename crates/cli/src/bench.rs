@@ -40,6 +40,11 @@ pub struct BenchArgs {
     /// Benchmark this scenario file (each of its schemes) instead of the reference set; repeatable.
     #[arg(long)]
     pub scenario: Vec<PathBuf>,
+    /// Also count each run's events as a conservative parallel run of these
+    /// thread counts would see them (comma-separated, e.g. 2,8,16,32) and
+    /// print the projected speedups: a projection, no thread runs.
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u16).range(1..))]
+    pub project_threads: Vec<u16>,
     /// Print the measurements as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -219,6 +224,7 @@ fn child(a: &BenchArgs, name: &str) -> Result<(), Fail> {
     let mut scn = load_bench(name, a.scheme.as_deref(), shared.as_deref()).map_err(Fail::Input)?;
     // Measure the engine alone: no traces.
     scn.trace = ccsim_core::sim::TraceConfig::default();
+    scn.project_threads = a.project_threads.iter().map(|&n| n as usize).collect();
     let scheme_name = scn.schemes[0].clone();
     let r = crate::commands::simulate(&scn, &scheme_name, a.quiet)?;
     // reading the scenario, generating flows, building the simulator
@@ -239,6 +245,7 @@ fn child(a: &BenchArgs, name: &str) -> Result<(), Fail> {
         "peak_mib": peak_mib(),
         "truncated": r.truncated,
         "slowdown_p99": if s.slowdown.p99.is_finite() { json!(s.slowdown.p99) } else { Value::Null },
+        "parallel": r.parallel,
     });
     outln!("{m}");
     Ok(())
@@ -321,6 +328,57 @@ pub fn bench_table(rows: &[Value]) -> Table {
     t
 }
 
+/// What the projection table assumes.
+pub const PROJECTION_NOTE: &str = "Projected from the sequential run's events (no thread ran): each event \
+belongs to the part owning its node; per window (the smallest delay of a link between parts) the busiest \
+part sets the pace. speedup = all events / (the busiest part's events summed over windows + serial events \
++ a barrier cost per window with events); 'free' counts barriers as free, 'barrier 1us' as 1 us each at \
+the run's measured events/s.";
+
+/// The projected parallel runs of each measurement (`--project-threads`).
+pub fn projection_table(rows: &[Value]) -> Table {
+    let mut t = Table::new(&[
+        "scenario",
+        "scheme",
+        "threads",
+        "unit",
+        "hosts/part",
+        "window",
+        "barriers",
+        "ev/window/part",
+        "max idle",
+        "speedup free",
+        "speedup barrier 1us",
+    ]);
+    for m in rows.iter().filter(|m| m["status"] == "ok") {
+        let eps = m["events_per_sec"].as_f64().unwrap_or(0.0);
+        let runs: Vec<ccsim_core::results::ParallelProjection> =
+            serde_json::from_value(m["parallel"].clone()).unwrap_or_default();
+        for p in runs {
+            let hosts = match (p.hosts.iter().min(), p.hosts.iter().max()) {
+                (Some(a), Some(b)) if a != b => format!("{a}-{b}"),
+                (Some(a), _) => a.to_string(),
+                _ => "-".into(),
+            };
+            let idle = p.idle.iter().copied().fold(0.0f64, f64::max);
+            t.row(vec![
+                m["scenario"].as_str().unwrap_or("-").to_string(),
+                m["scheme"].as_str().unwrap_or("-").to_string(),
+                p.threads.to_string(),
+                p.unit.clone(),
+                hosts,
+                if p.window == ccsim_core::Time::MAX { "-".into() } else { scenario::fmt_time(p.window) },
+                table::thousands(p.barriers),
+                format!("{:.1}", p.mean_window_events),
+                format!("{:.0}%", 100.0 * idle),
+                format!("{:.2}x", p.speedup(0.0)),
+                format!("{:.2}x", p.speedup(1e-6 * eps)),
+            ]);
+        }
+    }
+    t
+}
+
 /// "scenario/scheme events per data packet: arrive 11.0, tx_done 2.8, ..."
 /// (kinds that ran), or None without the counts or data packets.
 pub fn kinds_line(m: &Value) -> Option<String> {
@@ -388,6 +446,10 @@ pub fn bench(a: &BenchArgs) -> Result<(), Fail> {
         if a.quiet {
             cmd.arg("--quiet");
         }
+        if !a.project_threads.is_empty() {
+            let list: Vec<String> = a.project_threads.iter().map(|n| n.to_string()).collect();
+            cmd.arg("--project-threads").arg(list.join(","));
+        }
         cmd.stdout(Stdio::piped()).stderr(Stdio::inherit()).stdin(Stdio::null());
         let out = cmd.output().map_err(|e| Fail::Runtime(format!("cannot start {}: {e}", exe.display())))?;
         let stdout = String::from_utf8_lossy(&out.stdout);
@@ -411,6 +473,11 @@ pub fn bench(a: &BenchArgs) -> Result<(), Fail> {
         outln!("{}", serde_json::to_string_pretty(&Value::Array(rows.clone())).unwrap_or_default());
     } else {
         out!("{}", bench_table(&rows).render());
+        if !a.project_threads.is_empty() {
+            outln!();
+            out!("{}", projection_table(&rows).render());
+            outln!("{PROJECTION_NOTE}");
+        }
         for r in &rows {
             if r["status"] != "ok" {
                 outln!("{}: {}", r["scenario"].as_str().unwrap_or("?"), r["status"].as_str().unwrap_or("?"));
@@ -515,6 +582,41 @@ mod tests {
         assert_eq!(t.rows[0][12], "12.5");
         assert_eq!(t.rows[1][2], "skipped: not found");
         assert!(t.render().contains("small-incast"));
+    }
+
+    #[test]
+    fn projection_rows_show_the_speedup_with_and_without_barrier_cost() {
+        // two parts of 3 and 1 events in each of 2 windows (+ 2 serial
+        // events): critical path 3 + 3 + 2 = 8 of 10 events
+        let p = ccsim_core::results::ParallelProjection {
+            threads: 2,
+            unit: "pod".into(),
+            window: 1_000_000,
+            cut_links: 4,
+            hosts: vec![8, 8],
+            barriers: 2,
+            part_events: vec![6, 2],
+            serial_events: 2,
+            critical_events: 6,
+            mean_window_events: 2.0,
+            max_window_events: 3,
+            idle: vec![0.0, 2.0 / 3.0],
+        };
+        assert_eq!(p.speedup(0.0), 10.0 / 8.0);
+        assert_eq!(p.speedup(1.0), 10.0 / 10.0);
+        // 1 us barriers at 1 M events/s cost 1 event each
+        let m = with_rates(json!({
+            "scenario": "x", "scheme": "hpcc", "flows": 1, "finished": 1, "events": 10u64,
+            "data_packets": 1u64, "wall_secs": 1e-5, "sim_secs": 0.001, "parallel": [p]
+        }));
+        let t = projection_table(&[m]);
+        assert_eq!(t.rows.len(), 1);
+        assert_eq!(t.rows[0][2], "2");
+        assert_eq!(t.rows[0][4], "8");
+        assert_eq!(t.rows[0][5], "1us");
+        assert_eq!(t.rows[0][8], "67%");
+        assert_eq!(t.rows[0][9], "1.25x");
+        assert_eq!(t.rows[0][10], "1.00x");
     }
 
     #[test]

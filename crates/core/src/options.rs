@@ -47,6 +47,10 @@ pub struct SimOptions {
     /// leaked once the fabric drains. Default false (with
     /// [`crate::check::deep_checks`] every run checks the buffer accounting).
     pub check: bool,
+    /// Count the run's events as a conservative parallel run of each of
+    /// these thread counts would see them (`RunResult::parallel`; see
+    /// [`crate::partition`]). Default none.
+    pub project_threads: Vec<usize>,
 }
 
 impl Default for SimOptions {
@@ -58,6 +62,7 @@ impl Default for SimOptions {
             stall: DEFAULT_STALL,
             interrupt: Interrupt::default(),
             check: false,
+            project_threads: Vec::new(),
         }
     }
 }

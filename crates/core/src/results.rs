@@ -286,6 +286,54 @@ impl RunStatus {
     }
 }
 
+/// A sequential run's events counted as a conservative parallel run of
+/// `threads` threads would see them ([`crate::partition::plan`] cuts the
+/// network; time is cut into windows as long as the smallest delay of a
+/// link between parts, and every window ends at a barrier). A projection:
+/// no thread ran.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ParallelProjection {
+    pub threads: usize,
+    /// What a unit kept whole is ([`crate::partition::Plan::unit`]).
+    pub unit: String,
+    /// The window, in ps.
+    pub window: Time,
+    pub cut_links: usize,
+    /// Per part: its hosts.
+    pub hosts: Vec<u32>,
+    /// Windows with at least one event: the barriers a run that skips empty
+    /// windows crosses.
+    pub barriers: u64,
+    /// Per part: the events it runs.
+    pub part_events: Vec<u64>,
+    /// Events every part must wait for (samples, link changes), run alone.
+    pub serial_events: u64,
+    /// Sum over windows of the busiest part's events: the run's length in
+    /// events when every part runs at once.
+    pub critical_events: u64,
+    /// Mean events per window per part (over the windows with events).
+    pub mean_window_events: f64,
+    /// Most events one part ran in one window.
+    pub max_window_events: u64,
+    /// Per part: the share of the critical path it waits.
+    pub idle: Vec<f64>,
+}
+
+impl ParallelProjection {
+    /// All events over the events on the critical path plus the serial
+    /// ones and `barrier_events` per barrier: the speedup over one thread
+    /// when a barrier costs as long as `barrier_events` events.
+    pub fn speedup(&self, barrier_events: f64) -> f64 {
+        let total = self.part_events.iter().sum::<u64>() + self.serial_events;
+        let path = self.critical_events as f64 + self.serial_events as f64 + self.barriers as f64 * barrier_events;
+        if path > 0.0 {
+            total as f64 / path
+        } else {
+            1.0
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunResult {
     pub scheme: String,
@@ -361,6 +409,10 @@ pub struct RunResult {
     /// With `TraceConfig::rtt`: every RTT sample of the run, binned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rtt: Option<RttHistogram>,
+    /// With [`crate::options::SimOptions::project_threads`]: what a
+    /// conservative parallel run of this run would do, per thread count.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parallel: Vec<ParallelProjection>,
 }
 
 /// Every RTT sample of a run (ACK arrival minus the send time of the data it

@@ -11,6 +11,7 @@ use crate::nic_queue::NicSlot;
 use crate::node::lossless_classes;
 use crate::options::{SimOptions, TraceConfig};
 use crate::packet::PacketPool;
+use crate::projection::Counting;
 use crate::results::PortRef;
 use crate::routing::Routing;
 use crate::state::{Counters, Simulator};
@@ -135,6 +136,47 @@ fn find_port(node_ports: &[Vec<(u32, u32)>], r: PortRef) -> Result<u32, String> 
         })
 }
 
+/// The counts of a projected parallel run per thread count in `threads`
+/// (`SimOptions::project_threads`), each over a plan balancing the bytes
+/// every host sends and receives.
+fn projections(
+    threads: &[usize],
+    topo: &Topology,
+    nw: &build::Network,
+    fl: &[Flow],
+    flows: &[FlowSpec],
+    conns: &[ConnSpec],
+    messages: &[crate::flow::MessageSpec],
+) -> Result<Vec<Counting>, String> {
+    if threads.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut bytes = vec![0.0f64; topo.nodes.len()];
+    let ends = flows.iter().map(|f| (f.src, f.dst, f.size)).chain(
+        messages.iter().filter(|m| m.compute_on.is_none()).filter_map(|m| {
+            let c = conns.get(m.conn as usize)?;
+            Some((c.src, c.dst, m.size))
+        }),
+    );
+    for (src, dst, size) in ends {
+        bytes[src as usize] += size as f64;
+        bytes[dst as usize] += size as f64;
+    }
+    let port_node: Vec<u32> = nw.ports.iter().map(|p| p.node).collect();
+    let flow_src: Vec<u32> = fl.iter().map(|f| f.view.src).collect();
+    let host_node: Vec<u32> = nw.hosts.iter().map(|h| nw.ports[h.port as usize].node).collect();
+    threads
+        .iter()
+        .map(|&n| {
+            if !(1..=u16::MAX as usize).contains(&n) {
+                return Err(format!("project_threads: {n} threads; give 1 to 65535"));
+            }
+            let plan = crate::partition::plan(topo, n, &bytes);
+            Ok(Counting::new(plan, &port_node, &flow_src, &host_node))
+        })
+        .collect()
+}
+
 impl Simulator {
     /// Builds the network. Errors (as text naming the problem) for a topology
     /// that fails validation, flows naming non-hosts, or a config the model cannot run.
@@ -183,6 +225,7 @@ impl Simulator {
             events.push(e.0, Ev::Link { idx: i as u32 });
         }
         let tracer = make_tracer(&opts.trace, &nw.node_ports, &mut fl, &mut events)?;
+        let projection = projections(&opts.project_threads, topo, &nw, &fl, &flows, &conns, &messages)?;
         let rto = build::choose_rto(net, &req, max_base_rtt)?;
         let mut sim = Simulator {
             now: 0,
@@ -216,6 +259,7 @@ impl Simulator {
             credit: req.credit.clone(),
             credit_flows: Vec::new(),
             pacers: Vec::new(),
+            projection,
             scheme_name: scheme.name().to_string(),
             notes,
             net: net.clone(),

@@ -17,6 +17,7 @@ use crate::flow::FlowSpec;
 pub use crate::options::{Interrupt, Progress, SimOptions, TraceConfig, DEFAULT_STALL};
 use crate::packet::Packet;
 use crate::port::NC;
+use crate::projection::Owner;
 use crate::results::{EngineStats, EventCounts, FlowResult, PortRef, PortResult, RunResult, RunStatus};
 use crate::state::prefetch;
 pub use crate::state::Simulator;
@@ -32,6 +33,27 @@ impl Simulator {
     pub fn run(mut self, mut progress: Option<&mut dyn FnMut(&Progress)>) -> RunResult {
         let wall = std::time::Instant::now();
         let cpu0 = thread_cpu_secs();
+        let (status, events, by_kind) = if self.projection.is_empty() {
+            self.turn::<false>(&mut progress, wall)
+        } else {
+            self.turn::<true>(&mut progress, wall)
+        };
+        self.count.events_run = events;
+        self.count.events_by_kind = by_kind;
+        self.finish(status, wall, cpu0)
+    }
+
+    /// The event loop: pops and runs events until every flow has finished,
+    /// the stop time, a stall, a lasting deadlock or an interrupt; returns
+    /// how it ended, the events run and their kinds. `PROJECT`: count each
+    /// event for the projected parallel runs (a second copy of the loop, so
+    /// that a run without them pays nothing).
+    #[inline(always)]
+    fn turn<const PROJECT: bool>(
+        &mut self,
+        progress: &mut Option<&mut dyn FnMut(&Progress)>,
+        wall: std::time::Instant,
+    ) -> (RunStatus, u64, EventCounts) {
         let mut status = RunStatus::Completed;
         let mut next_report: u64 = 1 << 20;
         let mut events: u64 = 0;
@@ -70,6 +92,9 @@ impl Simulator {
             if !self.dispatch(t, ev) {
                 continue;
             }
+            if PROJECT {
+                self.project(t, &ev);
+            }
             events += 1;
             *by_kind.count(&ev) += 1;
             if events & 4095 == 0 && self.ctl.interrupt.is_set() {
@@ -78,7 +103,7 @@ impl Simulator {
             }
             if events >= next_report {
                 next_report += 1 << 20;
-                if let Some(cb) = progress.as_mut() {
+                if let Some(cb) = progress.as_deref_mut() {
                     cb(&Progress {
                         now: self.now,
                         events,
@@ -89,9 +114,7 @@ impl Simulator {
                 }
             }
         }
-        self.count.events_run = events;
-        self.count.events_by_kind = by_kind;
-        self.finish(status, wall, cpu0)
+        (status, events, by_kind)
     }
 
     /// Handles event `ev` at `t`; false for an arrival that no longer
@@ -294,7 +317,18 @@ impl Simulator {
             scheme_counters: counters.into_iter().collect(),
             hol_pkts: self.flows.iter().map(|f| f.snd.hol_pkts).collect(),
             rtt: self.rtt_hist.take(),
+            parallel: std::mem::take(&mut self.projection).into_iter().map(|c| c.finish()).collect(),
             notes: std::mem::take(&mut self.notes),
+        }
+    }
+
+    /// Counts event `ev` at `t` for the projected parallel runs.
+    #[cold]
+    fn project(&mut self, t: Time, ev: &Ev) {
+        let msgs = &self.msgs;
+        let owner = Owner::of(ev, |m| Some(msgs[m as usize].flow).filter(|&f| f != crate::transport::TASK));
+        for c in &mut self.projection {
+            c.note(t, &owner);
         }
     }
 

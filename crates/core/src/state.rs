@@ -74,6 +74,8 @@ pub struct Simulator {
     pub(crate) credit_flows: Vec<CreditFlow>,
     /// Per host: its credit pacer (empty without credits).
     pub(crate) pacers: Vec<Pacer>,
+    /// `SimOptions::project_threads`: the counts per thread count (empty: off).
+    pub(crate) projection: Vec<crate::projection::Counting>,
     pub(crate) scheme_name: String,
     /// What [`crate::compat::resolve`] chose or warned about for this run.
     pub(crate) notes: Vec<crate::compat::Note>,

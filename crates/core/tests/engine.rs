@@ -13,5 +13,6 @@ mod links;
 mod losses;
 mod messages;
 mod nic;
+mod projection;
 mod trim;
 mod wire;

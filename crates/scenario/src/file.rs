@@ -152,6 +152,9 @@ pub struct Scenario {
     pub interrupt: ccsim_core::sim::Interrupt,
     /// Check the run's invariants at its end (`--check`). Default false.
     pub check: bool,
+    /// Count the run's events as parallel runs of these thread counts
+    /// would see them (`ccsim bench --project-threads`; not a file key).
+    pub project_threads: Vec<usize>,
     pub topo: Topology,
     pub net: NetConfig,
     pub flows: Vec<FlowSpec>,
@@ -702,6 +705,7 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
         stall,
         interrupt: Default::default(),
         check: false,
+        project_threads: Vec::new(),
         topo,
         net: file.network.clone(),
         flows,
@@ -929,6 +933,7 @@ impl Scenario {
             stall: self.stall,
             interrupt: self.interrupt.clone(),
             check: self.check,
+            project_threads: self.project_threads.clone(),
         }
     }
 
