@@ -203,7 +203,7 @@ impl Simulator {
         self.try_send(out);
     }
 
-    #[inline]
+    #[inline(always)]
     fn enqueue(&mut self, out: u32, class: usize, h: u32, size: u64) {
         let p = &mut self.ports[out as usize];
         // routes and path retracing never pick a port whose link is down
@@ -245,7 +245,7 @@ impl Simulator {
     }
 
     /// Shared-buffer threshold for ingress port `p` of switch `si`.
-    #[inline]
+    #[inline(always)]
     fn threshold(&self, si: usize, p: u32) -> u64 {
         if let Some(x) = self.net.pfc.static_xoff {
             return x.0;
@@ -255,7 +255,7 @@ impl Simulator {
         (free as u128 * self.ports[p as usize].alpha_1024 as u128 / 1024) as u64
     }
 
-    #[inline]
+    #[inline(always)]
     fn shared_of(&self, p: u32, c: usize) -> u64 {
         self.ports[p as usize].cls[c].ing_bytes.saturating_sub(self.net.reserve.0)
     }
@@ -297,7 +297,9 @@ impl Simulator {
         self.switches[si].shared_used -= from_shared;
     }
 
-    /// After a packet of class `c` from ingress `p` joined egress `out`.
+    /// After a packet of class `c` from ingress `p` joined egress `out`
+    /// (inline: called once, for every packet of a lossless class).
+    #[inline(always)]
     fn check_pause(&mut self, si: usize, p: u32, c: usize, out: u32) {
         let port = &self.ports[p as usize];
         if port.pause_out & (1 << c) != 0 {
@@ -349,11 +351,18 @@ impl Simulator {
     }
 
     /// Under `xoff_at = "egress"`, after egress `e` of switch `si` sent a packet
-    /// of class `c`: the ingresses it made pause may resume.
+    /// of class `c`: the ingresses it made pause may resume. (Inline: most
+    /// egresses paused none, and the call then costs a bit test.)
+    #[inline(always)]
     pub(crate) fn resume_fed_by(&mut self, si: usize, e: u32, c: usize) {
-        if self.ports[e as usize].xoff_fed & (1 << c) == 0 {
-            return;
+        if self.ports[e as usize].xoff_fed & (1 << c) != 0 {
+            self.resume_paused_by(si, e, c);
         }
+    }
+
+    /// [`Simulator::resume_fed_by`] when egress `e` did pause some ingress.
+    #[cold]
+    fn resume_paused_by(&mut self, si: usize, e: u32, c: usize) {
         let (a, b) = (self.switches[si].port_start, self.switches[si].port_end);
         let mut left = false;
         for p in a..b {
