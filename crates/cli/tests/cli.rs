@@ -489,11 +489,20 @@ fn a_window_after_the_run_is_named_and_the_whole_run_drawn() {
 
 #[test]
 fn bench_reports_measurements() {
-    let out = ok(&["bench", "--only", "small-incast", "--json", "-q"]);
+    let out = ok(&["bench", "--only", "small-incast", "--json", "-q", "--project-threads", "1,2"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
     let rows = v.as_array().unwrap();
     assert_eq!(rows.len(), 2);
     for r in rows {
+        // projected parallel runs: every event counted once per thread count
+        let p = r["parallel"].as_array().unwrap_or_else(|| panic!("no projection: {r}"));
+        assert_eq!(p.len(), 2);
+        for (q, threads) in p.iter().zip([1, 2]) {
+            assert_eq!(q["threads"], threads);
+            let counted: u64 = q["part_events"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).sum::<u64>()
+                + q["serial_events"].as_u64().unwrap();
+            assert_eq!(counted, r["events"].as_u64().unwrap(), "{q}");
+        }
         assert_eq!(r["status"], "ok", "{r}");
         assert_eq!(r["scenario"], "small-incast");
         assert_eq!(r["flows"], 16);
@@ -511,6 +520,8 @@ fn bench_reports_measurements() {
     let table = ok(&["bench", "--scenario", "scenarios/dumbbell-2flows.toml", "-q"]);
     assert!(table.contains("Mevents/s") && table.contains("dumbbell-2flows"), "{table}");
     assert_eq!(table.lines().filter(|l| l.starts_with("dumbbell-2flows ")).count(), 2, "one row per scheme: {table}");
+    let table = ok(&["bench", "--scenario", "scenarios/dumbbell-2flows.toml", "-q", "--project-threads", "2"]);
+    assert!(table.contains("speedup free") && table.contains("Projected from the sequential run"), "{table}");
     // and per scheme, the events per data packet by kind
     for s in ["dcqcn", "hpcc"] {
         assert!(
