@@ -1,8 +1,9 @@
 //! The state of a built network: one [`Simulator`] owning the ports, the
 //! switches and hosts, the flows by role, the messages, the event queue and
-//! the packet pool. The code over it is split by part: `sim.rs` (build, the
-//! event loop, results), `fabric.rs` (switches), `host.rs` (hosts), `nic.rs`,
-//! `msg.rs`, `credit.rs`, `links.rs` and `check.rs`.
+//! the packet pool. The code over it is split by part: `setup.rs` (assembling
+//! a run from `build.rs`'s parts), `sim.rs` (the event loop, results),
+//! `fabric.rs` (switches), `host.rs` (hosts), `nic.rs`, `msg.rs`, `credit.rs`,
+//! `links.rs` and `check.rs`.
 
 use crate::cc::PortStat;
 use crate::config::NetConfig;
