@@ -322,8 +322,8 @@ impl Simulator {
         }
     }
 
-    /// Counts event `ev` at `t` for the projected parallel runs.
-    #[cold]
+    /// Counts event `ev` at `t` for the projected parallel runs (only the
+    /// `turn::<true>` copy of the loop calls it).
     fn project(&mut self, t: Time, ev: &Ev) {
         let msgs = &self.msgs;
         let owner = Owner::of(ev, |m| Some(msgs[m as usize].flow).filter(|&f| f != crate::transport::TASK));
