@@ -45,6 +45,10 @@ pub struct BenchArgs {
     /// print the projected speedups: a projection, no thread runs.
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u16).range(1..))]
     pub project_threads: Vec<u16>,
+    /// Threads each run uses (the network cut into as many parts; results identical to one
+    /// thread's). Default 1.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=4096))]
+    pub threads: u16,
     /// Print the measurements as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -225,6 +229,7 @@ fn child(a: &BenchArgs, name: &str) -> Result<(), Fail> {
     // Measure the engine alone: no traces.
     scn.trace = ccsim_core::sim::TraceConfig::default();
     scn.project_threads = a.project_threads.iter().map(|&n| n as usize).collect();
+    scn.threads = a.threads as usize;
     let scheme_name = scn.schemes[0].clone();
     let r = crate::commands::simulate(&scn, &scheme_name, a.quiet)?;
     // reading the scenario, generating flows, building the simulator
@@ -246,6 +251,8 @@ fn child(a: &BenchArgs, name: &str) -> Result<(), Fail> {
         "truncated": r.truncated,
         "slowdown_p99": if s.slowdown.p99.is_finite() { json!(s.slowdown.p99) } else { Value::Null },
         "parallel": r.parallel,
+        "threads": scn.threads,
+        "notes": r.notes.iter().map(|n| n.text.clone()).collect::<Vec<_>>(),
     });
     outln!("{m}");
     Ok(())
@@ -440,6 +447,7 @@ pub fn bench(a: &BenchArgs) -> Result<(), Fail> {
         }
         let mut cmd = Command::new(&exe);
         cmd.args(["bench", "--child", &j.child_arg, "--scheme", &j.scheme]);
+        cmd.arg("--threads").arg(a.threads.to_string());
         if let Some(s) = &shared {
             cmd.arg("--shared").arg(s);
         }

@@ -135,6 +135,9 @@ pub fn run(a: &RunArgs) -> Result<(), Fail> {
     };
     let mut scn = scenario::load(&a.scenario, &ov).map_err(Fail::Input)?;
     scn.check = a.check;
+    if let Some(n) = a.threads {
+        scn.threads = n as usize;
+    }
     let name = scn.schemes[0].clone();
     let notes = network_notes(&scn, std::slice::from_ref(&name))?;
     let target = scn.out_dir.join(scn.dir_name()).join(safe_component(&name));
@@ -275,6 +278,9 @@ pub fn compare(a: &CompareArgs) -> Result<(), Fail> {
     };
     let mut scn = scenario::load(&a.scenario, &ov).map_err(Fail::Input)?;
     scn.check = a.check;
+    if let Some(n) = a.threads {
+        scn.threads = n as usize;
+    }
     let made = scn.schemes.clone();
     let notes = network_notes(&scn, &made)?;
     let list: Vec<String> = made.iter().map(|s| safe_component(s)).collect();

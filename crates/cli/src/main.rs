@@ -188,6 +188,10 @@ pub struct RunArgs {
     /// accounting, no packet leaked once the fabric drains); a failed check exits 1.
     #[arg(long)]
     pub check: bool,
+    /// Threads each run uses (default: the scenario's `threads`, else 1): the network is cut
+    /// into as many parts, with results identical to one thread's.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=4096))]
+    pub threads: Option<u16>,
     /// Result tables as csv (default) or parquet: flows, ports and the traces
     /// (the traces are streamed as CSV during the run and converted at the end).
     #[arg(long, value_enum, default_value_t = Format::Csv)]
@@ -225,6 +229,10 @@ pub struct CompareArgs {
     /// accounting, no packet leaked once the fabric drains); a failed check exits 1.
     #[arg(long)]
     pub check: bool,
+    /// Threads each run uses (default: the scenario's `threads`, else 1): the network is cut
+    /// into as many parts, with results identical to one thread's.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=4096))]
+    pub threads: Option<u16>,
     /// Result tables as csv (default) or parquet: flows, ports and the traces
     /// (the traces are streamed as CSV during the run and converted at the end).
     #[arg(long, value_enum, default_value_t = Format::Csv)]

@@ -33,8 +33,6 @@ pub(crate) struct Network {
     pub link_ports: Vec<(u32, u32)>,
     /// Per node: its first port id.
     pub port_base: Vec<u32>,
-    /// The run's random stream after the switches drew their salts.
-    pub rng: Rng,
     /// The link events at time 0, applied before the routes were built.
     pub links_applied: usize,
 }
@@ -61,8 +59,7 @@ pub(crate) fn network(
     let live = if any_down { up_ports(&w.node_ports, &ports) } else { w.node_ports.clone() };
     let routing = Routing::build(topo, &live, &port_base);
     let full_routing = any_down.then(|| Routing::build(topo, &w.node_ports, &port_base));
-    let mut rng = Rng::derive(seed, 0xCC51);
-    let (node_index, switches, hosts) = make_nodes(topo, net, scheme, &w, &ports, &stats, &mut rng)?;
+    let (node_index, switches, hosts) = make_nodes(topo, net, scheme, &w, &ports, &stats, seed)?;
     let Wiring { node_ports, link_ports, .. } = w;
     Ok(Network {
         ports,
@@ -75,7 +72,6 @@ pub(crate) fn network(
         node_ports,
         link_ports,
         port_base,
-        rng,
         links_applied,
     })
 }
@@ -116,8 +112,9 @@ pub(crate) fn mode(net: &NetConfig, req: &Requirements, rto: Option<Time>) -> Mo
     }
 }
 
-/// The stop, stall and check rules of `opts` for a run of `total` flows.
-pub(crate) fn run_control(opts: &SimOptions, total: usize) -> RunControl {
+/// The stop, stall and check rules of `opts` for a run of `total` flows on
+/// a grid of `grid` ps ([`crate::partition::grid`]).
+pub(crate) fn run_control(opts: &SimOptions, total: usize, grid: Time) -> RunControl {
     RunControl {
         total,
         finished: 0,
@@ -130,6 +127,10 @@ pub(crate) fn run_control(opts: &SimOptions, total: usize) -> RunControl {
         check: opts.check,
         deep: crate::check::deep_checks(),
         draining: false,
+        grid,
+        next_grid: 0,
+        // a run without flows runs nothing
+        end: if total == 0 { 0 } else { Time::MAX },
     }
 }
 
@@ -187,11 +188,19 @@ pub(crate) fn make_ports(topo: &Topology, net: &NetConfig, w: &Wiring) -> (Vec<P
     (ports, stats)
 }
 
+/// Labels of a switch's and a host's random streams ([`Rng::derive`] with
+/// the run's seed and the label xor the node id): each node draws from its
+/// own stream, so its draws do not depend on what other nodes do or in what
+/// order their events run (issue 36).
+const SWITCH_RNG: u64 = 0x5317_C400_0000_0000;
+const HOST_RNG: u64 = 0x4057_0000_0000_0000;
+
 /// Per node its index among the switches or the hosts; the switches; the hosts.
 pub(crate) type Nodes = (Vec<u32>, Vec<Switch>, Vec<Host>);
 
 /// The switches and hosts, and per node its index among them. Each switch
-/// takes its ECMP salt from `rng` ([`crate::paths::draw_salts`]). Errors when a switch's
+/// takes its ECMP salt from the run's stream ([`crate::paths::draw_salts`]),
+/// and each node its own random stream. Errors when a switch's
 /// PFC headroom and reserve leave no shared buffer.
 pub(crate) fn make_nodes(
     topo: &Topology,
@@ -200,11 +209,12 @@ pub(crate) fn make_nodes(
     w: &Wiring,
     ports: &[Port],
     stats: &[PortStat],
-    rng: &mut Rng,
+    seed: u64,
 ) -> Result<Nodes, String> {
+    let mut rng = Rng::derive(seed, 0xCC51);
     let n = topo.nodes.len();
     let data_classes = net.data_classes as u64;
-    let salts = crate::paths::draw_salts(topo, rng);
+    let salts = crate::paths::draw_salts(topo, &mut rng);
     let mut node_index = vec![u32::MAX; n];
     let mut switches = Vec::new();
     let mut hosts = Vec::new();
@@ -223,6 +233,7 @@ pub(crate) fn make_nodes(
                     total_hdrm: 0,
                     total_rsrv: 0,
                     salt: salts[node as usize],
+                    rng: Rng::derive(seed, SWITCH_RNG ^ node as u64),
                     cc: None,
                 };
                 // headroom only for the classes PFC keeps lossless: a
@@ -243,7 +254,13 @@ pub(crate) fn make_nodes(
             }
             NodeKind::Host => {
                 node_index[node as usize] = hosts.len() as u32;
-                hosts.push(Host { port: start, nic: NicFlows::default(), wake_at: Time::MAX, rx_active: 0 });
+                hosts.push(Host {
+                    port: start,
+                    nic: NicFlows::default(),
+                    wake_at: Time::MAX,
+                    rx_active: 0,
+                    rng: Rng::derive(seed, HOST_RNG ^ node as u64),
+                });
             }
         }
     }

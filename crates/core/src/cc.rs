@@ -123,7 +123,7 @@ impl<'a> SenderCx<'a> {
 }
 
 /// Sender half of a scheme, one instance per flow.
-pub trait SenderCc {
+pub trait SenderCc: Send {
     /// The flow starts: set the initial rate and window (default: line rate, no window).
     fn on_start(&mut self, cx: &mut SenderCx);
     /// An ACK arrived (`ack.seq` = next byte the receiver expects; INT, ECN echo,
@@ -171,7 +171,7 @@ impl<'a> ReceiverCx<'a> {
 }
 
 /// Receiver half of a scheme, one instance per flow.
-pub trait ReceiverCc {
+pub trait ReceiverCc: Send {
     /// A data packet of this flow arrived (in order or not).
     fn on_data(&mut self, _cx: &mut ReceiverCx, _data: &Packet) {}
     /// Fill scheme fields of an ACK/NACK being sent for `data`. The core has
@@ -214,7 +214,7 @@ pub struct SwitchCx<'a> {
 }
 
 /// Switch half of a scheme, one instance per switch.
-pub trait SwitchCc {
+pub trait SwitchCc: Send {
     /// `pkt` arrived on `in_port` and was admitted to egress `out_port`
     /// (the egress qlen does not yet include it). INT records are pushed in
     /// [`SwitchCc::on_dequeue`], not here: the packet is already counted in

@@ -66,8 +66,8 @@ impl Simulator {
         while let Some((t, ev)) = self.events.pop() {
             self.now = self.now.max(t);
             match ev {
-                Ev::Arrive { port, gen, .. } => {
-                    self.arrival(port, gen);
+                Ev::Arrive { port, gen, pkt, .. } => {
+                    self.arrival(port, gen, pkt);
                 }
                 Ev::TxDone { port } => {
                     self.ports[port as usize].tx_pending = false;

@@ -1,7 +1,14 @@
-//! The event queue, ordered by (time, insertion sequence), so simultaneous
-//! events run in the order they were scheduled and a run is bit-for-bit
-//! reproducible. Cancellation is lazy (generation counters in the owners),
-//! which keeps the queue free of deletions.
+//! The event queue. Events run in time order; simultaneous events run
+//! "first scheduled, first run": by the time they were scheduled, then by
+//! what scheduled them (the scheduling event's kind and the port, host,
+//! flow, message or link it was for: [`Ev::tie`]), then by the order that
+//! event scheduled them in ([`Key`]). Unlike a global insertion counter, this
+//! order does not depend on what else runs or on how the network is cut
+//! into parts that run on their own threads (issue 36), so a run is
+//! bit-for-bit reproducible whatever the thread count. Two events equal in
+//! all of these come from two copies of one event (a wake asked twice) and
+//! run in insertion order. Cancellation is lazy (generation counters in the
+//! owners), which keeps the queue free of deletions.
 
 use crate::time::Time;
 use std::cmp::Ordering;
@@ -77,7 +84,46 @@ impl crate::results::EventCounts {
     }
 }
 
+/// A fixed permutation of the 32-bit ids (xor with one constant, times
+/// another, odd so invertible mod 2^32): events scheduled at the same time by
+/// different events run in an order of the schedulers' ids that follows no
+/// port or flow numbering.
+#[inline(always)]
+fn shuffle(id: u32) -> u32 {
+    (id ^ 0x7B1D_CDAF).wrapping_mul(0xE220_A839)
+}
+
+/// Bits of an entity (port, host, flow, message, link) in [`Ev::tie`].
+const ENTITY_BITS: u32 = 32;
+/// Bits of [`Ev::tie`]: kind (4), a timer's slot (4), entity (32).
+const TIE_BITS: u32 = 40;
+/// Bits of the index of a push among one event's pushes in [`Key::from`].
+const PUSH_BITS: u32 = 64 - TIE_BITS;
+const _: () = assert!(crate::cc::TIMER_SLOTS <= 16);
+
 impl Ev {
+    /// What this event is, as a number of [`TIE_BITS`] bits distinct for
+    /// distinct events at one time: its kind, then the port an `Arrive`
+    /// reaches or a `TxDone` is for, the host, the flow and a timer's slot,
+    /// the message or the link event ([`shuffle`]d). The events it
+    /// schedules carry it in their [`Key`].
+    #[inline(always)]
+    pub fn tie(&self) -> u64 {
+        let (kind, slot, entity): (u64, u64, u32) = match *self {
+            Ev::Link { idx } => (0, 0, idx),
+            Ev::FlowStart { flow } => (1, 0, flow),
+            Ev::MsgRelease { msg } => (2, 0, msg),
+            Ev::TxDone { port } => (3, 0, port),
+            Ev::Arrive { to, .. } => (4, 0, to),
+            Ev::HostWake { host } => (5, 0, host),
+            Ev::Pull { host } => (6, 0, host),
+            Ev::Timer { flow, slot, .. } => (7, slot as u64 & 15, flow),
+            Ev::Rto { flow } => (8, 0, flow),
+            Ev::Sample => (9, 0, 0),
+        };
+        kind << (TIE_BITS - 4) | slot << ENTITY_BITS | shuffle(entity) as u64
+    }
+
     /// The ports and the packet this event will touch first.
     #[inline(always)]
     pub fn touches(&self) -> Touch {
@@ -101,17 +147,28 @@ impl Touch {
     pub const NONE: Touch = Touch { port: u32::MAX, to: u32::MAX, pkt: u32::MAX };
 }
 
-/// An event in the overflow heap, ordered by (time, insertion sequence).
+/// Where an event stands among the events of its time: when it was
+/// scheduled (`t0`), then `from`: the scheduling event's [`Ev::tie`] and the
+/// index of this push among that event's pushes. Pushes outside any event
+/// (building the run) have `t0` 0 and the tie 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub(crate) struct Key {
+    pub t0: Time,
+    pub from: u64,
+}
+
+/// An event in the overflow heap, ordered by (time, key, insertion sequence).
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     time: Time,
+    key: Key,
     seq: u64,
     ev: Ev,
 }
 
 impl PartialEq for Entry {
     fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
+        self.cmp(o) == Ordering::Equal
     }
 }
 impl Eq for Entry {}
@@ -124,67 +181,39 @@ impl Ord for Entry {
     #[inline]
     fn cmp(&self, o: &Self) -> Ordering {
         // reversed: BinaryHeap is a max-heap
-        o.time.cmp(&self.time).then_with(|| o.seq.cmp(&self.seq))
+        (o.time, o.key, o.seq).cmp(&(self.time, self.key, self.seq))
     }
 }
 
 /// An event in a wheel bucket. No sequence number: a bucket receives its
 /// events in insertion order (overflow events migrate into a bucket before
-/// any event can be pushed to it directly), so position is the tie-break.
+/// any event can be pushed to it directly), so position is the last
+/// tie-break, after time and [`Key`].
 #[derive(Clone, Copy, Debug)]
 struct Slot {
     time: Time,
     ev: Ev,
+    key: Key,
 }
 
-/// Sorts bucket `b` (in insertion order) into descending (time, insertion
-/// order), so popping from the end gives the earliest time, earliest
-/// inserted first; `spare` (swapped with `b`) and `keys` are scratch space.
-///
-/// Each event gets a distinct key, (time within the bucket, position),
-/// whose descending rank is where it goes. Up to 16 events (most buckets),
-/// the ranks come from comparing every key with every other: no branch
-/// depends on the data, where an insertion sort of these buckets, whose
-/// times arrive in no particular order, mispredicts and moves each event
-/// several times. Larger buckets sort their keys.
+impl Slot {
+    #[inline(always)]
+    fn order(&self) -> (Time, Key) {
+        (self.time, self.key)
+    }
+}
+
+/// Sorts bucket `b` (in insertion order) into descending (time, key,
+/// insertion order), so popping from the end gives the earliest time, then
+/// the earliest scheduled, then the earliest inserted. Buckets are short (a
+/// few events): a stable sort of them is an insertion sort.
 #[inline]
-fn sort_descending(b: &mut Vec<Slot>, spare: &mut Vec<Slot>, keys: &mut Vec<u64>) {
-    let n = b.len();
-    if n < 2 {
+fn sort_descending(b: &mut [Slot]) {
+    if b.len() < 2 {
         return;
     }
-    spare.clear();
-    if n <= 8 {
-        by_rank::<8>(b, spare);
-    } else if n <= 16 {
-        by_rank::<16>(b, spare);
-    } else {
-        keys.clear();
-        keys.extend(b.iter().enumerate().map(|(i, e)| (e.time & LOW) << 32 | i as u64));
-        keys.sort_unstable_by(|x, y| y.cmp(x));
-        spare.extend(keys.iter().map(|&k| b[(k & u32::MAX as u64) as usize]));
-    }
-    std::mem::swap(b, spare);
-}
-
-/// Bits of a time within its bucket.
-const LOW: u64 = (1 << SHIFT) - 1;
-
-/// [`sort_descending`] of up to `W` (at most 16) events into `spare`.
-#[inline(always)]
-fn by_rank<const W: usize>(b: &[Slot], spare: &mut Vec<Slot>) {
-    // (time within the bucket, position) in SHIFT + 4 bits; padding sorts last
-    const _: () = assert!(SHIFT + 4 < 31);
-    let mut k = [i32::MIN; W];
-    for (i, (k, e)) in k.iter_mut().zip(b.iter()).enumerate() {
-        *k = ((e.time & LOW) as i32) << 4 | i as i32;
-    }
-    // the ranks of the n keys are 0..n (distinct keys, padding below all)
-    spare.extend_from_slice(b);
-    for (i, &ki) in k.iter().enumerate().take(b.len()) {
-        let r: u8 = k.iter().map(|&x| (x > ki) as u8).sum();
-        spare[r as usize] = b[i];
-    }
+    b.sort_by_key(|e| e.order());
+    b.reverse();
 }
 
 /// Width of a near bucket: 2^10 ps (about 1 ns).
@@ -194,7 +223,7 @@ const NEAR_BITS: u32 = 6;
 const NEAR: u64 = 1 << NEAR_BITS;
 
 /// A two-level timing wheel with a binary heap beyond it, ordered exactly as
-/// a (time, insertion sequence) priority queue.
+/// a (time, [`Key`], insertion sequence) priority queue.
 ///
 /// Time is cut into ~1 ns buckets grouped in 64 ns windows. An event in the
 /// current window goes to its near bucket; an event in one of the next
@@ -204,8 +233,8 @@ const NEAR: u64 = 1 << NEAR_BITS;
 /// When the wheel enters a window it first moves the heap's events that are
 /// now within the horizon to their windows, then spreads the window's list
 /// over the near buckets; when it reaches a near bucket it sorts it once (a
-/// few events, stably by time) into descending order and pops from the end;
-/// an event pushed into that bucket meanwhile is inserted in place.
+/// few events, stably by time and key) into descending order and pops from
+/// the end; an event pushed into that bucket meanwhile is inserted in place.
 ///
 /// Why two levels: an event is usually scheduled a link delay ahead, and
 /// appending it to a window's list writes where the previous event went
@@ -215,13 +244,11 @@ const NEAR: u64 = 1 << NEAR_BITS;
 /// Ties: a bucket or a window list receives its events in insertion order
 /// (heap events move into a window before any event can be pushed to it
 /// directly, and a window list is spread before any direct push to its near
-/// buckets), so position breaks ties and no sequence number is stored.
+/// buckets), so position breaks the last ties and no sequence number is
+/// stored.
 pub(crate) struct EventQueue {
     /// Near buckets of the current window.
     near: Vec<Vec<Slot>>,
-    /// Scratch for sorting a bucket (exchanged with it) and its keys.
-    spare: Vec<Slot>,
-    keys: Vec<u64>,
     /// Lists of the windows ahead, indexed by absolute window & `far_mask`.
     far: Vec<Vec<Slot>>,
     /// far.len() - 1 (a power of two minus one).
@@ -234,6 +261,13 @@ pub(crate) struct EventQueue {
     in_far: usize,
     overflow: BinaryHeap<Entry>,
     seq: u64,
+    /// The event being run (the last popped): its time, its tie shifted
+    /// into place in [`Key::from`], and how many events it has pushed.
+    parent_time: Time,
+    parent: u64,
+    pushes: u64,
+    /// The last popped event, for [`EventQueue::unpop`].
+    last: Option<Slot>,
     /// See [`EventQueue::next_hint`].
     hint: Touch,
 }
@@ -251,8 +285,6 @@ impl EventQueue {
         let windows = ((horizon >> (SHIFT + NEAR_BITS)) + 2).next_power_of_two().clamp(16, 1 << 16) as usize;
         EventQueue {
             near: (0..NEAR).map(|_| Vec::new()).collect(),
-            spare: Vec::new(),
-            keys: Vec::new(),
             far: (0..windows).map(|_| Vec::new()).collect(),
             far_mask: windows as u64 - 1,
             cur: 0,
@@ -261,6 +293,10 @@ impl EventQueue {
             in_far: 0,
             overflow: BinaryHeap::new(),
             seq: 0,
+            parent_time: 0,
+            parent: 0,
+            pushes: 0,
+            last: None,
             hint: Touch::NONE,
         }
     }
@@ -271,20 +307,57 @@ impl EventQueue {
         self.cur >> NEAR_BITS
     }
 
+    /// The key of the next event the running event schedules (counted as
+    /// one of its pushes): for an event handed to another queue.
+    #[inline(always)]
+    pub fn next_key(&mut self) -> Key {
+        let key = Key { t0: self.parent_time, from: self.parent | (self.pushes & ((1 << PUSH_BITS) - 1)) };
+        self.pushes += 1;
+        key
+    }
+
+    /// Schedules `ev` at `time`, as the running event's next push.
     #[inline(always)]
     pub fn push(&mut self, time: Time, ev: Ev) {
+        let key = self.next_key();
+        self.push_keyed(time, ev, key);
+    }
+
+    /// Schedules `ev` at `time` with a key given by the queue it was made in.
+    #[inline(always)]
+    pub fn push_keyed(&mut self, time: Time, ev: Ev, key: Key) {
         self.seq += 1;
         let b = time >> SHIFT;
         assert!(b >= self.cur, "event at {time} ps scheduled before the wheel's current bucket");
         let w = b >> NEAR_BITS;
         let cw = self.window();
         if w == cw {
-            self.put_near(b, Slot { time, ev });
+            self.put_near(b, Slot { time, ev, key });
         } else if w <= cw + self.far_mask {
-            self.far[(w & self.far_mask) as usize].push(Slot { time, ev });
+            self.far[(w & self.far_mask) as usize].push(Slot { time, ev, key });
             self.in_far += 1;
         } else {
-            self.overflow.push(Entry { time, seq: self.seq, ev });
+            self.overflow.push(Entry { time, key, seq: self.seq, ev });
+        }
+    }
+
+    /// The event being run: its time and key.
+    #[inline(always)]
+    pub fn current(&self) -> (Time, Key) {
+        self.last.map_or((0, Key::default()), |e| (e.time, e.key))
+    }
+
+    /// The key an arrival at port `to` gives the event it schedules first:
+    /// for an arrival scheduled as if by the arrival ahead of it on its wire.
+    #[inline(always)]
+    pub fn key_after_arrival(at: Time, to: u32) -> Key {
+        Key { t0: at, from: Ev::Arrive { port: 0, to, gen: 0, pkt: 0 }.tie() << PUSH_BITS }
+    }
+
+    /// Puts the last popped event back where it was (a run stopping before it).
+    pub fn unpop(&mut self) {
+        if let Some(e) = self.last.take() {
+            self.push_keyed(e.time, e.ev, e.key);
         }
     }
 
@@ -294,11 +367,13 @@ impl EventQueue {
         let bucket = &mut self.near[(b & (NEAR - 1)) as usize];
         if b == self.cur && self.sorted {
             // descending; e is the latest inserted, so it goes before (pops
-            // after) the events of its own time. Shifted in from the end (a
-            // few slots: the bucket is short) rather than a call to memmove.
+            // after) the events of its own time and key. Shifted in from the
+            // end (a few slots: the bucket is short) rather than a call to
+            // memmove.
             bucket.push(e);
             let mut j = bucket.len() - 1;
-            while j > 0 && bucket[j - 1].time <= e.time {
+            let k = e.order();
+            while j > 0 && bucket[j - 1].order() <= k {
                 bucket[j] = bucket[j - 1];
                 j -= 1;
             }
@@ -318,7 +393,7 @@ impl EventQueue {
                 break;
             }
             let e = self.overflow.pop().unwrap();
-            self.far[(w & self.far_mask) as usize].push(Slot { time: e.time, ev: e.ev });
+            self.far[(w & self.far_mask) as usize].push(Slot { time: e.time, ev: e.ev, key: e.key });
             self.in_far += 1;
         }
     }
@@ -349,7 +424,7 @@ impl EventQueue {
             let bucket = &mut self.near[(self.cur & (NEAR - 1)) as usize];
             if !bucket.is_empty() {
                 if !self.sorted {
-                    sort_descending(bucket, &mut self.spare, &mut self.keys);
+                    sort_descending(bucket);
                     self.sorted = true;
                 }
                 return true;
@@ -373,13 +448,76 @@ impl EventQueue {
         }
     }
 
-    /// The earliest event. [`EventQueue::next_hint`] then tells what the
-    /// one after it touches, if that is in the same bucket.
+    /// The time of the earliest event, if any, without moving the wheel (a
+    /// parallel run's barrier: events may still be pushed from then on).
+    pub fn next_time(&self) -> Option<Time> {
+        let earliest = |list: &Vec<Slot>| list.iter().map(|e| e.time).min();
+        if self.in_near > 0 {
+            let near = (self.cur..(self.window() + 1) << NEAR_BITS).map(|b| &self.near[(b & (NEAR - 1)) as usize]);
+            if let Some(t) = near.filter_map(earliest).next() {
+                return Some(t);
+            }
+        }
+        let far = if self.in_far > 0 {
+            (1..=self.far_mask).find_map(|i| earliest(&self.far[((self.window() + i) & self.far_mask) as usize]))
+        } else {
+            None
+        };
+        far.into_iter().chain(self.overflow.peek().map(|e| e.time)).min()
+    }
+
+    /// [`EventQueue::settle`], but never past `until`: the wheel stays
+    /// before it, so that events at `until` or later can still be pushed.
+    /// True if an event before `until` is next.
+    #[inline]
+    fn settle_before(&mut self, until: Time) -> bool {
+        loop {
+            let bucket = &mut self.near[(self.cur & (NEAR - 1)) as usize];
+            if let Some(last) = bucket.last() {
+                if !self.sorted {
+                    sort_descending(bucket);
+                    self.sorted = true;
+                    return bucket.last().is_some_and(|e| e.time < until);
+                }
+                return last.time < until;
+            }
+            if self.in_near > 0 {
+                if (self.cur + 1) << SHIFT >= until {
+                    return false;
+                }
+                self.cur += 1;
+                self.sorted = false;
+                continue;
+            }
+            let next = if self.in_far > 0 {
+                self.window() + 1
+            } else {
+                match self.overflow.peek() {
+                    None => return false,
+                    Some(top) => (top.time >> (SHIFT + NEAR_BITS)).max(self.window() + 1),
+                }
+            };
+            if next << (SHIFT + NEAR_BITS) >= until {
+                return false;
+            }
+            self.enter(next);
+        }
+    }
+
+    /// The earliest event; the events it schedules are keyed by it.
+    /// [`EventQueue::next_hint`] then tells what the one after it touches,
+    /// if that is in the same bucket.
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(Time, Ev)> {
         if !self.settle() {
             return None;
         }
+        Some(self.take_next())
+    }
+
+    /// Pops the last event of the current bucket (settled, not empty).
+    #[inline(always)]
+    fn take_next(&mut self) -> (Time, Ev) {
         let bucket = &mut self.near[(self.cur & (NEAR - 1)) as usize];
         let e = bucket.pop().expect("settled on a non-empty bucket");
         self.hint = match bucket.last() {
@@ -387,7 +525,34 @@ impl EventQueue {
             None => Touch::NONE,
         };
         self.in_near -= 1;
-        Some((e.time, e.ev))
+        self.parent_time = e.time;
+        self.parent = e.ev.tie() << PUSH_BITS;
+        self.pushes = 0;
+        self.last = Some(e);
+        (e.time, e.ev)
+    }
+
+    /// The earliest event if it is before `until` ([`EventQueue::pop`]),
+    /// the wheel never moving past `until`.
+    #[inline(always)]
+    pub fn pop_before(&mut self, until: Time) -> Option<(Time, Ev)> {
+        if !self.settle_before(until) {
+            return None;
+        }
+        Some(self.take_next())
+    }
+
+    /// Every event still queued, in no particular order, emptying the queue.
+    pub fn drain_all(&mut self) -> Vec<(Time, Ev, Key)> {
+        let mut out: Vec<(Time, Ev, Key)> = Vec::with_capacity(self.in_near + self.in_far + self.overflow.len());
+        for list in self.near.iter_mut().chain(self.far.iter_mut()) {
+            out.extend(list.drain(..).map(|e| (e.time, e.ev, e.key)));
+        }
+        out.extend(self.overflow.drain().map(|e| (e.time, e.ev, e.key)));
+        self.in_near = 0;
+        self.in_far = 0;
+        self.sorted = false;
+        out
     }
 
     /// What the event likely to pop next touches first ([`Ev::touches`]; a
@@ -402,119 +567,122 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    #[test]
-    fn matches_a_sorted_order_across_the_horizon() {
-        // random times near and far (beyond the wheel) pop in (time, seq) order
-        let mut q = EventQueue::default();
-        let mut r = crate::rng::Rng::new(3);
-        let mut expect = Vec::new();
+
+    /// A plain priority queue with the same order, to check the wheel against.
+    #[derive(Default)]
+    struct Model {
+        items: Vec<(Time, Key, u64, Ev)>,
+        parent: (Time, u64),
+        pushes: u64,
+        seq: u64,
+    }
+
+    impl Model {
+        fn push(&mut self, time: Time, ev: Ev) {
+            let key = Key { t0: self.parent.0, from: self.parent.1 << PUSH_BITS | self.pushes };
+            self.pushes += 1;
+            self.seq += 1;
+            self.items.push((time, key, self.seq, ev));
+        }
+        fn pop(&mut self) -> Option<(Time, Ev)> {
+            let i = (0..self.items.len()).min_by_key(|&i| (self.items[i].0, self.items[i].1, self.items[i].2))?;
+            let (t, _, _, ev) = self.items.remove(i);
+            self.parent = (t, ev.tie());
+            self.pushes = 0;
+            Some((t, ev))
+        }
+    }
+
+    /// Random pushes (many at equal times, some from the same event, near,
+    /// in later windows and beyond the horizon) interleaved with pops.
+    fn against_model(horizon: Time, seed: u64, coarse: bool) {
+        let mut q = EventQueue::with_horizon(horizon);
+        let mut m = Model::default();
+        let mut r = crate::rng::Rng::new(seed);
         let mut now = 0;
-        let mut seq = 0u32;
-        for round in 0..50 {
-            for _ in 0..200 {
-                let dt = match r.below(4) {
-                    0 => 0,
-                    1 => r.below(5_000),
-                    2 => r.below(1 << 27),
-                    _ => r.below(1 << 40),
-                };
-                seq += 1;
-                q.push(now + dt, Ev::HostWake { host: seq });
-                expect.push((now + dt, seq));
-            }
-            expect.sort();
-            // pop half of what is there, checking order
-            for _ in 0..(expect.len() / 2) {
-                let (t, e) = q.pop().unwrap();
-                let (et, es) = expect.remove(0);
-                assert_eq!((t, e), (et, Ev::HostWake { host: es }), "round {round}");
-                now = t;
-            }
-        }
-        while let Some((t, e)) = q.pop() {
-            let (et, es) = expect.remove(0);
-            assert_eq!((t, e), (et, Ev::HostWake { host: es }));
-        }
-        assert!(expect.is_empty());
-    }
-
-    #[test]
-    fn equal_times_pop_in_insertion_order_across_migration_and_sorting() {
-        // coarse times (many ties), pushes into the bucket being popped, into
-        // later buckets and beyond the horizon (migrated later), interleaved
-        let mut q = EventQueue::with_horizon(0);
-        let mut r = crate::rng::Rng::new(11);
-        let mut expect: Vec<(Time, u32)> = Vec::new();
-        let (mut now, mut seq) = (0, 0u32);
-        for _ in 0..400 {
+        for round in 0..300 {
             for _ in 0..r.below(12) {
-                let dt = match r.below(3) {
-                    0 => r.below(4) * 256,
-                    1 => r.below(64) * 4096,
-                    _ => r.below(8) * (1 << 20),
+                let dt = match (coarse, r.below(4)) {
+                    (true, 0) => r.below(4) * 256,
+                    (true, 1) => r.below(64) * 4096,
+                    (true, _) => r.below(8) * (1 << 20),
+                    (false, 0) => 0,
+                    (false, 1) => r.below(5_000),
+                    (false, 2) => r.below(1 << 27),
+                    (false, _) => r.below(1 << 40),
                 };
-                seq += 1;
-                q.push(now + dt, Ev::HostWake { host: seq });
-                expect.push((now + dt, seq));
+                // few distinct events, so that equal keys' parents repeat
+                let ev = match r.below(3) {
+                    0 => Ev::HostWake { host: r.below(4) as u32 },
+                    1 => Ev::TxDone { port: r.below(4) as u32 },
+                    _ => Ev::Rto { flow: r.below(4) as u32 },
+                };
+                q.push(now + dt, ev);
+                m.push(now + dt, ev);
             }
-            expect.sort();
-            for _ in 0..r.below(10).min(expect.len() as u64) {
-                let (t, e) = q.pop().unwrap();
-                assert_eq!((t, e), (expect[0].0, Ev::HostWake { host: expect[0].1 }));
-                expect.remove(0);
-                now = t;
-            }
-        }
-        while let Some((t, e)) = q.pop() {
-            assert_eq!((t, e), (expect[0].0, Ev::HostWake { host: expect[0].1 }));
-            expect.remove(0);
-        }
-        assert!(expect.is_empty());
-    }
-
-    /// Both ways of sorting a bucket (ranks up to 16 events, keys above)
-    /// give descending (time, insertion order), ties and all.
-    #[test]
-    fn bucket_sort_is_descending_time_then_insertion() {
-        let mut r = crate::rng::Rng::new(5);
-        let (mut spare, mut keys) = (Vec::new(), Vec::new());
-        for n in 0..70u64 {
-            for round in 0..20 {
-                // few distinct times in a bucket: many ties
-                let spread = if round % 2 == 0 { 4 } else { 1 << SHIFT };
-                let base = 77 << SHIFT;
-                let mut b: Vec<Slot> = (0..n)
-                    .map(|i| Slot { time: base + r.below(spread), ev: Ev::HostWake { host: i as u32 } })
-                    .collect();
-                let mut expect: Vec<(Time, u32)> = (0..n as usize).map(|i| (b[i].time, i as u32)).collect();
-                expect.sort();
-                expect.reverse();
-                sort_descending(&mut b, &mut spare, &mut keys);
-                let got: Vec<(Time, u32)> = b
-                    .iter()
-                    .map(|e| match e.ev {
-                        Ev::HostWake { host } => (e.time, host),
-                        _ => unreachable!(),
-                    })
-                    .collect();
-                assert_eq!(got, expect, "{n} events, round {round}");
+            for _ in 0..r.below(10) {
+                let want = m.pop();
+                assert_eq!(q.pop(), want, "seed {seed}, round {round}");
+                if let Some((t, _)) = want {
+                    now = t;
+                }
             }
         }
+        while let Some(want) = m.pop() {
+            assert_eq!(q.pop(), Some(want));
+        }
+        assert_eq!(q.pop(), None);
     }
 
     #[test]
-    fn time_then_fifo_order() {
+    fn matches_a_model_queue_across_the_horizon() {
+        for seed in 0..8 {
+            against_model(2 * crate::time::US, seed, false);
+            against_model(0, seed + 100, true);
+        }
+    }
+
+    /// Simultaneous events run in the order they were scheduled, whatever
+    /// order they were pushed in: the one scheduled earlier first, then by
+    /// the scheduling event, then by that event's order of pushes.
+    #[test]
+    fn first_scheduled_first_run() {
         let mut q = EventQueue::default();
-        q.push(5, Ev::HostWake { host: 1 });
-        q.push(3, Ev::HostWake { host: 2 });
-        q.push(5, Ev::HostWake { host: 3 });
-        q.push(3, Ev::HostWake { host: 4 });
+        q.push(100, Ev::HostWake { host: 1 });
+        q.push(50, Ev::TxDone { port: 7 });
+        assert_eq!(q.pop(), Some((50, Ev::TxDone { port: 7 })));
+        // scheduled at 50 by TxDone 7: after HostWake 1 (scheduled at 0)
+        q.push(100, Ev::HostWake { host: 2 });
+        q.push(100, Ev::HostWake { host: 3 });
         let order: Vec<u32> = std::iter::from_fn(|| q.pop())
             .map(|(_, e)| match e {
                 Ev::HostWake { host } => host,
                 _ => 0,
             })
             .collect();
-        assert_eq!(order, vec![2, 4, 1, 3]);
+        assert_eq!(order, vec![1, 2, 3]);
+    }
+
+    /// A key handed to another queue orders its event there as if the
+    /// scheduling event had pushed it there; `unpop` restores the order.
+    #[test]
+    fn keys_travel_and_unpop_restores() {
+        let (mut a, mut b) = (EventQueue::default(), EventQueue::default());
+        a.push(10, Ev::TxDone { port: 1 });
+        b.push(10, Ev::TxDone { port: 2 });
+        a.pop();
+        b.pop();
+        // at 10, port 1's event schedules an arrival in b's part; port 2's
+        // event schedules one at the same time in b itself
+        let k = a.next_key();
+        b.push(30, Ev::HostWake { host: 5 });
+        b.push_keyed(30, Ev::HostWake { host: 6 }, k);
+        let (t1, t2) = (Ev::TxDone { port: 1 }.tie(), Ev::TxDone { port: 2 }.tie());
+        let first = if t1 < t2 { 6 } else { 5 };
+        assert_eq!(b.pop(), Some((30, Ev::HostWake { host: first })));
+        b.unpop();
+        assert_eq!(b.pop(), Some((30, Ev::HostWake { host: first })));
+        assert_eq!(b.drain_all().len(), 1);
+        assert_eq!(b.pop(), None);
     }
 }

@@ -534,7 +534,8 @@ impl Simulator {
                     true
                 } else {
                     let prob = self.net.ecn.pmax * (q - p.kmin) as f64 / (p.kmax - p.kmin).max(1) as f64;
-                    self.rng.next_f64() < prob
+                    let sw = self.node_index[p.node as usize] as usize;
+                    self.switches[sw].rng.next_f64() < prob
                 }
             }
             EcnMode::Off => false,

@@ -256,7 +256,12 @@ impl Simulator {
         // the fixed INT header rides from the sender on (per-hop records are added by switches)
         let header = self.net.header.0 + if self.mode.int_on { self.mode.int_fixed as u64 } else { 0 };
         let spray = self.net.routing == RoutingMode::Spray;
-        let hash = if spray { self.rng.next_u64() } else { self.flows[f as usize].hash };
+        let hash = if spray {
+            let h = self.node_index[self.flows[f as usize].view.src as usize] as usize;
+            self.hosts[h].rng.next_u64()
+        } else {
+            self.flows[f as usize].hash
+        };
         let fl = &mut self.flows[f as usize];
         let payload = mtu.min(end - seq);
         let mut pkt = Packet {
@@ -633,7 +638,7 @@ impl Simulator {
         fl.snd.fct = Some(now - fl.view.start);
         let hi = self.node_index[fl.view.src as usize] as usize;
         self.nic_finish(hi, f);
-        self.ctl.finished += 1;
+        self.ctl.finish_one(self.now);
     }
 
     pub(crate) fn rto_check(&mut self, f: u32) {

@@ -93,6 +93,8 @@ impl Simulator {
         let wire: Vec<u32> = self.on_wire(&self.ports[p as usize]).collect();
         let port = &mut self.ports[p as usize];
         (port.pfc, port.wire) = (Fifo::EMPTY, Fifo::EMPTY);
+        // nothing ahead on the wire any more
+        (port.last_arrival, port.last_key) = (0, Default::default());
         for h in pfc {
             self.stats[p as usize].qlen -= self.pool.get(h).size as u64;
             self.pool.free(h);

@@ -71,6 +71,8 @@ impl Simulator {
             self.msgs.push(m);
             self.dependents.push(Vec::new());
             self.ctl.total += 1;
+            // (made after every flow had finished: the run goes on)
+            self.ctl.end = Time::MAX;
             if deps_left == 0 {
                 self.schedule_release(id);
             }
@@ -124,7 +126,7 @@ impl Simulator {
             msg.delivered = Some(now);
             msg.done = Some(now);
             self.ctl.started += 1;
-            self.ctl.finished += 1;
+            self.ctl.finish_one(self.now);
             self.msg_event(m, MessageEvent::Delivered);
             self.msg_event(m, MessageEvent::Completed);
             return;
@@ -237,7 +239,7 @@ impl Simulator {
                     c.tx.pop_front();
                     c.completed += 1;
                     self.msgs[m as usize].done = Some(self.now);
-                    self.ctl.finished += 1;
+                    self.ctl.finish_one(self.now);
                     self.msg_event(m, MessageEvent::Completed);
                 }
                 _ => return,

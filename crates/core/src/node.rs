@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use crate::cc::SwitchCc;
 use crate::config::NetConfig;
 use crate::nic_queue::NicFlows;
+use crate::rng::Rng;
 use crate::time::Time;
 
 /// A switch: its ports `port_start..port_end`, its shared buffer's
@@ -19,6 +20,8 @@ pub(crate) struct Switch {
     pub total_hdrm: u64,
     pub total_rsrv: u64,
     pub salt: u64,
+    /// Its random stream (RED marking).
+    pub rng: Rng,
     pub cc: Option<Box<dyn SwitchCc>>,
 }
 
@@ -31,6 +34,8 @@ pub(crate) struct Host {
     pub wake_at: Time,
     /// Flows being received (first packet seen, last byte not yet).
     pub rx_active: u32,
+    /// Its random stream (a sprayed packet's entropy).
+    pub rng: Rng,
 }
 
 /// The classes PFC protects, as a bit mask (class = priority + 1).

@@ -51,6 +51,10 @@ pub struct SimOptions {
     /// these thread counts would see them (`RunResult::parallel`; see
     /// [`crate::partition`]). Default none.
     pub project_threads: Vec<usize>,
+    /// Threads one run uses ([`crate::parallel::simulate`]): the network is
+    /// cut into as many parts, with results identical to one thread's.
+    /// Default 1.
+    pub threads: usize,
 }
 
 impl Default for SimOptions {
@@ -63,6 +67,7 @@ impl Default for SimOptions {
             interrupt: Interrupt::default(),
             check: false,
             project_threads: Vec::new(),
+            threads: 1,
         }
     }
 }

@@ -105,16 +105,13 @@ pub struct Packet {
     /// Global id of the port the packet entered the current switch by (set by the core).
     pub ingress: u32,
     /// Set by the core: the packet behind this one in the FIFO that holds
-    /// it, an egress class queue or a wire (`u32::MAX`: none yet)...
+    /// it, an egress class queue or a wire (`u32::MAX`: none yet).
     #[doc(hidden)]
     pub next: u32,
     /// Entropy for ECMP (per flow; per packet under spraying).
     pub hash: u64,
     /// Data: offset of the first payload byte. Ack/Nack: next byte expected.
     pub seq: u64,
-    /// ... and, on a wire, when that one reaches the end of the wire.
-    #[doc(hidden)]
-    pub wire_next_at: Time,
     /// Packet trimming (`network.trim`): 0 = a whole packet; on a data packet
     /// [`TRIMMED`] or [`TRIMMED_LAST_HOP`] = a switch cut it to its header
     /// (`payload` 0; `seq` and `trim_len` name the bytes it carried); on a
@@ -174,7 +171,6 @@ impl Packet {
             next,
             hash,
             seq,
-            wire_next_at,
             trim,
             trim_len,
             trim_seq,
@@ -187,18 +183,8 @@ impl Packet {
             (src.kind, src.sub, src.class, src.ce, src.ecn_echo, src.hops, src.n_int, src.paused);
         (*ack_req, *flow, *from, *dst, *size, *payload, *ingress) =
             (src.ack_req, src.flow, src.src, src.dst, src.size, src.payload, src.ingress);
-        (*next, *hash, *seq, *wire_next_at, *trim, *trim_len, *trim_seq, *rcvd, *ts, *aux) = (
-            src.next,
-            src.hash,
-            src.seq,
-            src.wire_next_at,
-            src.trim,
-            src.trim_len,
-            src.trim_seq,
-            src.rcvd,
-            src.ts,
-            src.aux,
-        );
+        (*next, *hash, *seq, *trim, *trim_len, *trim_seq, *rcvd, *ts, *aux) =
+            (src.next, src.hash, src.seq, src.trim, src.trim_len, src.trim_seq, src.rcvd, src.ts, src.aux);
         int[..n].copy_from_slice(&src.int[..n]);
     }
 
@@ -229,7 +215,8 @@ impl Packet {
 
 #[allow(dead_code)]
 fn _assert_layout() {
-    const _: () = assert!(std::mem::offset_of!(Packet, wire_next_at) + 8 == 64);
+    // what every hop reads is in the first line
+    const _: () = assert!(std::mem::offset_of!(Packet, seq) + 8 <= 64);
     const _: () = assert!(std::mem::align_of::<Packet>() == 64);
     // the trimming fields fit in what alignment left over: six lines per packet
     const _: () = assert!(std::mem::size_of::<Packet>() == 384);
@@ -326,6 +313,21 @@ impl PacketPool {
             h
         } else {
             self.slots.push(p);
+            (self.slots.len() - 1) as u32
+        }
+    }
+    /// [`PacketPool::alloc`] of a copy of `p` (of what a reader can see).
+    #[inline]
+    pub fn alloc_copy(&mut self, p: &Packet) -> u32 {
+        self.live += 1;
+        if self.live > self.peak {
+            self.peak = self.live;
+        }
+        if let Some(h) = self.free.pop() {
+            self.slots[h as usize].assign(p);
+            h
+        } else {
+            self.slots.push(p.clone());
             (self.slots.len() - 1) as u32
         }
     }

@@ -7,8 +7,10 @@
 //! by [`crate::layout`]) when there are at least two per part (one pod per
 //! part leaves the parts that also got the busiest core switches behind:
 //! measured in docs/PERFORMANCE.md), else an edge switch with its hosts when
-//! there are at least as many as parts, else single nodes; the switches of
-//! the tiers above are units of their own. Units are
+//! there are fewer (then some parts may be empty: a host always stays with
+//! its edge switch, so that only links between switches are cut and the
+//! window is never shorter than [`grid`]); the switches of the tiers above
+//! are units of their own. Units are
 //! dealt to parts largest first, each to the part with the least load so far
 //! (the longest-processing-time rule), balancing the expected load: a host's
 //! is the bytes it sends and receives, a switch unit's its share of the bytes
@@ -23,7 +25,7 @@ use crate::topology::Topology;
 pub struct Plan {
     /// Per node: its part.
     pub part_of: Vec<u16>,
-    /// What a unit kept whole is: "pod", "edge switch with its hosts" or "node".
+    /// What a unit kept whole is: "pod" or "edge switch with its hosts".
     pub unit: &'static str,
     /// Smallest delay of a link between two parts (`Time::MAX`: none).
     pub window: Time,
@@ -71,8 +73,7 @@ pub fn plan(topo: &Topology, parts: usize, host_bytes: &[f64]) -> Plan {
 }
 
 /// Per node its unit, and what a unit is: pods when there are at least two
-/// per part, else edge switches with their hosts when there are at least as
-/// many as parts, else single nodes.
+/// per part, else edge switches with their hosts.
 fn units(topo: &Topology, parts: usize) -> (Vec<u32>, &'static str) {
     let place = layout(topo);
     let n = topo.nodes.len();
@@ -91,25 +92,33 @@ fn units(topo: &Topology, parts: usize) -> (Vec<u32>, &'static str) {
             .collect();
         return (unit_of, "pod");
     }
-    let edges = place.iter().filter(|p| p.tier == 1).count();
-    if edges >= parts {
-        // an edge switch and its hosts share the edge switch's unit
-        let mut unit_of = vec![u32::MAX; n];
-        let mut next = 0u32;
-        for (i, p) in place.iter().enumerate() {
-            if p.tier != 0 {
-                unit_of[i] = next;
-                next += 1;
-            }
+    // an edge switch and its hosts share the edge switch's unit
+    let mut unit_of = vec![u32::MAX; n];
+    let mut next = 0u32;
+    for (i, p) in place.iter().enumerate() {
+        if p.tier != 0 {
+            unit_of[i] = next;
+            next += 1;
         }
-        for (i, p) in place.iter().enumerate() {
-            if let Some(e) = p.edge {
-                unit_of[i] = unit_of[e as usize];
-            }
-        }
-        return (unit_of, "edge switch with its hosts");
     }
-    ((0..n as u32).collect(), "node")
+    for (i, p) in place.iter().enumerate() {
+        if let Some(e) = p.edge {
+            unit_of[i] = unit_of[e as usize];
+        }
+    }
+    (unit_of, "edge switch with its hosts")
+}
+
+/// The grid a run's end and its checks keep to, in ps: the smallest delay of
+/// a link between two switches (else of any link; at least 1 ps). Links
+/// between switches are the only ones a [`plan`] cuts, so a parallel run's
+/// windows can be this grid's steps whatever the number of parts; the
+/// sequential run keeps to the same grid, so that both stop after the same
+/// events (issue 36).
+pub fn grid(topo: &Topology) -> Time {
+    let is_switch = |n: u32| topo.nodes[n as usize] == crate::topology::NodeKind::Switch;
+    let between_switches = topo.links.iter().filter(|l| is_switch(l.a) && is_switch(l.b)).map(|l| l.delay).min();
+    between_switches.or_else(|| topo.links.iter().map(|l| l.delay).min()).unwrap_or(1).max(1)
 }
 
 /// Per unit its expected load: its hosts' bytes, and for a unit without

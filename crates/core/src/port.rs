@@ -12,6 +12,7 @@
 //! dequeueing reads the packet being sent, where a ring buffer of handles
 //! touched a line of its own per push and per pop.
 
+use crate::event::Key;
 use crate::packet::{Fifo, PacketPool};
 use crate::time::Time;
 
@@ -50,8 +51,8 @@ pub(crate) struct Port {
     pub busy_until: Time,
     pub rate: u64,
     pub delay: Time,
-    /// Packets on the wire towards the peer, in order. Only the first has
-    /// an `Arrive` event in the queue.
+    /// Packets on the wire towards the peer, in order, each with its
+    /// `Arrive` event in the queue.
     pub wire: Fifo,
     /// PFC PAUSE/RESUME frames waiting to go out, in decision order, ahead of every class.
     pub pfc: Fifo,
@@ -88,9 +89,17 @@ pub(crate) struct Port {
     pub kmax: u64,
     pub max_qlen: u64,
     pub tx_data_bytes: u64,
-    // cold: counters
     pub pause_sent: u64,
     pub paused_time: Time,
+    // line 3, read by a transmission: the last packet put on the wire: when
+    // it arrives, and its arrival's place among simultaneous events (see
+    // `Simulator::transmit`); whether the peer is in another part of a
+    // parallel run (`parallel.rs`)
+    pub last_arrival: Time,
+    pub last_key: Key,
+    /// 0, or the part of the peer + 1 when the link is cut.
+    pub cut: u16,
+    // cold: counters
     /// Closed paused intervals (start, end) of any class, in order of ending.
     pub pause_log: Vec<(Time, Time)>,
     pub drops: u64,
@@ -129,6 +138,9 @@ impl Port {
             kmax: 0,
             max_qlen: 0,
             tx_data_bytes: 0,
+            last_arrival: 0,
+            last_key: Key::default(),
+            cut: 0,
             peer,
             pause_sent: 0,
             paused_time: 0,
@@ -190,4 +202,5 @@ fn _assert_layout() {
     const _: () = assert!(std::mem::size_of::<ClassQ>() == 64);
     const _: () = assert!(std::mem::offset_of!(Port, headroom) == 64);
     const _: () = assert!(std::mem::offset_of!(Port, nonempty) < 64);
+    const _: () = assert!(std::mem::offset_of!(Port, last_arrival) == 128);
 }

@@ -215,6 +215,18 @@ pub struct EventCounts {
 }
 
 impl EventCounts {
+    /// Adds `o`'s counts (the parts of a parallel run).
+    pub fn add(&mut self, o: &EventCounts) {
+        self.arrive += o.arrive;
+        self.tx_done += o.tx_done;
+        self.host_wake += o.host_wake;
+        self.flow_start += o.flow_start;
+        self.timer += o.timer;
+        self.rto += o.rto;
+        self.sample += o.sample;
+        self.link += o.link;
+    }
+
     /// The kinds' names, in the order of [`EventCounts::named`].
     pub const NAMES: [&'static str; 8] =
         ["arrive", "tx_done", "host_wake", "flow_start", "timer", "rto", "sample", "link"];

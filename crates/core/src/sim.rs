@@ -12,7 +12,7 @@
 
 use crate::cc::Scheme;
 use crate::config::{EcnMode, NetConfig};
-use crate::event::{Ev, Touch};
+use crate::event::{Ev, EventQueue, Touch};
 use crate::flow::FlowSpec;
 pub use crate::options::{Interrupt, Progress, SimOptions, TraceConfig, DEFAULT_STALL};
 use crate::packet::Packet;
@@ -58,31 +58,31 @@ impl Simulator {
         let mut next_report: u64 = 1 << 20;
         let mut events: u64 = 0;
         let mut by_kind = EventCounts::default();
-        while self.ctl.finished < self.ctl.total {
+        loop {
             let Some((t, ev)) = self.events.pop() else {
-                // nothing left to happen, yet flows remain
-                status = self.stuck(self.now);
+                if self.ctl.finished < self.ctl.total {
+                    // nothing left to happen, yet flows remain
+                    status = self.stuck(self.now);
+                }
                 break;
             };
+            if t >= self.ctl.end && self.ctl.finished >= self.ctl.total {
+                self.events.unpop();
+                break;
+            }
             if let Some(s) = self.ctl.stop_at {
                 if t > s {
                     status = RunStatus::Stopped;
                     self.now = s;
                     // kept for the checks, which play out what is in flight
-                    self.events.push(t, ev);
+                    self.events.unpop();
                     break;
                 }
             }
-            if self.ctl.started > self.ctl.finished && t > self.ctl.last_progress + self.ctl.stall {
-                self.now = self.ctl.last_progress + self.ctl.stall;
-                status = self.stuck(self.now);
-                self.events.push(t, ev);
-                break;
-            }
-            if t >= self.ctl.cycle_check {
-                if let Some(s) = self.lasting_deadlock() {
+            if t >= self.ctl.next_grid {
+                if let Some(s) = self.on_grid(t) {
                     status = s;
-                    self.events.push(t, ev);
+                    self.events.unpop();
                     break;
                 }
             }
@@ -117,13 +117,29 @@ impl Simulator {
         (status, events, by_kind)
     }
 
+    /// Runs this part's events before `until` (a step of a parallel run,
+    /// `parallel.rs`), counting them into `by_kind`; returns how many ran.
+    pub(crate) fn run_window(&mut self, until: Time, by_kind: &mut EventCounts) -> u64 {
+        self.take_crossings();
+        let mut events = 0;
+        while let Some((t, ev)) = self.events.pop_before(until) {
+            self.now = t;
+            self.prefetch(self.events.next_hint());
+            if self.dispatch(t, ev) {
+                events += 1;
+                *by_kind.count(&ev) += 1;
+            }
+        }
+        events
+    }
+
     /// Handles event `ev` at `t`; false for an arrival that no longer
     /// happens (its link changed while the packet was on it), which is not
     /// counted.
     #[inline(always)]
     fn dispatch(&mut self, t: Time, ev: Ev) -> bool {
         match ev {
-            Ev::Arrive { port, gen, .. } => return self.arrival(port, gen),
+            Ev::Arrive { port, gen, pkt, .. } => return self.arrival(port, gen, pkt),
             Ev::TxDone { port } => {
                 self.ports[port as usize].tx_pending = false;
                 self.try_send(port);
@@ -163,15 +179,7 @@ impl Simulator {
     /// run (deep buffer accounting; with `check`, the invariants and then
     /// the drain), and the results are collected.
     fn finish(mut self, status: RunStatus, wall: std::time::Instant, cpu0: Option<f64>) -> RunResult {
-        let now = self.now;
-        for p in self.ports.iter_mut() {
-            for c in 0..NC {
-                if p.paused & (1 << c) != 0 {
-                    p.paused_time += now - p.cls[c].paused_since;
-                    p.pause_log.push((p.cls[c].paused_since, now));
-                }
-            }
-        }
+        self.close_pauses();
         if self.ctl.deep {
             if let Err(e) = self.check_buffer_accounting() {
                 panic!("buffer accounting broken at {} ps: {e}", self.now);
@@ -183,7 +191,8 @@ impl Simulator {
             (Some(a), Some(b)) => b - a,
             _ => wall_secs,
         };
-        let mut r = self.results(status, wall_secs);
+        let in_flight = self.data_in_flight();
+        let mut r = self.results(status, wall_secs, in_flight);
         r.engine.cpu_secs = cpu_secs;
         if self.ctl.check {
             r.check = Some(match invariants {
@@ -194,6 +203,56 @@ impl Simulator {
             });
             r.engine.packets_live = self.pool.live();
         }
+        r
+    }
+
+    /// The first event of a new grid step, at `t`: before it runs, a stall
+    /// (flows remain and no data moved for `stall` before the step) or a
+    /// lasting deadlock ends the run. Checked once a step rather than at
+    /// every event, so that a run cut into parts, whose parts meet at the
+    /// steps, ends after the same events.
+    #[cold]
+    fn on_grid(&mut self, t: Time) -> Option<RunStatus> {
+        let step = t - t % self.ctl.grid;
+        self.ctl.next_grid = step.saturating_add(self.ctl.grid);
+        if self.ctl.started > self.ctl.finished && step > self.ctl.last_progress + self.ctl.stall {
+            self.now = self.now.max(self.ctl.last_progress + self.ctl.stall);
+            return Some(self.stuck(self.now));
+        }
+        if step >= self.ctl.cycle_check {
+            return self.lasting_deadlock();
+        }
+        None
+    }
+
+    /// Pauses still open at the end are closed at `now`.
+    fn close_pauses(&mut self) {
+        let now = self.now;
+        for p in self.ports.iter_mut() {
+            for c in 0..NC {
+                if p.paused & (1 << c) != 0 {
+                    p.paused_time += now - p.cls[c].paused_since;
+                    p.pause_log.push((p.cls[c].paused_since, now));
+                }
+            }
+        }
+    }
+
+    /// The end of a parallel run, on its parts merged into this one
+    /// (`parallel.rs`): the packets in flight and the pool's peak and live
+    /// packets are the parts' sums, given, since the merged queues name
+    /// packets of the parts' pools.
+    pub(crate) fn finish_merged(
+        mut self,
+        status: RunStatus,
+        wall: std::time::Instant,
+        in_flight: u64,
+        pool: (u64, u64),
+    ) -> RunResult {
+        self.close_pauses();
+        let wall_secs = wall.elapsed().as_secs_f64();
+        let mut r = self.results(status, wall_secs, in_flight);
+        (r.engine.peak_packets_in_pool, r.engine.packets_live) = (pool.0 as _, pool.1 as _);
         r
     }
 
@@ -252,9 +311,8 @@ impl Simulator {
     }
 
     /// The run's results (the traces are moved out; the rest stays for the checks).
-    fn results(&mut self, status: RunStatus, wall_secs: f64) -> RunResult {
+    fn results(&mut self, status: RunStatus, wall_secs: f64, in_flight: u64) -> RunResult {
         let truncated = status != RunStatus::Completed;
-        let in_flight = self.data_in_flight();
         let mut counters: std::collections::BTreeMap<String, u64> = Default::default();
         for cc in self.switches.iter().filter_map(|s| s.cc.as_ref()) {
             for (name, v) in cc.counters() {
@@ -408,19 +466,17 @@ impl Simulator {
         }
     }
 
-    /// The head of `port`'s wire arrives at the other end; false (and
-    /// nothing happens) when the event is stale: the link failed after it
-    /// was scheduled and its packets are gone.
-    pub(crate) fn arrival(&mut self, port: u32, gen: u16) -> bool {
+    /// Packet `pkt`, the head of `port`'s wire, arrives at the other end;
+    /// false (and nothing happens) when the event is stale: the link failed
+    /// after it was scheduled and its packets are gone.
+    pub(crate) fn arrival(&mut self, port: u32, gen: u16, pkt: u32) -> bool {
         let p = &mut self.ports[port as usize];
         if gen != p.wire_gen {
             return false;
         }
         let h = p.wire.pop(&self.pool).expect("an Arrive event of the current generation has its packet on the wire");
-        let (next, to) = (p.wire.head, p.peer_port);
-        if next != u32::MAX {
-            self.events.push(self.pool.get(h).wire_next_at, Ev::Arrive { port, to, gen, pkt: next });
-        }
+        debug_assert_eq!(h, pkt, "packets leave a wire in the order they entered it");
+        let to = p.peer_port;
         self.arrive(to, h);
         true
     }
@@ -510,12 +566,26 @@ impl Simulator {
         }
         self.stats[port as usize].tx_bytes += size;
         self.count.link_packets += 1;
-        let before = p.wire.push(h, &mut self.pool);
-        if before == u32::MAX {
-            let (gen, to) = (p.wire_gen, p.peer_port);
-            self.events.push(arrive, Ev::Arrive { port, to, gen, pkt: h });
+        // Each packet's arrival is scheduled now. Among simultaneous events
+        // it stands as if the arrival of the packet ahead of it on the wire
+        // had scheduled it when that one is still on its way, else as
+        // scheduled by this event: decided from this port's state alone, so
+        // that the order does not depend on how the network is cut into
+        // parts (issue 36).
+        let (gen, to) = (p.wire_gen, p.peer_port);
+        let (cur_t, cur_key) = self.events.current();
+        let key = if (p.last_arrival, p.last_key) > (cur_t, cur_key) {
+            EventQueue::key_after_arrival(p.last_arrival, to)
         } else {
-            self.pool.get_mut(before).wire_next_at = arrive;
+            self.events.next_key()
+        };
+        (p.last_arrival, p.last_key) = (arrive, key);
+        if p.cut != 0 {
+            let cut = p.cut;
+            self.hand_over(port, cut, h, arrive, key);
+        } else {
+            p.wire.push(h, &mut self.pool);
+            self.events.push_keyed(arrive, Ev::Arrive { port, to, gen, pkt: h }, key);
         }
         end
     }

@@ -15,7 +15,6 @@ use crate::options::Interrupt;
 use crate::packet::{Packet, PacketPool};
 use crate::port::Port;
 use crate::results::EventCounts;
-use crate::rng::Rng;
 use crate::routing::Routing;
 use crate::time::Time;
 use crate::topology::Topology;
@@ -47,7 +46,6 @@ pub struct Simulator {
     /// Each flow's place at its sender's NIC (see `nic.rs`).
     pub(crate) nic_slots: Vec<NicSlot>,
     pub(crate) routing: Routing,
-    pub(crate) rng: Rng,
     pub(crate) emit_buf: Vec<Packet>,
     /// What the network and the scheme decided for this run.
     pub(crate) mode: Mode,
@@ -77,6 +75,12 @@ pub struct Simulator {
     pub(crate) pacers: Vec<Pacer>,
     /// `SimOptions::project_threads`: the counts per thread count (empty: off).
     pub(crate) projection: Vec<crate::projection::Counting>,
+    /// A parallel run's part (`parallel.rs`; empty otherwise): per part,
+    /// the packets sent to it over cut links during the step, and their
+    /// earliest arrival; per part, the packets it sent here in the last step.
+    pub(crate) outbox: Vec<crate::mailbox::Mailbox>,
+    pub(crate) outbox_min: Option<Time>,
+    pub(crate) inbox: Vec<crate::mailbox::Mailbox>,
     pub(crate) scheme_name: String,
     /// What [`crate::compat::resolve`] chose or warned about for this run.
     pub(crate) notes: Vec<crate::compat::Note>,
@@ -132,6 +136,25 @@ pub(crate) struct Counters {
     pub events_by_kind: EventCounts,
 }
 
+impl Counters {
+    /// Adds `o`'s counts (the parts of a parallel run; the events are
+    /// counted by the run).
+    pub fn add(&mut self, o: &Counters) {
+        self.drops += o.drops;
+        self.pause_frames += o.pause_frames;
+        self.data_packets += o.data_packets;
+        self.link_packets += o.link_packets;
+        self.data_bytes_delivered += o.data_bytes_delivered;
+        self.data_bytes_dropped += o.data_bytes_dropped;
+        self.data_bytes_trimmed += o.data_bytes_trimmed;
+        self.trimmed += o.trimmed;
+        self.data_bytes_sent += o.data_bytes_sent;
+        for (a, b) in self.credit_counts.iter_mut().zip(o.credit_counts) {
+            *a += b;
+        }
+    }
+}
+
 /// How far a run is, when it stops, and what it checks.
 pub(crate) struct RunControl {
     /// Flows plus messages: the run completes when `finished` reaches it.
@@ -152,6 +175,28 @@ pub(crate) struct RunControl {
     pub deep: bool,
     /// Playing out the packets in flight after a checked run: hosts send no new data.
     pub draining: bool,
+    /// [`crate::partition::grid`]: the run's end and its stall and deadlock
+    /// checks keep to multiples of it.
+    pub grid: Time,
+    /// The grid step after the latest event's (where the checks run next).
+    pub next_grid: Time,
+    /// Events at or after this time do not run: once every flow has
+    /// finished, the end of the grid step in which the last one did.
+    pub end: Time,
+}
+
+impl RunControl {
+    /// A flow or message finished at `now`. When it is the last, the run
+    /// ends at the end of `now`'s grid step: the events of that step still
+    /// run, so that a run cut into parts, which learns that every flow has
+    /// finished only at the end of a step, stops after the same events.
+    #[inline]
+    pub fn finish_one(&mut self, now: Time) {
+        self.finished += 1;
+        if self.finished == self.total {
+            self.end = (now - now % self.grid).saturating_add(self.grid);
+        }
+    }
 }
 
 /// A hint to load the cache line at `p` (no effect where there is no such instruction).

@@ -54,6 +54,11 @@ pub struct ScenarioFile {
     /// End the run as stalled (or deadlocked) when flows are active and no
     /// data is delivered for this long. Default 10ms.
     pub stall: Option<Dur>,
+    /// Threads each run uses: the network is cut into as many parts, with
+    /// results identical to one thread's (`ccsim_core::parallel`; what
+    /// cannot be cut yet runs on one thread and says why). Default 1;
+    /// `--threads` overrides it.
+    pub threads: Option<usize>,
     #[serde(deserialize_with = "crate::strict::table")]
     pub topology: TopoSpec,
     #[serde(default)]
@@ -155,6 +160,8 @@ pub struct Scenario {
     /// Count the run's events as parallel runs of these thread counts
     /// would see them (`ccsim bench --project-threads`; not a file key).
     pub project_threads: Vec<usize>,
+    /// See [`ScenarioFile::threads`].
+    pub threads: usize,
     pub topo: Topology,
     pub net: NetConfig,
     pub flows: Vec<FlowSpec>,
@@ -491,6 +498,12 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
         Some(Dur(t)) => t,
         None => ccsim_core::sim::DEFAULT_STALL,
     };
+    let threads = match file.threads {
+        Some(0) => return Err(at_here(label, text, "threads", "must be at least 1")),
+        Some(n) if n > 4096 => return Err(at_here(label, text, "threads", "must be at most 4096")),
+        Some(n) => n,
+        None => 1,
+    };
 
     // 3. Network.
     file.network.validate().map_err(|m| in_section(label, "network", &m))?;
@@ -706,6 +719,7 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
         interrupt: Default::default(),
         check: false,
         project_threads: Vec::new(),
+        threads,
         topo,
         net: file.network.clone(),
         flows,
@@ -872,18 +886,16 @@ impl Scenario {
         progress: Option<&mut dyn FnMut(&ccsim_core::sim::Progress)>,
     ) -> Result<ccsim_core::RunResult, String> {
         let scheme = self.make_scheme(name)?;
-        let sim = if self.messages.has_messages() {
-            ccsim_core::Simulator::with_traffic(
-                &self.topo,
-                &self.net,
-                self.traffic(),
-                scheme.as_ref(),
-                &self.sim_options(),
-            )
-        } else {
-            ccsim_core::Simulator::new(&self.topo, &self.net, &self.flows, scheme.as_ref(), &self.sim_options())
-        };
-        let mut r = sim.map_err(|e| format!("{}: cannot simulate {name}: {e}", self.label))?.run(progress);
+        let traffic = || self.traffic();
+        let mut r = ccsim_core::parallel::simulate(
+            &self.topo,
+            &self.net,
+            &traffic,
+            scheme.as_ref(),
+            &self.sim_options(),
+            progress,
+        )
+        .map_err(|e| format!("{}: cannot simulate {name}: {e}", self.label))?;
         r.scheme = name.to_string();
         Ok(r)
     }
@@ -934,6 +946,7 @@ impl Scenario {
             interrupt: self.interrupt.clone(),
             check: self.check,
             project_threads: self.project_threads.clone(),
+            threads: self.threads,
         }
     }
 

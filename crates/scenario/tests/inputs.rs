@@ -7,4 +7,5 @@ mod bad_input;
 mod conn_workloads;
 mod fuzz;
 mod placement;
+mod threads;
 mod traces;

@@ -1,0 +1,55 @@
+//! What a part of a parallel run (`parallel.rs`) sends another over cut
+//! links during a step: the packets, with their arrival time and place
+//! among simultaneous events. Below the simulator's state, which holds a
+//! part's mailboxes.
+
+use crate::event::Key;
+use crate::packet::Packet;
+use crate::time::Time;
+
+/// A packet sent over a cut link, on its way to the part it reaches.
+pub(crate) struct Crossing {
+    /// When it arrives, and its place among the events of that time.
+    pub time: Time,
+    pub key: Key,
+    /// The egress port it was sent from (its wire's port).
+    pub port: u32,
+    pub pkt: Packet,
+}
+
+/// Packets crossing to one part: a list whose entries are kept from step
+/// to step and overwritten with only what a reader of each packet can see
+/// ([`Packet::assign`]), so that a crossing moves a packet's used cache
+/// lines between the cores, not all six.
+#[derive(Default)]
+pub(crate) struct Mailbox {
+    list: Vec<Crossing>,
+    len: usize,
+}
+
+impl Mailbox {
+    #[inline]
+    pub fn push(&mut self, time: Time, key: Key, port: u32, pkt: &Packet) {
+        if let Some(c) = self.list.get_mut(self.len) {
+            (c.time, c.key, c.port) = (time, key, port);
+            c.pkt.assign(pkt);
+        } else {
+            self.list.push(Crossing { time, key, port, pkt: pkt.clone() });
+        }
+        self.len += 1;
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The packets in the order they were sent.
+    pub fn iter(&self) -> impl Iterator<Item = &Crossing> {
+        self.list[..self.len].iter()
+    }
+
+    /// Empties it, keeping the entries for reuse.
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+}

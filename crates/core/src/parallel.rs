@@ -1,0 +1,557 @@
+//! One run on several threads (`SimOptions::threads`, issue 36): a
+//! conservative parallel run whose results are those of the sequential run,
+//! byte for byte, whatever the number of threads.
+//!
+//! The network is cut into parts ([`crate::partition::plan`]: pods or edge
+//! switches with their hosts, so that only links between switches are
+//! cut). Each part is a whole [`Simulator`] built from the same scenario
+//! that runs only the events of the nodes it owns: its ports, switches and
+//! hosts, and the flows whose sender it holds (a flow's receiver side runs
+//! where its receiver is). Time advances in steps of the run's grid
+//! ([`crate::partition::grid`], the smallest delay of a link between two
+//! switches), so a packet sent over a cut link during a step arrives in a
+//! later one: each part runs a step on its own thread, then at the barrier
+//! the packets that crossed are handed to the parts they reach, with the
+//! place among simultaneous events the sending part gave them
+//! ([`crate::event::Key`]), which does not depend on the cut.
+//!
+//! The checks the sequential run makes at the grid steps (the end once
+//! every flow has finished, the stop time, a stall, a lasting PFC deadlock)
+//! are made at the barriers on the parts' combined counts. A stall or a
+//! possible deadlock needs the whole fabric at once: the run is then made
+//! again on one thread, and says so. What cannot be cut yet runs on one
+//! thread from the start and says why ([`sequential_reason`]).
+
+use crate::cc::Scheme;
+use crate::compat::{Note, NoteKind};
+use crate::config::NetConfig;
+use crate::event::{Ev, Key};
+use crate::flow::Traffic;
+use crate::mailbox::Mailbox;
+use crate::options::{Progress, SimOptions};
+use crate::partition::Plan;
+use crate::port::NC;
+use crate::projection::Owner;
+use crate::results::{EventCounts, RunResult, RunStatus};
+use crate::state::Simulator;
+use crate::time::Time;
+use crate::topology::Topology;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Builds and runs the scenario on `opts.threads` threads when it can be
+/// cut, else on one (with a note saying why). `traffic` makes the traffic
+/// afresh for each part.
+pub fn simulate(
+    topo: &Topology,
+    net: &NetConfig,
+    traffic: &dyn Fn() -> Traffic,
+    scheme: &dyn Scheme,
+    opts: &SimOptions,
+    mut progress: Option<&mut dyn FnMut(&Progress)>,
+) -> Result<RunResult, String> {
+    let first = Simulator::with_traffic(topo, net, traffic(), scheme, opts)?;
+    if opts.threads <= 1 {
+        return Ok(first.run(progress));
+    }
+    let plan = match sequential_reason(&first, opts) {
+        Some(why) => return Ok(on_one_thread(first, progress, why)),
+        None => crate::partition::plan(topo, opts.threads.min(u16::MAX as usize), &first.host_bytes()),
+    };
+    let used = plan.hosts.iter().filter(|&&h| h > 0).count();
+    if used < 2 {
+        let why = "the network has fewer than two pods or edge switches to cut it at".to_string();
+        return Ok(on_one_thread(first, progress, why));
+    }
+    let mut parts = vec![first];
+    for _ in 1..plan.parts() {
+        parts.push(Simulator::with_traffic(topo, net, traffic(), scheme, opts)?);
+    }
+    for (p, sim) in parts.iter_mut().enumerate() {
+        sim.make_part(&plan, p as u16);
+    }
+    match run_parts(parts, &plan, opts, &mut progress) {
+        Ok(r) => Ok(r),
+        Err(why) => {
+            let again = Simulator::with_traffic(topo, net, traffic(), scheme, opts)?;
+            Ok(on_one_thread(again, progress, why))
+        }
+    }
+}
+
+/// Runs `sim` sequentially, noting why it was not cut into parts.
+fn on_one_thread(sim: Simulator, progress: Option<&mut dyn FnMut(&Progress)>, why: String) -> RunResult {
+    let mut r = sim.run(progress);
+    r.notes.push(Note { kind: NoteKind::Chosen, text: format!("ran on one thread: {why}") });
+    r
+}
+
+/// Why a run cannot be cut into parts yet, if it cannot.
+fn sequential_reason(sim: &Simulator, opts: &SimOptions) -> Option<String> {
+    let why = if sim.tracer.is_some() || opts.trace.rtt {
+        "traces sample the whole network at once"
+    } else if !sim.link_events.is_empty() || sim.link_events_run > 0 {
+        "link failures change the routes of the whole network"
+    } else if !sim.msgs.is_empty() || sim.source.is_some() || sim.flows.len() > sim.n_plain as usize {
+        "connections and messages (their dependencies cross hosts) run on one thread"
+    } else if sim.net.routing == crate::config::Routing::Symmetric {
+        "symmetric routing retraces a flow's path from its receiver's record of it"
+    } else if sim.credit.is_some() {
+        "receiver credits run on one thread"
+    } else if opts.check {
+        "the end-of-run checks play out the whole fabric at once"
+    } else if !opts.project_threads.is_empty() {
+        "a projection counts the sequential run"
+    } else {
+        return None;
+    };
+    Some(why.to_string())
+}
+
+/// The barrier's command: run up to this time, or stop.
+const STOP: u64 = u64::MAX;
+
+/// A barrier for a fixed number of threads that spins briefly, then
+/// yields: a step takes microseconds to milliseconds, so a thread that
+/// sleeps in the kernel would cost more than the step. A thread that
+/// panics aborts it ([`AbortOnPanic`]), so that the others do not wait for
+/// ever.
+struct SpinBarrier {
+    n: usize,
+    arrived: AtomicUsize,
+    generation: AtomicUsize,
+    aborted: AtomicBool,
+}
+
+impl SpinBarrier {
+    fn new(n: usize) -> Self {
+        SpinBarrier {
+            n,
+            arrived: AtomicUsize::new(0),
+            generation: AtomicUsize::new(0),
+            aborted: AtomicBool::new(false),
+        }
+    }
+
+    /// Waits for every thread; false if the barrier was aborted.
+    fn wait(&self) -> bool {
+        let gen = self.generation.load(Ordering::Acquire);
+        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.n {
+            self.arrived.store(0, Ordering::Relaxed);
+            self.generation.fetch_add(1, Ordering::AcqRel);
+            return !self.aborted.load(Ordering::Acquire);
+        }
+        let mut spins = 0u32;
+        while self.generation.load(Ordering::Acquire) == gen {
+            if self.aborted.load(Ordering::Acquire) {
+                return false;
+            }
+            if spins < 2000 {
+                std::hint::spin_loop();
+                spins += 1;
+            } else {
+                std::thread::yield_now();
+            }
+        }
+        !self.aborted.load(Ordering::Acquire)
+    }
+}
+
+/// Aborts the barrier when the thread holding it unwinds from a panic.
+struct AbortOnPanic<'a>(&'a SpinBarrier);
+
+impl Drop for AbortOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.aborted.store(true, Ordering::Release);
+        }
+    }
+}
+
+/// Runs the parts in steps until the run ends; their merged results, or
+/// why the run must be made again on one thread.
+fn run_parts(
+    parts: Vec<Simulator>,
+    plan: &Plan,
+    opts: &SimOptions,
+    progress: &mut Option<&mut dyn FnMut(&Progress)>,
+) -> Result<RunResult, String> {
+    let wall = std::time::Instant::now();
+    let n = parts.len();
+    let parts: Vec<Part> = parts.into_iter().map(|s| Padded(Mutex::new(s))).collect();
+    let counts: Vec<Counts> = (0..n).map(|_| Padded(Mutex::new((0, EventCounts::default())))).collect();
+    let barrier = SpinBarrier::new(n);
+    let until = AtomicU64::new(0);
+    let mut coord = Coordinator::new(&parts, opts);
+    let outcome = std::thread::scope(|s| {
+        for p in 1..n {
+            let (parts, counts, barrier, until) = (&parts, &counts, &barrier, &until);
+            s.spawn(move || {
+                let _guard = AbortOnPanic(barrier);
+                while barrier.wait() {
+                    let u = until.load(Ordering::Acquire);
+                    if u == STOP {
+                        return;
+                    }
+                    run_step(&parts[p], &counts[p], u);
+                    if !barrier.wait() {
+                        return;
+                    }
+                }
+            });
+        }
+        let _guard = AbortOnPanic(&barrier);
+        loop {
+            let next = coord.next_step(&parts, &counts, progress, wall);
+            until.store(next.unwrap_or(STOP), Ordering::Release);
+            if !barrier.wait() {
+                break;
+            }
+            let Some(u) = next else { break };
+            run_step(&parts[0], &counts[0], u);
+            if !barrier.wait() {
+                break;
+            }
+        }
+        coord.outcome.take().unwrap_or_else(|| Err("a thread of the run failed".into()))
+    });
+    let status = outcome?;
+    let parts: Vec<Simulator> = parts.into_iter().map(|m| m.0.into_inner().unwrap()).collect();
+    let counts: Vec<(u64, EventCounts)> = counts.into_iter().map(|m| m.0.into_inner().unwrap()).collect();
+    Ok(merge(parts, plan, counts, status, wall))
+}
+
+/// A value alone in its cache lines: each thread writes its own part and
+/// counts at every event, and a line shared with the next part's would
+/// bounce between the cores.
+#[repr(align(128))]
+struct Padded<T>(T);
+
+impl<T> std::ops::Deref for Padded<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+/// A part, and its events run and their kinds, each alone in its lines.
+type Part = Padded<Mutex<Simulator>>;
+type Counts = Padded<Mutex<(u64, EventCounts)>>;
+
+/// One part's step: its events before `until`, counted.
+fn run_step(part: &Part, counts: &Counts, until: Time) {
+    let mut c = counts.lock().unwrap();
+    let (events, by_kind) = &mut *c;
+    *events += part.lock().unwrap().run_window(until, by_kind);
+}
+
+/// The decisions taken at the barriers, on the parts' combined counts.
+struct Coordinator {
+    /// How the run ended (an error: it must be made again on one thread).
+    outcome: Option<Result<RunStatus, String>>,
+    /// The sequential run's `RunControl::cycle_check`.
+    cycle_check: Time,
+    stall: Time,
+    stop_at: Option<Time>,
+    grid: Time,
+    total: usize,
+    lossless: bool,
+    interrupt: crate::options::Interrupt,
+    next_report: u64,
+}
+
+impl Coordinator {
+    fn new(parts: &[Part], opts: &SimOptions) -> Self {
+        let s = parts[0].lock().unwrap();
+        Coordinator {
+            outcome: None,
+            cycle_check: s.ctl.cycle_check,
+            stall: s.ctl.stall,
+            stop_at: opts.stop_at,
+            grid: s.ctl.grid,
+            total: s.ctl.total,
+            lossless: s.mode.lossless != 0,
+            interrupt: opts.interrupt.clone(),
+            next_report: 1 << 20,
+        }
+    }
+
+    /// Between two steps (no part running): hands the packets that crossed
+    /// to their parts, then decides the next step's end, or that the run
+    /// ends (`outcome` set, None returned).
+    fn next_step(
+        &mut self,
+        parts: &[Part],
+        counts: &[Counts],
+        progress: &mut Option<&mut dyn FnMut(&Progress)>,
+        wall: std::time::Instant,
+    ) -> Option<Time> {
+        let mut sims: Vec<_> = parts.iter().map(|m| m.lock().unwrap()).collect();
+        let crossing = exchange(&mut sims);
+        let finished: usize = sims.iter().map(|s| s.ctl.finished).sum();
+        let started: usize = sims.iter().map(|s| s.ctl.started).sum();
+        let last_progress = sims.iter().map(|s| s.ctl.last_progress).max().unwrap_or(0);
+        let now = sims.iter().map(|s| s.now).max().unwrap_or(0);
+        let next = sims.iter().filter_map(|s| s.events.next_time()).chain(crossing).min();
+        let events: u64 = counts.iter().map(|c| c.lock().unwrap().0).sum();
+        if events >= self.next_report {
+            self.next_report = events + (1 << 20);
+            if let Some(cb) = progress.as_deref_mut() {
+                let wall_secs = wall.elapsed().as_secs_f64();
+                cb(&Progress { now, events, flows_done: finished, flows_total: self.total, wall_secs });
+            }
+        }
+        let end = |o: &mut Self, r: Result<RunStatus, String>, at: Time, sims: &mut Vec<_>| {
+            for s in sims.iter_mut() {
+                let s: &mut std::sync::MutexGuard<Simulator> = s;
+                s.now = at;
+            }
+            o.outcome = Some(r);
+            None
+        };
+        if finished >= self.total {
+            // every flow has finished: the step in which the last did has run
+            return end(self, Ok(RunStatus::Completed), now, &mut sims);
+        }
+        if self.interrupt.is_set() {
+            return end(self, Ok(RunStatus::Interrupted { at: now }), now, &mut sims);
+        }
+        let Some(t) = next else {
+            return end(self, Err("flows remain and nothing is left to happen".into()), now, &mut sims);
+        };
+        if let Some(s) = self.stop_at.filter(|&s| t > s) {
+            return end(self, Ok(RunStatus::Stopped), s, &mut sims);
+        }
+        let step = t - t % self.grid;
+        if started > finished && step > last_progress + self.stall {
+            return end(self, Err("the run stalled".into()), now, &mut sims);
+        }
+        if step >= self.cycle_check {
+            if let Some(why) = self.lasting_deadlock(&sims, now) {
+                return end(self, Err(why), now, &mut sims);
+            }
+        }
+        let until = step.saturating_add(self.grid);
+        Some(match self.stop_at {
+            Some(s) => until.min(s.saturating_add(1)),
+            None => until,
+        })
+    }
+
+    /// `Simulator::lasting_deadlock` on the parts: the first look (a pause
+    /// as old as the stall limit) is made here; a cycle of paused ports
+    /// needs the whole fabric, so finding one is left to a run on one
+    /// thread (the reason returned).
+    fn lasting_deadlock(&mut self, sims: &[std::sync::MutexGuard<Simulator>], now: Time) -> Option<String> {
+        let at = self.cycle_check.max(now);
+        self.cycle_check = at.saturating_add((self.stall / 2).max(1));
+        if !self.lossless {
+            return None;
+        }
+        let oldest = sims
+            .iter()
+            .flat_map(|s| {
+                s.ports.iter().flat_map(|p| {
+                    (1..NC).filter(move |&c| p.paused & (1 << c) != 0).map(move |c| p.cls[c].paused_since)
+                })
+            })
+            .min()?;
+        if at.saturating_sub(oldest) < self.stall {
+            self.cycle_check = self.cycle_check.min(oldest + self.stall);
+            return None;
+        }
+        Some("a PFC pause lasted as long as the stall limit (a possible deadlock)".into())
+    }
+}
+
+/// Hands the packets that crossed cut links during the step to the parts
+/// they reach (moving the lists only: each part takes its own at the start
+/// of its next step, on its own thread); the earliest arrival among them.
+fn exchange(sims: &mut [std::sync::MutexGuard<Simulator>]) -> Option<Time> {
+    let mut earliest = None;
+    for p in 0..sims.len() {
+        earliest = earliest.into_iter().chain(sims[p].outbox_min.take()).min();
+        for q in 0..sims.len() {
+            if sims[p].outbox[q].is_empty() {
+                continue;
+            }
+            let sent = std::mem::take(&mut sims[p].outbox[q]);
+            // the list q took last time, emptied: p fills it next
+            sims[p].outbox[q] = std::mem::replace(&mut sims[q].inbox[p], sent);
+        }
+    }
+    earliest
+}
+
+/// The parts' results as one run's: each port, switch and host from the
+/// part owning it, each flow from its sender's part (its head-of-line and
+/// loss counts, which the switches on its path add to, summed over the
+/// parts), the counters summed.
+fn merge(
+    parts: Vec<Simulator>,
+    plan: &Plan,
+    counts: Vec<(u64, EventCounts)>,
+    status: RunStatus,
+    wall: std::time::Instant,
+) -> RunResult {
+    // the packets that crossed in the last step are on their wires
+    let mut parts = parts;
+    for s in parts.iter_mut() {
+        s.take_crossings();
+    }
+    let in_flight: u64 = parts.iter().map(|s| s.data_in_flight()).sum();
+    if parts[0].ctl.deep {
+        for (p, s) in parts.iter().enumerate() {
+            if let Err(e) = s.check_buffer_accounting() {
+                panic!("buffer accounting broken in part {p} at {} ps: {e}", s.now);
+            }
+        }
+    }
+    // counted where they happen: head-of-line victims and losses at the
+    // switches on a flow's path, resends and timeouts at its sender
+    let sum =
+        |f: usize, get: &dyn Fn(&crate::transport::Sender) -> u64| parts.iter().map(|s| get(&s.flows[f].snd)).sum();
+    let per_flow: Vec<[u64; 5]> = (0..parts[0].flows.len())
+        .map(|f| {
+            [
+                sum(f, &|s| s.hol_pkts),
+                sum(f, &|s| s.losses.retransmits),
+                sum(f, &|s| s.losses.timeouts),
+                sum(f, &|s| s.losses.trimmed),
+                sum(f, &|s| s.losses.drops),
+            ]
+        })
+        .collect();
+    let peak: u64 = parts.iter().map(|s| s.pool.peak() as u64).sum();
+    let live: u64 = parts.iter().map(|s| s.pool.live() as u64).sum();
+    let mut rest = parts.into_iter();
+    let mut base = rest.next().expect("at least one part");
+    for (i, mut other) in rest.enumerate() {
+        base.absorb(&mut other, &plan.part_of, i as u16 + 1);
+    }
+    for (f, [hol, resent, timeouts, trimmed, drops]) in per_flow.into_iter().enumerate() {
+        let s = &mut base.flows[f].snd;
+        s.hol_pkts = hol;
+        s.losses = crate::transport::Losses { retransmits: resent, timeouts, trimmed, drops };
+    }
+    base.count.events_run = counts.iter().map(|c| c.0).sum();
+    let mut by_kind = EventCounts::default();
+    for (_, k) in &counts {
+        by_kind.add(k);
+    }
+    base.count.events_by_kind = by_kind;
+    base.ctl.deep = false;
+    let mut r = base.finish_merged(status, wall, in_flight, (peak, live));
+    r.notes.push(Note {
+        kind: NoteKind::Chosen,
+        text: format!(
+            "ran on {} threads: the network cut into {} parts ({}), {} cut links, grid step {} ps",
+            plan.parts(),
+            plan.parts(),
+            plan.unit,
+            plan.cut_links,
+            plan.window
+        ),
+    });
+    r
+}
+
+impl Simulator {
+    /// Makes this simulator part `p` of `plan`: marks the ports whose link
+    /// is cut and keeps only the events of the nodes it owns.
+    pub(crate) fn make_part(&mut self, plan: &Plan, p: u16) {
+        let part_of = &plan.part_of;
+        for port in self.ports.iter_mut() {
+            let (here, there) = (part_of[port.node as usize], part_of[port.peer as usize]);
+            port.cut = if here == there { 0 } else { there + 1 };
+        }
+        self.outbox = (0..plan.parts()).map(|_| Mailbox::default()).collect();
+        self.inbox = (0..plan.parts()).map(|_| Mailbox::default()).collect();
+        for (t, ev, key) in self.events.drain_all() {
+            if self.part_of_event(&ev, part_of) == p {
+                self.events.push_keyed(t, ev, key);
+            }
+        }
+    }
+
+    /// The part owning event `ev` (parallel runs have no samples, link
+    /// events or messages).
+    fn part_of_event(&self, ev: &Ev, part_of: &[u16]) -> u16 {
+        let node = match Owner::of(ev, |_| None) {
+            Owner::Port(p) => self.ports[p as usize].node,
+            Owner::Flow(f) => self.flows[f as usize].view.src,
+            Owner::Host(h) => self.ports[self.hosts[h as usize].port as usize].node,
+            Owner::All => unreachable!("a parallel run has no event every part owns"),
+        };
+        part_of[node as usize]
+    }
+
+    /// Takes the packets other parts sent here during the last step: onto
+    /// their wires here, with their arrivals (all after the step's end, where
+    /// the wheel still is).
+    pub(crate) fn take_crossings(&mut self) {
+        for from in 0..self.inbox.len() {
+            let mut mail = std::mem::take(&mut self.inbox[from]);
+            for c in mail.iter() {
+                let h = self.pool.alloc_copy(&c.pkt);
+                let p = &mut self.ports[c.port as usize];
+                p.wire.push(h, &mut self.pool);
+                let (gen, to) = (p.wire_gen, p.peer_port);
+                self.events.push_keyed(c.time, Ev::Arrive { port: c.port, to, gen, pkt: h }, c.key);
+            }
+            mail.clear();
+            self.inbox[from] = mail;
+        }
+    }
+
+    /// Packet `h`, sent now on port `port` whose peer is in part
+    /// `cut - 1`, goes to that part at the next barrier.
+    #[cold]
+    pub(crate) fn hand_over(&mut self, port: u32, cut: u16, h: u32, time: Time, key: Key) {
+        self.outbox[cut as usize - 1].push(time, key, port, self.pool.get(h));
+        self.pool.free(h);
+        self.outbox_min = Some(self.outbox_min.map_or(time, |m| m.min(time)));
+    }
+
+    /// Per node, the bytes its flows send and receive (the load a plan balances).
+    pub(crate) fn host_bytes(&self) -> Vec<f64> {
+        let mut b = vec![0.0; self.topo.nodes.len()];
+        for f in &self.flows {
+            b[f.view.src as usize] += f.view.size as f64;
+            b[f.view.dst as usize] += f.view.size as f64;
+        }
+        b
+    }
+
+    /// Takes from `other` (part `p`) what it owns: its ports with their
+    /// statistics, switches and hosts, the flows it sends, and its counters.
+    fn absorb(&mut self, other: &mut Simulator, part_of: &[u16], p: u16) {
+        for i in 0..self.ports.len() {
+            if part_of[self.ports[i].node as usize] == p {
+                std::mem::swap(&mut self.ports[i], &mut other.ports[i]);
+                std::mem::swap(&mut self.stats[i], &mut other.stats[i]);
+            }
+        }
+        for (node, &owner) in part_of.iter().enumerate() {
+            if owner != p {
+                continue;
+            }
+            let idx = self.node_index[node] as usize;
+            if self.topo.nodes[node] == crate::topology::NodeKind::Switch {
+                std::mem::swap(&mut self.switches[idx], &mut other.switches[idx]);
+            } else {
+                std::mem::swap(&mut self.hosts[idx], &mut other.hosts[idx]);
+            }
+        }
+        for f in 0..self.flows.len() {
+            if part_of[self.flows[f].view.src as usize] == p {
+                std::mem::swap(&mut self.flows[f], &mut other.flows[f]);
+            }
+        }
+        self.count.add(&other.count);
+        self.ctl.finished += other.ctl.finished;
+        self.ctl.started += other.ctl.started;
+        self.ctl.last_progress = self.ctl.last_progress.max(other.ctl.last_progress);
+        self.now = self.now.max(other.now);
+    }
+}
