@@ -21,7 +21,14 @@ pub fn simulate(scn: &Scenario, name: &str, quiet: bool) -> Result<RunResult, Fa
         scn.simulate(name, Some(&mut cb))
     };
     line.finish();
-    res.map_err(Fail::Input)
+    let res = res.map_err(Fail::Input)?;
+    // how the run used its threads (`--threads`), or why it used one
+    if scn.threads > 1 && !quiet {
+        for n in res.notes.iter().filter(|n| n.text.starts_with("ran on")) {
+            errln!("{name}: {}", n.text);
+        }
+    }
+    Ok(res)
 }
 
 /// Parses `--set KEY=VALUE` arguments.

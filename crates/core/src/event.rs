@@ -420,6 +420,14 @@ impl EventQueue {
     /// there are no events.
     #[inline]
     fn settle(&mut self) -> bool {
+        self.settle_to::<false>(0)
+    }
+
+    /// [`EventQueue::settle`]; with `BOUNDED`, never past `until`: the wheel
+    /// stays before it, so that events at `until` or later can still be
+    /// pushed, and true only if an event before `until` is next.
+    #[inline(always)]
+    fn settle_to<const BOUNDED: bool>(&mut self, until: Time) -> bool {
         loop {
             let bucket = &mut self.near[(self.cur & (NEAR - 1)) as usize];
             if !bucket.is_empty() {
@@ -427,10 +435,13 @@ impl EventQueue {
                     sort_descending(bucket);
                     self.sorted = true;
                 }
-                return true;
+                return !BOUNDED || bucket.last().is_some_and(|e| e.time < until);
             }
             if self.in_near > 0 {
                 // the next bucket of this window
+                if BOUNDED && (self.cur + 1) << SHIFT >= until {
+                    return false;
+                }
                 self.cur += 1;
                 self.sorted = false;
                 continue;
@@ -444,6 +455,9 @@ impl EventQueue {
                     Some(top) => (top.time >> (SHIFT + NEAR_BITS)).max(self.window() + 1),
                 }
             };
+            if BOUNDED && next << (SHIFT + NEAR_BITS) >= until {
+                return false;
+            }
             self.enter(next);
         }
     }
@@ -464,44 +478,6 @@ impl EventQueue {
             None
         };
         far.into_iter().chain(self.overflow.peek().map(|e| e.time)).min()
-    }
-
-    /// [`EventQueue::settle`], but never past `until`: the wheel stays
-    /// before it, so that events at `until` or later can still be pushed.
-    /// True if an event before `until` is next.
-    #[inline]
-    fn settle_before(&mut self, until: Time) -> bool {
-        loop {
-            let bucket = &mut self.near[(self.cur & (NEAR - 1)) as usize];
-            if let Some(last) = bucket.last() {
-                if !self.sorted {
-                    sort_descending(bucket);
-                    self.sorted = true;
-                    return bucket.last().is_some_and(|e| e.time < until);
-                }
-                return last.time < until;
-            }
-            if self.in_near > 0 {
-                if (self.cur + 1) << SHIFT >= until {
-                    return false;
-                }
-                self.cur += 1;
-                self.sorted = false;
-                continue;
-            }
-            let next = if self.in_far > 0 {
-                self.window() + 1
-            } else {
-                match self.overflow.peek() {
-                    None => return false,
-                    Some(top) => (top.time >> (SHIFT + NEAR_BITS)).max(self.window() + 1),
-                }
-            };
-            if next << (SHIFT + NEAR_BITS) >= until {
-                return false;
-            }
-            self.enter(next);
-        }
     }
 
     /// The earliest event; the events it schedules are keyed by it.
@@ -536,7 +512,7 @@ impl EventQueue {
     /// the wheel never moving past `until`.
     #[inline(always)]
     pub fn pop_before(&mut self, until: Time) -> Option<(Time, Ev)> {
-        if !self.settle_before(until) {
+        if !self.settle_to::<true>(until) {
             return None;
         }
         Some(self.take_next())
@@ -684,5 +660,42 @@ mod tests {
         assert_eq!(b.pop(), Some((30, Ev::HostWake { host: first })));
         assert_eq!(b.drain_all().len(), 1);
         assert_eq!(b.pop(), None);
+    }
+
+    /// A parallel part's step: `pop_before` gives the model's events before
+    /// each bound and no later one, `next_time` the model's next time
+    /// without moving the wheel, and events at the bound or later can be
+    /// pushed after a step.
+    #[test]
+    fn steps_pop_before_their_bound_and_accept_later_pushes() {
+        let mut q = EventQueue::with_horizon(2 * crate::time::US);
+        let mut m = Model::default();
+        let mut r = crate::rng::Rng::new(9);
+        let step = 1_000_000;
+        for k in 1..400u64 {
+            let until = k * step;
+            // what another part sent during the last step: at its end (this
+            // step's start) or later, a link delay ahead
+            for _ in 0..r.below(6) {
+                let t = until - step + r.below(3 * step);
+                let ev = Ev::HostWake { host: r.below(8) as u32 };
+                q.push(t, ev);
+                m.push(t, ev);
+            }
+            let mut m_next = m.items.iter().map(|e| e.0).min();
+            assert_eq!(q.next_time(), m_next, "step {k}");
+            while let Some((t, ev)) = q.pop_before(until) {
+                assert_eq!(Some((t, ev)), m.pop(), "step {k}");
+                assert!(t < until);
+                // each event schedules another now and then, near or far
+                if r.below(2) == 0 {
+                    let later = t + r.below(step / 2) + if r.below(4) == 0 { 1 << 30 } else { 0 };
+                    q.push(later, Ev::TxDone { port: 3 });
+                    m.push(later, Ev::TxDone { port: 3 });
+                }
+            }
+            m_next = m.items.iter().map(|e| e.0).min();
+            assert!(m_next.is_none_or(|t| t >= until), "step {k}: an event before the bound was left");
+        }
     }
 }

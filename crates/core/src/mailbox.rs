@@ -43,6 +43,10 @@ impl Mailbox {
         self.len == 0
     }
 
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
     /// The packets in the order they were sent.
     pub fn iter(&self) -> impl Iterator<Item = &Crossing> {
         self.list[..self.len].iter()

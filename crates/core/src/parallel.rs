@@ -179,7 +179,7 @@ fn run_parts(
     let wall = std::time::Instant::now();
     let n = parts.len();
     let parts: Vec<Part> = parts.into_iter().map(|s| Padded(Mutex::new(s))).collect();
-    let counts: Vec<Counts> = (0..n).map(|_| Padded(Mutex::new((0, EventCounts::default())))).collect();
+    let counts: Vec<Counts> = (0..n).map(|_| Padded(Mutex::new(PartStats::default()))).collect();
     let barrier = SpinBarrier::new(n);
     let until = AtomicU64::new(0);
     let mut coord = Coordinator::new(&parts, opts);
@@ -217,8 +217,8 @@ fn run_parts(
     });
     let status = outcome?;
     let parts: Vec<Simulator> = parts.into_iter().map(|m| m.0.into_inner().unwrap()).collect();
-    let counts: Vec<(u64, EventCounts)> = counts.into_iter().map(|m| m.0.into_inner().unwrap()).collect();
-    Ok(merge(parts, plan, counts, status, wall))
+    let counts: Vec<PartStats> = counts.into_iter().map(|m| m.0.into_inner().unwrap()).collect();
+    Ok(merge(parts, plan, (&counts, coord.steps), status, wall))
 }
 
 /// A value alone in its cache lines: each thread writes its own part and
@@ -236,13 +236,26 @@ impl<T> std::ops::Deref for Padded<T> {
 
 /// A part, and its events run and their kinds, each alone in its lines.
 type Part = Padded<Mutex<Simulator>>;
-type Counts = Padded<Mutex<(u64, EventCounts)>>;
+type Counts = Padded<Mutex<PartStats>>;
+
+/// What a part did: events run (and their kinds), time spent running its
+/// steps, packets it took from other parts.
+#[derive(Default)]
+struct PartStats {
+    events: u64,
+    by_kind: EventCounts,
+    busy: std::time::Duration,
+    crossed: u64,
+}
 
 /// One part's step: its events before `until`, counted.
 fn run_step(part: &Part, counts: &Counts, until: Time) {
+    let t0 = std::time::Instant::now();
     let mut c = counts.lock().unwrap();
-    let (events, by_kind) = &mut *c;
-    *events += part.lock().unwrap().run_window(until, by_kind);
+    let mut sim = part.lock().unwrap();
+    c.crossed += sim.take_crossings();
+    c.events += sim.run_window(until, &mut c.by_kind);
+    c.busy += t0.elapsed();
 }
 
 /// The decisions taken at the barriers, on the parts' combined counts.
@@ -258,6 +271,8 @@ struct Coordinator {
     lossless: bool,
     interrupt: crate::options::Interrupt,
     next_report: u64,
+    /// Steps run (barriers).
+    steps: u64,
 }
 
 impl Coordinator {
@@ -273,6 +288,7 @@ impl Coordinator {
             lossless: s.mode.lossless != 0,
             interrupt: opts.interrupt.clone(),
             next_report: 1 << 20,
+            steps: 0,
         }
     }
 
@@ -293,7 +309,7 @@ impl Coordinator {
         let last_progress = sims.iter().map(|s| s.ctl.last_progress).max().unwrap_or(0);
         let now = sims.iter().map(|s| s.now).max().unwrap_or(0);
         let next = sims.iter().filter_map(|s| s.events.next_time()).chain(crossing).min();
-        let events: u64 = counts.iter().map(|c| c.lock().unwrap().0).sum();
+        let events: u64 = counts.iter().map(|c| c.lock().unwrap().events).sum();
         if events >= self.next_report {
             self.next_report = events + (1 << 20);
             if let Some(cb) = progress.as_deref_mut() {
@@ -332,6 +348,7 @@ impl Coordinator {
             }
         }
         let until = step.saturating_add(self.grid);
+        self.steps += 1;
         Some(match self.stop_at {
             Some(s) => until.min(s.saturating_add(1)),
             None => until,
@@ -390,7 +407,7 @@ fn exchange(sims: &mut [std::sync::MutexGuard<Simulator>]) -> Option<Time> {
 fn merge(
     parts: Vec<Simulator>,
     plan: &Plan,
-    counts: Vec<(u64, EventCounts)>,
+    (counts, steps): (&[PartStats], u64),
     status: RunStatus,
     wall: std::time::Instant,
 ) -> RunResult {
@@ -434,26 +451,36 @@ fn merge(
         s.hol_pkts = hol;
         s.losses = crate::transport::Losses { retransmits: resent, timeouts, trimmed, drops };
     }
-    base.count.events_run = counts.iter().map(|c| c.0).sum();
+    base.count.events_run = counts.iter().map(|c| c.events).sum();
     let mut by_kind = EventCounts::default();
-    for (_, k) in &counts {
-        by_kind.add(k);
+    for c in counts {
+        by_kind.add(&c.by_kind);
     }
     base.count.events_by_kind = by_kind;
     base.ctl.deep = false;
+    let grid = base.ctl.grid;
     let mut r = base.finish_merged(status, wall, in_flight, (peak, live));
-    r.notes.push(Note {
-        kind: NoteKind::Chosen,
-        text: format!(
-            "ran on {} threads: the network cut into {} parts ({}), {} cut links, grid step {} ps",
-            plan.parts(),
-            plan.parts(),
-            plan.unit,
-            plan.cut_links,
-            plan.window
-        ),
-    });
+    r.notes.push(Note { kind: NoteKind::Chosen, text: describe(plan, counts, steps, grid, r.engine.wall_secs) });
     r
+}
+
+/// The note a parallel run leaves: its cut, steps, and per part the events
+/// run, the share of the run's wall time spent running them and the
+/// packets taken from other parts.
+fn describe(plan: &Plan, counts: &[PartStats], steps: u64, grid: Time, wall_secs: f64) -> String {
+    let list = |f: &dyn Fn(&PartStats) -> String| counts.iter().map(f).collect::<Vec<_>>().join(", ");
+    format!(
+        "ran on {n} threads: the network cut into {n} parts (units kept whole: {unit}; {cut} links cut), \
+         {steps} steps of {step} ns; per part: events {events}; busy {busy} of the wall time; \
+         packets from other parts {crossed}",
+        n = plan.parts(),
+        unit = plan.unit,
+        cut = plan.cut_links,
+        step = grid as f64 / 1e3,
+        events = list(&|c| c.events.to_string()),
+        busy = list(&|c| format!("{:.0}%", 100.0 * c.busy.as_secs_f64() / wall_secs.max(1e-9))),
+        crossed = list(&|c| c.crossed.to_string()),
+    )
 }
 
 impl Simulator {
@@ -488,8 +515,9 @@ impl Simulator {
 
     /// Takes the packets other parts sent here during the last step: onto
     /// their wires here, with their arrivals (all after the step's end, where
-    /// the wheel still is).
-    pub(crate) fn take_crossings(&mut self) {
+    /// the wheel still is); how many.
+    pub(crate) fn take_crossings(&mut self) -> u64 {
+        let mut n = 0;
         for from in 0..self.inbox.len() {
             let mut mail = std::mem::take(&mut self.inbox[from]);
             for c in mail.iter() {
@@ -499,9 +527,11 @@ impl Simulator {
                 let (gen, to) = (p.wire_gen, p.peer_port);
                 self.events.push_keyed(c.time, Ev::Arrive { port: c.port, to, gen, pkt: h }, c.key);
             }
+            n += mail.len() as u64;
             mail.clear();
             self.inbox[from] = mail;
         }
+        n
     }
 
     /// Packet `h`, sent now on port `port` whose peer is in part

@@ -120,7 +120,6 @@ impl Simulator {
     /// Runs this part's events before `until` (a step of a parallel run,
     /// `parallel.rs`), counting them into `by_kind`; returns how many ran.
     pub(crate) fn run_window(&mut self, until: Time, by_kind: &mut EventCounts) -> u64 {
-        self.take_crossings();
         let mut events = 0;
         while let Some((t, ev)) = self.events.pop_before(until) {
             self.now = t;
