@@ -54,9 +54,21 @@ pub fn simulate(
     if opts.threads <= 1 {
         return Ok(first.run(progress));
     }
-    let plan = match sequential_reason(&first, opts) {
-        Some(why) => return Ok(on_one_thread(first, progress, why)),
-        None => crate::partition::plan(topo, opts.threads.min(u16::MAX as usize), &first.host_bytes()),
+    if let Some(why) = sequential_reason(&first, opts) {
+        return Ok(on_one_thread(first, progress, why));
+    }
+    // no more parts than there are units to deal out (a part without a
+    // node would be a whole simulator and a thread doing nothing)
+    let mut n = opts.threads.min(u16::MAX as usize);
+    let plan = loop {
+        let plan = crate::partition::plan(topo, n, &first.host_bytes());
+        let mut owners: Vec<u16> = plan.part_of.clone();
+        owners.sort_unstable();
+        owners.dedup();
+        if owners.len() == n {
+            break plan;
+        }
+        n = owners.len();
     };
     let used = plan.hosts.iter().filter(|&&h| h > 0).count();
     if used < 2 {

@@ -73,6 +73,12 @@ fn runs_to_completion_give_the_same_results_on_1_2_and_4_threads() {
         scn.simulate("hpcc", None).unwrap()
     };
     assert_eq!(one.status, ccsim_core::results::RunStatus::Completed);
+    // more threads than units (4 leaves with their hosts, 2 spines): as
+    // many parts as units
+    scn.threads = 64;
+    let r = scn.simulate("hpcc", None).unwrap();
+    assert!(rows(&r) == rows(&one), "64 threads differ from one");
+    assert!(r.notes.iter().any(|n| n.text.starts_with("ran on 6 threads")), "{:?}", r.notes);
 }
 
 /// A k = 4 fat tree (three tiers, so that a flow's switches lie in several
