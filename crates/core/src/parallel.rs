@@ -189,6 +189,7 @@ fn run_parts(
     progress: &mut Option<&mut dyn FnMut(&Progress)>,
 ) -> Result<RunResult, String> {
     let wall = std::time::Instant::now();
+    let cpu0 = crate::sim::process_cpu_secs();
     let n = parts.len();
     let parts: Vec<Part> = parts.into_iter().map(|s| Padded(Mutex::new(s))).collect();
     let counts: Vec<Counts> = (0..n).map(|_| Padded(Mutex::new(PartStats::default()))).collect();
@@ -230,7 +231,7 @@ fn run_parts(
     let status = outcome?;
     let parts: Vec<Simulator> = parts.into_iter().map(|m| m.0.into_inner().unwrap()).collect();
     let counts: Vec<PartStats> = counts.into_iter().map(|m| m.0.into_inner().unwrap()).collect();
-    Ok(merge(parts, plan, (&counts, coord.steps), status, wall))
+    Ok(merge(parts, plan, (&counts, coord.steps), status, (wall, cpu0)))
 }
 
 /// A value alone in its cache lines: each thread writes its own part and
@@ -421,7 +422,7 @@ fn merge(
     plan: &Plan,
     (counts, steps): (&[PartStats], u64),
     status: RunStatus,
-    wall: std::time::Instant,
+    (wall, cpu0): (std::time::Instant, Option<f64>),
 ) -> RunResult {
     // the packets that crossed in the last step are on their wires
     let mut parts = parts;
@@ -471,7 +472,7 @@ fn merge(
     base.count.events_by_kind = by_kind;
     base.ctl.deep = false;
     let grid = base.ctl.grid;
-    let mut r = base.finish_merged(status, wall, in_flight, (peak, live));
+    let mut r = base.finish_merged(status, wall, in_flight, (peak, live), cpu0);
     r.notes.push(Note { kind: NoteKind::Chosen, text: describe(plan, counts, steps, grid, r.engine.wall_secs) });
     r
 }

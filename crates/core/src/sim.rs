@@ -240,18 +240,23 @@ impl Simulator {
     /// The end of a parallel run, on its parts merged into this one
     /// (`parallel.rs`): the packets in flight and the pool's peak and live
     /// packets are the parts' sums, given, since the merged queues name
-    /// packets of the parts' pools.
+    /// packets of the parts' pools; the CPU time is the process's since
+    /// `cpu0` (every thread).
     pub(crate) fn finish_merged(
         mut self,
         status: RunStatus,
         wall: std::time::Instant,
         in_flight: u64,
         pool: (u64, u64),
+        cpu0: Option<f64>,
     ) -> RunResult {
         self.close_pauses();
         let wall_secs = wall.elapsed().as_secs_f64();
         let mut r = self.results(status, wall_secs, in_flight);
         (r.engine.peak_packets_in_pool, r.engine.packets_live) = (pool.0 as _, pool.1 as _);
+        if let (Some(a), Some(b)) = (cpu0, process_cpu_secs()) {
+            r.engine.cpu_secs = b - a;
+        }
         r
     }
 
@@ -620,7 +625,17 @@ impl Simulator {
 /// CPU time used by this thread so far (user + system), from
 /// /proc/thread-self/stat in clock ticks of 1/100 s (Linux); None elsewhere.
 fn thread_cpu_secs() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    cpu_secs_of("/proc/thread-self/stat")
+}
+
+/// CPU time used by the whole process so far (every thread), as
+/// [`thread_cpu_secs`]: a parallel run's CPU time.
+pub(crate) fn process_cpu_secs() -> Option<f64> {
+    cpu_secs_of("/proc/self/stat")
+}
+
+fn cpu_secs_of(path: &str) -> Option<f64> {
+    let stat = std::fs::read_to_string(path).ok()?;
     let rest = &stat[stat.rfind(')')? + 1..];
     let f: Vec<&str> = rest.split_whitespace().collect();
     // after the command name: state is field 3 of the file, utime 14, stime 15
