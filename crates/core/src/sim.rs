@@ -29,7 +29,8 @@ use crate::transport::CcOp;
 pub use crate::cc::PortStat;
 
 impl Simulator {
-    /// Runs until every flow has finished (or the stop time), then returns the results.
+    /// Runs until every flow has finished (to the end of that grid step), or
+    /// the stop time, then returns the results.
     pub fn run(mut self, mut progress: Option<&mut dyn FnMut(&Progress)>) -> RunResult {
         let wall = std::time::Instant::now();
         let cpu0 = thread_cpu_secs();
@@ -43,7 +44,8 @@ impl Simulator {
         self.finish(status, wall, cpu0)
     }
 
-    /// The event loop: pops and runs events until every flow has finished,
+    /// The event loop: pops and runs events until every flow has finished
+    /// (the events of the grid step in which the last did still run),
     /// the stop time, a stall, a lasting deadlock or an interrupt; returns
     /// how it ended, the events run and their kinds. `PROJECT`: count each
     /// event for the projected parallel runs (a second copy of the loop, so
