@@ -30,7 +30,6 @@ use crate::flow::Traffic;
 use crate::mailbox::Mailbox;
 use crate::options::{Progress, SimOptions};
 use crate::partition::Plan;
-use crate::port::NC;
 use crate::projection::Owner;
 use crate::results::{EventCounts, RunResult, RunStatus};
 use crate::state::Simulator;
@@ -60,8 +59,9 @@ pub fn simulate(
     // no more parts than there are units to deal out (a part without a
     // node would be a whole simulator and a thread doing nothing)
     let mut n = opts.threads.min(u16::MAX as usize);
+    let bytes = first.host_bytes();
     let plan = loop {
-        let plan = crate::partition::plan(topo, n, &first.host_bytes());
+        let plan = crate::partition::plan(topo, n, &bytes);
         let mut owners: Vec<u16> = plan.part_of.clone();
         owners.sort_unstable();
         owners.dedup();
@@ -330,14 +330,14 @@ impl Coordinator {
                 cb(&Progress { now, events, flows_done: finished, flows_total: self.total, wall_secs });
             }
         }
-        let end = |o: &mut Self, r: Result<RunStatus, String>, at: Time, sims: &mut Vec<_>| {
-            for s in sims.iter_mut() {
-                let s: &mut std::sync::MutexGuard<Simulator> = s;
-                s.now = at;
-            }
-            o.outcome = Some(r);
-            None
-        };
+        let end =
+            |o: &mut Self, r: Result<RunStatus, String>, at: Time, sims: &mut [std::sync::MutexGuard<Simulator>]| {
+                for s in sims.iter_mut() {
+                    s.now = at;
+                }
+                o.outcome = Some(r);
+                None
+            };
         if finished >= self.total {
             // every flow has finished: the step in which the last did has run
             return end(self, Ok(RunStatus::Completed), now, &mut sims);
@@ -368,28 +368,13 @@ impl Coordinator {
         })
     }
 
-    /// `Simulator::lasting_deadlock` on the parts: the first look (a pause
-    /// as old as the stall limit) is made here; a cycle of paused ports
-    /// needs the whole fabric, so finding one is left to a run on one
+    /// `Simulator::lasting_deadlock` on the parts: the first look
+    /// ([`crate::sim::pause_outlasts`]) is made here; a cycle of paused
+    /// ports needs the whole fabric, so finding one is left to a run on one
     /// thread (the reason returned).
     fn lasting_deadlock(&mut self, sims: &[std::sync::MutexGuard<Simulator>], now: Time) -> Option<String> {
-        let at = self.cycle_check.max(now);
-        self.cycle_check = at.saturating_add((self.stall / 2).max(1));
-        if !self.lossless {
-            return None;
-        }
-        let oldest = sims
-            .iter()
-            .flat_map(|s| {
-                s.ports.iter().flat_map(|p| {
-                    (1..NC).filter(move |&c| p.paused & (1 << c) != 0).map(move |c| p.cls[c].paused_since)
-                })
-            })
-            .min()?;
-        if at.saturating_sub(oldest) < self.stall {
-            self.cycle_check = self.cycle_check.min(oldest + self.stall);
-            return None;
-        }
+        let oldest = || sims.iter().filter_map(|s| s.oldest_pause()).min();
+        crate::sim::pause_outlasts(&mut self.cycle_check, self.stall, now, self.lossless, oldest)?;
         Some("a PFC pause lasted as long as the stall limit (a possible deadlock)".into())
     }
 }
@@ -556,14 +541,11 @@ impl Simulator {
         self.outbox_min = Some(self.outbox_min.map_or(time, |m| m.min(time)));
     }
 
-    /// Per node, the bytes its flows send and receive (the load a plan balances).
+    /// Per node, the bytes its flows send and receive (the load a plan
+    /// balances, as for the projections).
     pub(crate) fn host_bytes(&self) -> Vec<f64> {
-        let mut b = vec![0.0; self.topo.nodes.len()];
-        for f in &self.flows {
-            b[f.view.src as usize] += f.view.size as f64;
-            b[f.view.dst as usize] += f.view.size as f64;
-        }
-        b
+        let ends = self.flows.iter().map(|f| (f.view.src, f.view.dst, f.view.size));
+        crate::partition::host_bytes(self.topo.nodes.len(), ends)
     }
 
     /// Takes from `other` (part `p`) what it owns: its ports with their

@@ -72,6 +72,17 @@ pub fn plan(topo: &Topology, parts: usize, host_bytes: &[f64]) -> Plan {
     Plan { part_of, unit, window, cut_links: cut.len(), hosts, load }
 }
 
+/// Per node, the bytes the transfers `ends` (source, destination, size)
+/// send and receive: the load a [`plan`] balances.
+pub fn host_bytes(nodes: usize, ends: impl IntoIterator<Item = (u32, u32, u64)>) -> Vec<f64> {
+    let mut bytes = vec![0.0f64; nodes];
+    for (src, dst, size) in ends {
+        bytes[src as usize] += size as f64;
+        bytes[dst as usize] += size as f64;
+    }
+    bytes
+}
+
 /// Per node its unit, and what a unit is: pods when there are at least two
 /// per part, else edge switches with their hosts.
 fn units(topo: &Topology, parts: usize) -> (Vec<u32>, &'static str) {

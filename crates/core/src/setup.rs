@@ -151,17 +151,13 @@ fn projections(
     if threads.is_empty() {
         return Ok(Vec::new());
     }
-    let mut bytes = vec![0.0f64; topo.nodes.len()];
     let ends = flows.iter().map(|f| (f.src, f.dst, f.size)).chain(
         messages.iter().filter(|m| m.compute_on.is_none()).filter_map(|m| {
             let c = conns.get(m.conn as usize)?;
             Some((c.src, c.dst, m.size))
         }),
     );
-    for (src, dst, size) in ends {
-        bytes[src as usize] += size as f64;
-        bytes[dst as usize] += size as f64;
-    }
+    let bytes = crate::partition::host_bytes(topo.nodes.len(), ends);
     let port_node: Vec<u32> = nw.ports.iter().map(|p| p.node).collect();
     let flow_src: Vec<u32> = fl.iter().map(|f| f.view.src).collect();
     let host_node: Vec<u32> = nw.hosts.iter().map(|h| nw.ports[h.port as usize].node).collect();

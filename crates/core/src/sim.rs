@@ -290,21 +290,11 @@ impl Simulator {
     /// traffic (a lossy class, flows elsewhere) keeps delivering data and so
     /// keeps the stall check from firing. Ends the run at the check's time.
     fn lasting_deadlock(&mut self) -> Option<RunStatus> {
-        let at = self.ctl.cycle_check.max(self.now);
-        self.ctl.cycle_check = at.saturating_add((self.ctl.stall / 2).max(1));
-        if self.mode.lossless == 0 {
-            return None;
-        }
-        // no port paused for `stall` yet: look again when the oldest pause is that old
-        let oldest = self
-            .ports
-            .iter()
-            .flat_map(|p| (1..NC).filter(move |&c| p.paused & (1 << c) != 0).map(move |c| p.cls[c].paused_since))
-            .min()?;
-        if at.saturating_sub(oldest) < self.ctl.stall {
-            self.ctl.cycle_check = self.ctl.cycle_check.min(oldest + self.ctl.stall);
-            return None;
-        }
+        let lossless = self.mode.lossless != 0;
+        let (now, stall, mut check) = (self.now, self.ctl.stall, self.ctl.cycle_check);
+        let at = pause_outlasts(&mut check, stall, now, lossless, || self.oldest_pause());
+        self.ctl.cycle_check = check;
+        let at = at?;
         let cycle = self.pfc_cycle()?;
         let closed = cycle.iter().map(|&(p, c)| self.ports[p as usize].cls[c as usize].paused_since).max()?;
         if at.saturating_sub(closed) < self.ctl.stall {
@@ -314,6 +304,14 @@ impl Simulator {
         }
         self.now = at;
         Some(self.deadlock(at, cycle))
+    }
+
+    /// When the oldest PFC pause still on (of any lossless class) began.
+    pub(crate) fn oldest_pause(&self) -> Option<Time> {
+        self.ports
+            .iter()
+            .flat_map(|p| (1..NC).filter(move |&c| p.paused & (1 << c) != 0).map(move |c| p.cls[c].paused_since))
+            .min()
     }
 
     /// The run's results (the traces are moved out; the rest stays for the checks).
@@ -622,6 +620,31 @@ impl Simulator {
     pub(crate) fn ecn_enabled(&self) -> bool {
         self.net.ecn.mode != EcnMode::Off
     }
+}
+
+/// The first look of [`Simulator::lasting_deadlock`] at `now` (also made by
+/// a parallel run's barrier on its parts, `parallel.rs`): moves
+/// `cycle_check` on by half the stall limit, or to when the oldest pause
+/// (`oldest`, read only on a lossless fabric) will be `stall` old if that is
+/// sooner; the time of the look when a pause has lasted `stall` already.
+pub(crate) fn pause_outlasts(
+    cycle_check: &mut Time,
+    stall: Time,
+    now: Time,
+    lossless: bool,
+    oldest: impl FnOnce() -> Option<Time>,
+) -> Option<Time> {
+    let at = (*cycle_check).max(now);
+    *cycle_check = at.saturating_add((stall / 2).max(1));
+    if !lossless {
+        return None;
+    }
+    let oldest = oldest()?;
+    if at.saturating_sub(oldest) < stall {
+        *cycle_check = (*cycle_check).min(oldest + stall);
+        return None;
+    }
+    Some(at)
 }
 
 /// CPU time used by this thread so far (user + system), from
