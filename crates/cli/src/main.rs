@@ -279,7 +279,23 @@ pub struct ListArgs {
     pub what: Option<ListWhat>,
 }
 
+/// Keeps glibc's malloc from moving its mmap threshold. By default each
+/// large block freed raises the threshold to that block's size (up to
+/// 32 MB); after that the packet pools' and queues' growing vectors are
+/// copied inside the heap, and the holes they leave stay resident. A fixed
+/// threshold (128 KB, glibc's initial value, `mallopt(3)`) keeps every
+/// large block in its own mapping, returned when freed: a lower peak on
+/// one thread and more so on several (measured in docs/PERFORMANCE.md).
+fn fix_mmap_threshold() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a malloc parameter; called before any thread starts
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
+    }
+}
+
 fn main() -> ExitCode {
+    fix_mmap_threshold();
     let cli = Cli::parse();
     let res = match &cli.cmd {
         Cmd::Run(a) => commands::run(a),

@@ -14,13 +14,14 @@ use crate::port::Port;
 use crate::rng::Rng;
 use crate::routing::Routing;
 use crate::state::{Mode, RunControl};
+use crate::table::ZeroTable;
 use crate::time::{ser_time, Time, US};
 use crate::topology::{NodeKind, Topology};
 use crate::wiring::{up_ports, wire, Wiring};
 
 /// A built network: its ports and nodes, wired and routed.
 pub(crate) struct Network {
-    pub ports: Vec<Port>,
+    pub ports: ZeroTable<Port>,
     pub stats: Vec<PortStat>,
     pub node_index: Vec<u32>,
     pub switches: Vec<Switch>,
@@ -137,10 +138,10 @@ pub(crate) fn run_control(opts: &SimOptions, total: usize, grid: Time) -> RunCon
 /// The ports by global id, each with its link's rate and delay, its PFC
 /// headroom, its share of the buffer (alpha) and its ECN thresholds; and
 /// their statistics.
-pub(crate) fn make_ports(topo: &Topology, net: &NetConfig, w: &Wiring) -> (Vec<Port>, Vec<PortStat>) {
+pub(crate) fn make_ports(topo: &Topology, net: &NetConfig, w: &Wiring) -> (ZeroTable<Port>, Vec<PortStat>) {
     let total_ports = w.node_ports.iter().map(|v| v.len()).sum::<usize>();
     let pkt_size = net.packet_size();
-    let mut ports: Vec<Port> = Vec::with_capacity(total_ports);
+    let mut ports: ZeroTable<Port> = ZeroTable::zeroed(total_ports);
     let mut stats = vec![PortStat::default(); total_ports];
     // (port, node, peer, link), in global-id order
     let mut order: Vec<(u32, u32, u32, usize)> = Vec::with_capacity(total_ports);
@@ -151,7 +152,7 @@ pub(crate) fn make_ports(topo: &Topology, net: &NetConfig, w: &Wiring) -> (Vec<P
     }
     order.sort_unstable();
     for &(p, node, peer, li) in &order {
-        debug_assert_eq!(p as usize, ports.len());
+        debug_assert!(!ports[p as usize].built, "port {p} made twice");
         let l = &topo.links[li];
         // below MAX_PORTS_PER_NODE (Topology::validate)
         let local = (p - w.base[node as usize]) as u16;
@@ -182,7 +183,7 @@ pub(crate) fn make_ports(topo: &Topology, net: &NetConfig, w: &Wiring) -> (Vec<P
         port.alpha_1024 = ((alpha * 1024.0).round() as u64).max(1);
         port.kmin = kmin;
         port.kmax = kmax;
-        ports.push(port);
+        ports[p as usize] = port;
         stats[p as usize] = PortStat { peer, rate_bps: l.rate_bps, delay: l.delay, ..Default::default() };
     }
     (ports, stats)

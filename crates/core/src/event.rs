@@ -151,7 +151,7 @@ impl Touch {
 /// scheduled (`t0`), then `from`: the scheduling event's [`Ev::tie`] and the
 /// index of this push among that event's pushes. Pushes outside any event
 /// (building the run) have `t0` 0 and the tie 0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default, bytemuck::Zeroable)]
 pub(crate) struct Key {
     pub t0: Time,
     pub from: u64,

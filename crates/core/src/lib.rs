@@ -42,6 +42,7 @@ mod projection;
 mod routing;
 mod setup;
 mod state;
+mod table;
 mod transport;
 mod wiring;
 

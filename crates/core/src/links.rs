@@ -82,7 +82,7 @@ impl Simulator {
         for c in 0..NC {
             if port.paused & (1 << c) != 0 {
                 port.paused_time += now - port.cls[c].paused_since;
-                port.pause_log.push((port.cls[c].paused_since, now));
+                self.pause_log.push((p, port.cls[c].paused_since, now));
             }
             port.cls[c].xoff_egress = u32::MAX;
         }
@@ -141,7 +141,7 @@ impl Simulator {
     /// Data payload bytes queued at an egress or on a wire now.
     pub(crate) fn data_in_flight(&self) -> u64 {
         let mut b = 0;
-        for port in &self.ports {
+        for port in self.ports.iter().filter(|p| p.built) {
             for h in port.queued(&self.pool).chain(self.on_wire(port)) {
                 let pkt = self.pool.get(h);
                 if pkt.kind == PktKind::Data && pkt.trim == 0 {

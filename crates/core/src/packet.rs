@@ -226,7 +226,7 @@ fn _assert_layout() {
 /// queue, a port's PFC frames, a wire. Eight bytes where the packets are
 /// owned; queueing writes the packet and the one before it, dequeueing reads
 /// the packet taken, so a FIFO touches no memory of its own.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Zeroable)]
 #[repr(C)]
 pub(crate) struct Fifo {
     /// The first packet and the last (`u32::MAX`: none).

@@ -20,6 +20,7 @@ use crate::time::Time;
 pub(crate) const NC: usize = 8;
 
 /// The state of one (port, class): exactly one cache line.
+#[derive(bytemuck::Zeroable)]
 #[repr(C, align(64))]
 pub(crate) struct ClassQ {
     /// Packets queued at this egress in this class, in order.
@@ -44,6 +45,10 @@ impl Default for ClassQ {
     }
 }
 
+/// All zeros is a valid port that is not `built`: a part of a parallel run
+/// leaves the ports it does not own so (`Simulator::make_part`), and reads
+/// no more of them than that flag.
+#[derive(bytemuck::Zeroable)]
 #[repr(C)]
 pub(crate) struct Port {
     // line 1: what putting a packet on the wire, taking it off and
@@ -99,9 +104,10 @@ pub(crate) struct Port {
     pub last_key: Key,
     /// 0, or the part of the peer + 1 when the link is cut.
     pub cut: u16,
+    /// A real port: false only in the zeroed slots of ports another part
+    /// of a parallel run owns.
+    pub built: bool,
     // cold: counters
-    /// Closed paused intervals (start, end) of any class, in order of ending.
-    pub pause_log: Vec<(Time, Time)>,
     pub drops: u64,
     pub ecn_marked: u64,
     /// Data packets trimmed to their header at admission into this egress (`network.trim`).
@@ -144,7 +150,7 @@ impl Port {
             peer,
             pause_sent: 0,
             paused_time: 0,
-            pause_log: Vec::new(),
+            built: true,
             drops: 0,
             ecn_marked: 0,
             trimmed: 0,

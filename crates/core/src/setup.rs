@@ -251,6 +251,7 @@ impl Simulator {
             link_ports: nw.link_ports,
             link_events,
             link_events_run: nw.links_applied as u32,
+            pause_log: Vec::new(),
             credit: req.credit.clone(),
             credit_flows: Vec::new(),
             pacers: Vec::new(),

@@ -229,11 +229,11 @@ impl Simulator {
     /// Pauses still open at the end are closed at `now`.
     fn close_pauses(&mut self) {
         let now = self.now;
-        for p in self.ports.iter_mut() {
+        for (i, p) in self.ports.iter_mut().enumerate() {
             for c in 0..NC {
                 if p.paused & (1 << c) != 0 {
                     p.paused_time += now - p.cls[c].paused_since;
-                    p.pause_log.push((p.cls[c].paused_since, now));
+                    self.pause_log.push((i as u32, p.cls[c].paused_since, now));
                 }
             }
         }
@@ -419,17 +419,22 @@ impl Simulator {
 
     /// One row per egress port.
     fn port_results(&self) -> Vec<PortResult> {
+        let mut intervals: Vec<Vec<(Time, Time)>> = vec![Vec::new(); self.ports.len()];
+        for &(p, start, end) in &self.pause_log {
+            intervals[p as usize].push((start, end));
+        }
         self.ports
             .iter()
             .zip(&self.stats)
-            .map(|(p, s)| PortResult {
+            .zip(intervals)
+            .map(|((p, s), paused_intervals)| PortResult {
                 port: PortRef { node: p.node, peer: p.peer },
                 rate_bps: p.rate,
                 tx_bytes: s.tx_bytes,
                 tx_data_bytes: p.tx_data_bytes,
                 pause_sent: p.pause_sent,
                 paused_time: p.paused_time,
-                paused_intervals: p.pause_log.clone(),
+                paused_intervals,
                 drops: p.drops,
                 ecn_marked: p.ecn_marked,
                 trimmed: p.trimmed,

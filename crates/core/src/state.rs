@@ -16,6 +16,7 @@ use crate::packet::{Packet, PacketPool};
 use crate::port::Port;
 use crate::results::EventCounts;
 use crate::routing::Routing;
+use crate::table::ZeroTable;
 use crate::time::Time;
 use crate::topology::Topology;
 use crate::trace::Tracer;
@@ -27,7 +28,7 @@ pub struct Simulator {
     pub(crate) now: Time,
     pub(crate) events: EventQueue,
     pub(crate) pool: PacketPool,
-    pub(crate) ports: Vec<Port>,
+    pub(crate) ports: ZeroTable<Port>,
     pub(crate) stats: Vec<PortStat>,
     /// Node id -> index into `switches` or `hosts`.
     pub(crate) node_index: Vec<u32>,
@@ -67,6 +68,9 @@ pub struct Simulator {
     /// Link events after time 0, in time order: (time, link, up?).
     pub(crate) link_events: Vec<(Time, usize, bool)>,
     pub(crate) link_events_run: u32,
+    /// Closed paused intervals of any class: (global port id, start, end),
+    /// in order of ending (one log for all ports keeps `Port` plain data).
+    pub(crate) pause_log: Vec<(u32, Time, Time)>,
     /// Receiver credits, when the scheme asks for them (`credit.rs`).
     pub(crate) credit: Option<crate::config::CreditConfig>,
     /// Per flow: its credit state (empty without credits).
