@@ -95,14 +95,14 @@ impl Simulator {
         }
         let reverse = sym
             && matches!(pkt.kind, PktKind::Ack | PktKind::Nack | PktKind::Cnp)
-            && self.flows[f].path_len >= pkt.hops
-            && self.flows[f].path_len as usize <= self.flows[f].path.len()
+            && pkt.path_hops >= pkt.hops
+            && pkt.path_hops as usize <= self.flows[f].path.len()
             && pkt.dst == self.flows[f].view.src;
         // the recorded ingress, if it is a live port of this switch (after a
         // reroute the record can be half old path, half new, or on a dead link)
         let retrace = if reverse {
             let fl = &self.flows[f];
-            let p = fl.path[(fl.path_len - pkt.hops) as usize];
+            let p = fl.path[(pkt.path_hops - pkt.hops) as usize];
             let port = &self.ports[p as usize];
             (port.node == node && !port.down).then_some(p)
         } else {

@@ -349,7 +349,6 @@ impl Simulator {
             let (target, lost) = (pkt.credit(), pkt.trim_len as u64 + self.net.header.0);
             self.credit_target(f as u32, target, lost);
         }
-        self.flows[f].path_len = self.pool.get(h).hops;
         let data = self.reply_in_place(f, h, PktKind::Nack);
         self.pool.get_mut(h).trim_seq = data.seq;
         self.queue_ctrl(port, h);
@@ -375,6 +374,7 @@ impl Simulator {
         ack.ecn_echo = data.ce;
         ack.ce = false;
         ack.hops = 0;
+        ack.path_hops = data.hops;
         // (the reverse path differs from the data's: ECMP hashes the salted value)
         ack.hash = if self.mode.ack_entropy { data.hash } else { fl.hash }.wrapping_add(1);
         data
@@ -399,8 +399,6 @@ impl Simulator {
             fl.rcv.started = true;
             self.hosts[hi].rx_active += 1;
         }
-        // the latest path (a reroute can change its length)
-        fl.path_len = pkt.hops;
         self.count.data_bytes_delivered += pkt.payload as u64;
         self.ctl.last_progress = now;
         let mut rcx = ReceiverCx {
@@ -412,12 +410,12 @@ impl Simulator {
         };
         fl.rx.on_data(&mut rcx, pkt);
         let cnp = rcx.send_cnp;
-        let (seq, payload) = (pkt.seq, pkt.payload as u64);
+        let (seq, payload, hops) = (pkt.seq, pkt.payload as u64, pkt.hops);
         // an ACK now: a CE mark, or the sender's window is full
         let now_ack = pkt.ce || pkt.ack_req;
         let reply = self.rx_verdict(f, hi, seq, payload, now_ack);
         if cnp {
-            self.send_cnp(port, f);
+            self.send_cnp(port, f, hops);
         }
         match reply {
             None => self.pool.free(h),
@@ -502,8 +500,9 @@ impl Simulator {
         }
     }
 
-    /// A CNP from receiver `f` to its sender, queued at host port `port`.
-    fn send_cnp(&mut self, port: u32, f: usize) {
+    /// A CNP from receiver `f` to its sender, queued at host port `port`,
+    /// answering a data packet that crossed `hops` switches.
+    fn send_cnp(&mut self, port: u32, f: usize, hops: u8) {
         let fl = &self.flows[f];
         let c = Packet {
             kind: PktKind::Cnp,
@@ -513,6 +512,7 @@ impl Simulator {
             dst: fl.view.src,
             size: self.net.ack_size.0 as u32,
             hash: fl.hash.wrapping_add(1),
+            path_hops: hops,
             ..Default::default()
         };
         let ch = self.pool.alloc(c);

@@ -93,6 +93,12 @@ pub struct Packet {
     /// that fills the window). Without it such a window waits for the
     /// timeout, or for ever.
     pub ack_req: bool,
+    /// ACK, NACK and CNP: the switches the data packet they answer crossed
+    /// (its `hops`), so that symmetric routing (`network.routing =
+    /// "symmetric"`, FNCC) retraces that path from the flow's record of it.
+    /// Carried by the reply, not read from the flow's receiver, so that no
+    /// switch reads a host's state (a parallel run's parts share none).
+    pub path_hops: u8,
     /// Flow index.
     pub flow: u32,
     /// Source and destination node ids (hosts, or a switch for switch-generated packets).
@@ -162,6 +168,7 @@ impl Packet {
             n_int,
             paused,
             ack_req,
+            path_hops,
             flow,
             src: from,
             dst,
@@ -181,8 +188,8 @@ impl Packet {
         } = self;
         (*kind, *sub, *class, *ce, *ecn_echo, *hops, *n_int, *paused) =
             (src.kind, src.sub, src.class, src.ce, src.ecn_echo, src.hops, src.n_int, src.paused);
-        (*ack_req, *flow, *from, *dst, *size, *payload, *ingress) =
-            (src.ack_req, src.flow, src.src, src.dst, src.size, src.payload, src.ingress);
+        (*ack_req, *path_hops, *flow, *from, *dst, *size, *payload, *ingress) =
+            (src.ack_req, src.path_hops, src.flow, src.src, src.dst, src.size, src.payload, src.ingress);
         (*next, *hash, *seq, *trim, *trim_len, *trim_seq, *rcvd, *ts, *aux) =
             (src.next, src.hash, src.seq, src.trim, src.trim_len, src.trim_seq, src.rcvd, src.ts, src.aux);
         int[..n].copy_from_slice(&src.int[..n]);

@@ -110,8 +110,6 @@ fn sequential_reason(sim: &Simulator, opts: &SimOptions) -> Option<String> {
         "link failures change the routes of the whole network"
     } else if !sim.msgs.is_empty() || sim.source.is_some() || sim.flows.len() > sim.n_plain as usize {
         "connections and messages (their dependencies cross hosts) run on one thread"
-    } else if sim.net.routing == crate::config::Routing::Symmetric {
-        "symmetric routing retraces a flow's path from its receiver's record of it"
     } else if sim.credit.is_some() {
         "receiver credits run on one thread"
     } else if opts.check {

@@ -36,9 +36,11 @@ pub(crate) struct Flow {
     pub rcv: Receiver,
     /// A connection's message state (None for a flow).
     pub conn: Option<Box<ConnState>>,
-    /// Symmetric routing: ingress port of the data at each switch on its path.
+    /// Symmetric routing: ingress port of the data at each switch on its
+    /// path, written and read only by the switch at that hop (a reply
+    /// carries the path's length, `Packet::path_hops`), so each part of a
+    /// parallel run holds the entries of its own switches.
     pub path: [u32; 8],
-    pub path_len: u8,
     /// Index of this flow's `FlowTrace` when its changes or ACKs are recorded.
     pub log_slot: Option<u32>,
 }
@@ -171,7 +173,6 @@ impl Flow {
             rcv: Receiver::default(),
             conn,
             path: [0; 8],
-            path_len: 0,
             log_slot: None,
         }
     }
