@@ -110,6 +110,7 @@ pub(crate) fn mode(net: &NetConfig, req: &Requirements, rto: Option<Time>) -> Mo
         trim_selective: net.trim.enabled && net.receiver == Receiver::Reorder,
         lossless: lossless_classes(net),
         ack_entropy: req.entropy,
+        cut: false,
     }
 }
 

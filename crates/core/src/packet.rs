@@ -118,6 +118,11 @@ pub struct Packet {
     pub hash: u64,
     /// Data: offset of the first payload byte. Ack/Nack: next byte expected.
     pub seq: u64,
+    /// On a wire, with a packet behind it: when that one reaches the end of
+    /// the wire (only a wire's first packet has an `Arrive` event; its
+    /// arrival schedules the next one's).
+    #[doc(hidden)]
+    pub wire_next_at: Time,
     /// Packet trimming (`network.trim`): 0 = a whole packet; on a data packet
     /// [`TRIMMED`] or [`TRIMMED_LAST_HOP`] = a switch cut it to its header
     /// (`payload` 0; `seq` and `trim_len` name the bytes it carried); on a
@@ -178,6 +183,7 @@ impl Packet {
             next,
             hash,
             seq,
+            wire_next_at,
             trim,
             trim_len,
             trim_seq,
@@ -190,8 +196,18 @@ impl Packet {
             (src.kind, src.sub, src.class, src.ce, src.ecn_echo, src.hops, src.n_int, src.paused);
         (*ack_req, *path_hops, *flow, *from, *dst, *size, *payload, *ingress) =
             (src.ack_req, src.path_hops, src.flow, src.src, src.dst, src.size, src.payload, src.ingress);
-        (*next, *hash, *seq, *trim, *trim_len, *trim_seq, *rcvd, *ts, *aux) =
-            (src.next, src.hash, src.seq, src.trim, src.trim_len, src.trim_seq, src.rcvd, src.ts, src.aux);
+        (*next, *hash, *seq, *wire_next_at, *trim, *trim_len, *trim_seq, *rcvd, *ts, *aux) = (
+            src.next,
+            src.hash,
+            src.seq,
+            src.wire_next_at,
+            src.trim,
+            src.trim_len,
+            src.trim_seq,
+            src.rcvd,
+            src.ts,
+            src.aux,
+        );
         int[..n].copy_from_slice(&src.int[..n]);
     }
 

@@ -499,6 +499,7 @@ impl Simulator {
             port.cut = if here == there { 0 } else { there + 1 };
         }
         self.keep_own_ports(part_of, p);
+        self.mode.cut = true;
         self.outbox = (0..plan.parts()).map(|_| Mailbox::default()).collect();
         self.inbox = (0..plan.parts()).map(|_| Mailbox::default()).collect();
         for (t, ev, key) in self.events.drain_all() {
@@ -548,9 +549,15 @@ impl Simulator {
             for c in mail.iter() {
                 let h = self.pool.alloc_copy(&c.pkt);
                 let p = &mut self.ports[c.port as usize];
+                let (gen, to, tail) = (p.wire_gen, p.peer_port, p.wire.tail);
                 p.wire.push(h, &mut self.pool);
-                let (gen, to) = (p.wire_gen, p.peer_port);
-                self.events.push_keyed(c.time, Ev::Arrive { port: c.port, to, gen, pkt: h }, c.key);
+                if tail != u32::MAX {
+                    // behind a packet still on its way: scheduled by its
+                    // arrival, with the key the sender gave it
+                    self.pool.get_mut(tail).wire_next_at = c.time;
+                } else {
+                    self.events.push_keyed(c.time, Ev::Arrive { port: c.port, to, gen, pkt: h }, c.key);
+                }
             }
             n += mail.len() as u64;
             mail.clear();

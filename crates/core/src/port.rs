@@ -56,8 +56,8 @@ pub(crate) struct Port {
     pub busy_until: Time,
     pub rate: u64,
     pub delay: Time,
-    /// Packets on the wire towards the peer, in order, each with its
-    /// `Arrive` event in the queue.
+    /// Packets on the wire towards the peer, in order; the first has its
+    /// `Arrive` event in the queue, which schedules the next one's.
     pub wire: Fifo,
     /// PFC PAUSE/RESUME frames waiting to go out, in decision order, ahead of every class.
     pub pfc: Fifo,
@@ -96,10 +96,10 @@ pub(crate) struct Port {
     pub tx_data_bytes: u64,
     pub pause_sent: u64,
     pub paused_time: Time,
-    // line 3, read by a transmission: the last packet put on the wire: when
-    // it arrives, and its arrival's place among simultaneous events (see
-    // `Simulator::transmit`); whether the peer is in another part of a
-    // parallel run (`parallel.rs`)
+    // line 3, read by a transmission in a part of a parallel run only
+    // (`Mode::cut`): whether the peer is in another part and, if so, the
+    // last packet sent to it: when it arrives, and its arrival's place
+    // among simultaneous events (see `Simulator::transmit`)
     pub last_arrival: Time,
     pub last_key: Key,
     /// 0, or the part of the peer + 1 when the link is cut.

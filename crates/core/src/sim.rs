@@ -485,7 +485,14 @@ impl Simulator {
         }
         let h = p.wire.pop(&self.pool).expect("an Arrive event of the current generation has its packet on the wire");
         debug_assert_eq!(h, pkt, "packets leave a wire in the order they entered it");
-        let to = p.peer_port;
+        let (next, to) = (p.wire.head, p.peer_port);
+        if next != u32::MAX {
+            // the next packet's arrival, as if this one's scheduled it first
+            // (its key is the one `transmit` describes)
+            let at = self.pool.get(h).wire_next_at;
+            let key = EventQueue::key_after_arrival(self.now, to);
+            self.events.push_keyed(at, Ev::Arrive { port, to, gen, pkt: next }, key);
+        }
         self.arrive(to, h);
         true
     }
@@ -563,6 +570,7 @@ impl Simulator {
         // PFC frames are consumed by the peer's MAC, not its forwarding pipeline
         let pipeline = if pkt.kind.is_pfc() { 0 } else { self.net.switch_delay.0 };
         let end = now + self.wire_time(size, self.ports[port as usize].rate);
+        let parts = self.mode.cut;
         let p = &mut self.ports[port as usize];
         p.tx_data_bytes += payload;
         p.busy_until = end;
@@ -575,25 +583,33 @@ impl Simulator {
         }
         self.stats[port as usize].tx_bytes += size;
         self.count.link_packets += 1;
-        // Each packet's arrival is scheduled now. Among simultaneous events
-        // it stands as if the arrival of the packet ahead of it on the wire
-        // had scheduled it when that one is still on its way, else as
-        // scheduled by this event: decided from this port's state alone, so
-        // that the order does not depend on how the network is cut into
-        // parts (issue 36).
+        // Among simultaneous events a packet's arrival stands as if the
+        // arrival of the packet ahead of it on the wire had scheduled it
+        // when that one is still on its way, else as scheduled by this
+        // event: decided from this port's state alone, so that the order
+        // does not depend on how the network is cut into parts (issue 36).
+        // Only a wire's first packet has an event: behind another, the
+        // packet's arrival is scheduled by that one's (`arrival`), with
+        // that key.
         let (gen, to) = (p.wire_gen, p.peer_port);
-        let (cur_t, cur_key) = self.events.current();
-        let key = if (p.last_arrival, p.last_key) > (cur_t, cur_key) {
-            EventQueue::key_after_arrival(p.last_arrival, to)
-        } else {
-            self.events.next_key()
-        };
-        (p.last_arrival, p.last_key) = (arrive, key);
-        if p.cut != 0 {
+        if parts && p.cut != 0 {
+            // the packets go to another part: this wire stays empty here
+            let (cur_t, cur_key) = self.events.current();
+            let key = if (p.last_arrival, p.last_key) > (cur_t, cur_key) {
+                EventQueue::key_after_arrival(p.last_arrival, to)
+            } else {
+                self.events.next_key()
+            };
+            (p.last_arrival, p.last_key) = (arrive, key);
             let cut = p.cut;
             self.hand_over(port, cut, h, arrive, key);
+        } else if p.wire.tail != u32::MAX {
+            let tail = p.wire.tail;
+            p.wire.push(h, &mut self.pool);
+            self.pool.get_mut(tail).wire_next_at = arrive;
         } else {
             p.wire.push(h, &mut self.pool);
+            let key = self.events.next_key();
             self.events.push_keyed(arrive, Ev::Arrive { port, to, gen, pkt: h }, key);
         }
         end

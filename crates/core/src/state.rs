@@ -114,6 +114,10 @@ pub(crate) struct Mode {
     pub lossless: u8,
     /// The scheme steers entropies: ACKs follow their data packet's `hash`.
     pub ack_entropy: bool,
+    /// This simulator is a part of a parallel run, so some of its links
+    /// are cut (`Port::cut`, on a line a transmission otherwise leaves
+    /// alone: a whole run does not read it).
+    pub cut: bool,
 }
 
 /// A run's counters (the per-port and per-flow ones live with their part).
