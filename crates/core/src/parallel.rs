@@ -513,8 +513,8 @@ impl Simulator {
     /// for each cut link, the far end, whose wire takes the packets sent
     /// from the other part. The table keeps its length, so that port ids
     /// stay global on the packet paths; the other slots are zeros that
-    /// nothing writes, which the OS does not back with memory (a k = 32 fat
-    /// tree has 57,344 ports of about 800 bytes: 46 MB per part otherwise).
+    /// nothing writes, which the OS does not back with memory (the ports
+    /// are most of a simulator's fixed size: docs/PERFORMANCE.md).
     fn keep_own_ports(&mut self, part_of: &[u16], p: u16) {
         let mut kept: ZeroTable<Port> = ZeroTable::zeroed(self.ports.len());
         for i in 0..self.ports.len() {
