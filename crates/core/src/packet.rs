@@ -285,6 +285,20 @@ impl Fifo {
         before
     }
 
+    /// Appends `h` to a wire, reaching its end at `at`. Only a wire's first
+    /// packet has an `Arrive` event: behind another, `at` is kept in that
+    /// one (`Packet::wire_next_at`), whose arrival schedules this one's.
+    /// True when `h` is the first, whose arrival the caller schedules.
+    #[inline(always)]
+    pub fn push_on_wire(&mut self, h: u32, at: Time, pool: &mut PacketPool) -> bool {
+        let before = self.push(h, pool);
+        if before == u32::MAX {
+            return true;
+        }
+        pool.get_mut(before).wire_next_at = at;
+        false
+    }
+
     /// Takes the first packet.
     #[inline(always)]
     pub fn pop(&mut self, pool: &PacketPool) -> Option<u32> {

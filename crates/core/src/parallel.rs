@@ -549,13 +549,10 @@ impl Simulator {
             for c in mail.iter() {
                 let h = self.pool.alloc_copy(&c.pkt);
                 let p = &mut self.ports[c.port as usize];
-                let (gen, to, tail) = (p.wire_gen, p.peer_port, p.wire.tail);
-                p.wire.push(h, &mut self.pool);
-                if tail != u32::MAX {
-                    // behind a packet still on its way: scheduled by its
-                    // arrival, with the key the sender gave it
-                    self.pool.get_mut(tail).wire_next_at = c.time;
-                } else {
+                let (gen, to) = (p.wire_gen, p.peer_port);
+                // behind a packet still on its way, it is scheduled by that
+                // one's arrival, with the key the sender gave it
+                if p.wire.push_on_wire(h, c.time, &mut self.pool) {
                     self.events.push_keyed(c.time, Ev::Arrive { port: c.port, to, gen, pkt: h }, c.key);
                 }
             }

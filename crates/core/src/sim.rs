@@ -603,12 +603,7 @@ impl Simulator {
             (p.last_arrival, p.last_key) = (arrive, key);
             let cut = p.cut;
             self.hand_over(port, cut, h, arrive, key);
-        } else if p.wire.tail != u32::MAX {
-            let tail = p.wire.tail;
-            p.wire.push(h, &mut self.pool);
-            self.pool.get_mut(tail).wire_next_at = arrive;
-        } else {
-            p.wire.push(h, &mut self.pool);
+        } else if p.wire.push_on_wire(h, arrive, &mut self.pool) {
             let key = self.events.next_key();
             self.events.push_keyed(arrive, Ev::Arrive { port, to, gen, pkt: h }, key);
         }
