@@ -5,7 +5,7 @@
 //! [`crate::sim::Simulator::with_traffic`] (`setup.rs`) calls these in order.
 
 use crate::cc::{PortStat, Requirements, Scheme};
-use crate::config::{IntEncoding, NetConfig, Receiver, Routing as RoutingMode};
+use crate::config::{IntEncoding, NetConfig, Receiver, Recovery, Routing as RoutingMode};
 use crate::event::EventQueue;
 use crate::nic_queue::NicFlows;
 use crate::node::{lossless_classes, Host, Switch};
@@ -107,7 +107,8 @@ pub(crate) fn mode(net: &NetConfig, req: &Requirements, rto: Option<Time>) -> Mo
         int_hop: if net.int_encoding == IntEncoding::PerHop { net.int_hop_bytes.0 as u32 } else { 0 },
         quantum: net.time_quantum.map_or(0, |q| q.0),
         rto,
-        trim_selective: net.trim.enabled && net.receiver == Receiver::Reorder,
+        trim_selective: (net.trim.enabled && net.receiver == Receiver::Reorder) || net.recovery == Recovery::Packet,
+        per_packet: net.recovery == Recovery::Packet,
         lossless: lossless_classes(net),
         ack_entropy: req.entropy,
         cut: false,

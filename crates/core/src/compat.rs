@@ -9,7 +9,8 @@
 //!   go-back-N receiver, trimming on a class PFC keeps lossless, no
 //!   retransmission timeout on a fabric that loses packets);
 //! - chooses, where exactly one value is right and the scenario left the key
-//!   unset, and says so in a [`Note`] (`network.receiver` for NSCC);
+//!   unset, and says so in a [`Note`] (`network.receiver` and
+//!   `network.recovery` for NSCC);
 //! - or warns, where the combination is a legitimate model but easy to
 //!   misread (a go-back-N receiver under network spraying, trimming with no
 //!   threshold).
@@ -19,7 +20,7 @@
 //! combination never starts.
 
 use crate::cc::Requirements;
-use crate::config::{EcnMode, NetConfig, Receiver, Routing};
+use crate::config::{EcnMode, NetConfig, Receiver, Recovery, Routing};
 use crate::units::fmt_bytes;
 use serde::{Deserialize, Serialize};
 
@@ -77,6 +78,7 @@ pub fn resolve(net: &NetConfig, req: &Requirements, scheme: &str) -> Result<Reso
     }
     check_signals(&net, req, scheme)?;
     net.receiver = choose_receiver(&net, req, scheme, &mut notes)?;
+    net.recovery = choose_recovery(&net, req, scheme, &mut notes)?;
     check_trimming(&net, &mut notes)?;
     check_timeout(&net, req)?;
     Ok(Resolved { net, notes })
@@ -218,6 +220,35 @@ fn choose_receiver(
     Ok(receiver)
 }
 
+/// `network.recovery` for this run: as set, or chosen when unset: "packet"
+/// for a scheme that runs UET's packet delivery on the reorder receiver,
+/// "flow" for every other. Per-packet recovery needs the reorder receiver
+/// (a go-back-N receiver drops what the SACK bitmap would name).
+fn choose_recovery(
+    net: &NetConfig,
+    req: &Requirements,
+    scheme: &str,
+    notes: &mut Vec<Note>,
+) -> Result<Recovery, String> {
+    match net.recovery {
+        Recovery::Auto if req.reorder_receiver && net.receiver == Receiver::Reorder => {
+            notes.push(Note::chosen(format!(
+                "network.recovery = \"packet\" (chosen: {scheme} runs Ultra Ethernet's packet delivery, which \
+                 times each packet and resends only the packets a trim NACK or their own timer names)"
+            )));
+            Ok(Recovery::Packet)
+        }
+        Recovery::Auto => Ok(Recovery::Flow),
+        Recovery::Packet if net.receiver != Receiver::Reorder => Err(format!(
+            "network.recovery = \"packet\" with network.receiver = \"go-back-n\": per-packet recovery resends \
+             single packets and relies on the receiver keeping what arrives out of order, which a go-back-N \
+             receiver drops. Set network.receiver = \"reorder\" (or leave it unset for {scheme}), or \
+             network.recovery = \"flow\""
+        )),
+        r => Ok(r),
+    }
+}
+
 /// Some data class drops packets (PFC off or a lossy priority) without trimming.
 fn drops_packets(net: &NetConfig) -> bool {
     any_lossy_class(net) && !net.trim.enabled
@@ -331,6 +362,27 @@ mod tests {
         // other schemes keep go-back-N by default, silently
         let r = resolve(&NetConfig::default(), &Requirements::default(), "dcqcn").unwrap();
         assert_eq!((r.net.receiver, r.notes.len()), (Receiver::GoBackN, 0));
+    }
+
+    #[test]
+    fn uet_transport_gets_per_packet_recovery_on_the_reorder_receiver_only() {
+        let r = resolve(&NetConfig::default(), &uet(true), "nscc").unwrap();
+        assert_eq!(r.net.recovery, Recovery::Packet);
+        assert!(r.notes.iter().any(|n| n.kind == NoteKind::Chosen && n.text.contains("network.recovery = \"packet\"")));
+        // on a go-back-N receiver it keeps the per-flow timer; asked for, per packet is refused
+        let gbn = NetConfig { receiver: Receiver::GoBackN, ..Default::default() };
+        assert_eq!(resolve(&gbn, &uet(false), "nscc").unwrap().net.recovery, Recovery::Flow);
+        let asked = NetConfig { recovery: Recovery::Packet, ..gbn.clone() };
+        let e = resolve(&asked, &uet(false), "nscc").unwrap_err();
+        assert!(e.contains("network.recovery") && e.contains("go-back-n"), "{e}");
+        // RoCE schemes keep the per-flow timer, even on the reorder receiver, unless asked
+        let spray = NetConfig { routing: Routing::Spray, ..Default::default() };
+        assert_eq!(resolve(&spray, &Requirements::default(), "dcqcn").unwrap().net.recovery, Recovery::Flow);
+        let asked = NetConfig { recovery: Recovery::Packet, ..spray };
+        assert_eq!(resolve(&asked, &Requirements::default(), "dcqcn").unwrap().net.recovery, Recovery::Packet);
+        // the flow timer stays available to UET schemes
+        let flow = NetConfig { recovery: Recovery::Flow, ..Default::default() };
+        assert_eq!(resolve(&flow, &uet(true), "nscc").unwrap().net.recovery, Recovery::Flow);
     }
 
     #[test]

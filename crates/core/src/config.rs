@@ -40,6 +40,34 @@ pub enum Receiver {
     Reorder,
 }
 
+/// How a sender finds and resends lost data beyond what NACKs tell it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Recovery {
+    /// Unset (default): "packet" for a scheme that runs Ultra Ethernet's
+    /// packet delivery ([`crate::cc::Requirements::reorder_receiver`]),
+    /// "flow" for every other; [`crate::compat::resolve`] picks it for each
+    /// run and says so.
+    Auto,
+    /// One timer per flow (RDMA RC): it restarts when the cumulative ACK
+    /// advances and on expiry the sender goes back to the cumulative point
+    /// and resends everything from there.
+    Flow,
+    /// UET's packet delivery as uet-htsim models it (`UecSrc`, `UecSink`,
+    /// htsim/sim/uec.cpp at 40ccb05): every data packet has a packet
+    /// sequence number (PSN, kept by its resends); ACKs carry a 64-PSN SACK
+    /// bitmap beside the cumulative point; the timer runs for the earliest
+    /// send time among packets neither ACKed nor SACKed, and on expiry only
+    /// that packet is resent (`rtxTimerExpired`). The sender asks for an
+    /// ACK at once (the ACK-request flag) on the packet that fills its
+    /// window or spends its credit, on the last packet of its data and on
+    /// every resend (`sendNewPacket`, `sendRtxPacket`); the receiver ACKs
+    /// such a packet, its first packet and a CE-marked one at once, and
+    /// else every `ack_every` packets since its last ACK (`processData`).
+    /// Needs the reorder receiver.
+    Packet,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EcnMode {
@@ -300,6 +328,11 @@ pub struct NetConfig {
     /// "auto": reorder for a scheme whose transport accepts any order
     /// (NSCC), go-back-N for the others.
     pub receiver: Receiver,
+    /// Loss recovery: "flow" (one go-back-N timer per flow, RDMA RC) or
+    /// "packet" (UET: a timer per packet, SACK, selective resend, the
+    /// ACK-request flag); default "auto": packet for a scheme that runs
+    /// UET's packet delivery (NSCC), flow for the others.
+    pub recovery: Recovery,
     /// Time the switches' routes take to change after a link event. Default 0:
     /// at once. Until then a failed link stays in the routes and what
     /// switches send to it is lost (a blackhole, counted as drops at that
@@ -337,6 +370,7 @@ impl Default for NetConfig {
             switch_delay: Dur(0),
             time_quantum: None,
             receiver: Receiver::Auto,
+            recovery: Recovery::Auto,
             reroute_delay: Dur(0),
             link_events: Vec::new(),
         }
@@ -464,11 +498,12 @@ pub const NETWORK_KEYS: &[NetKey] = &[
     NetKey { key: "ack_high_priority", unit: "bool", default: "true", example: "", doc: "ACK/NACK in the control class above data; false: in their flow's data class (the HPCC simulator's switches)", source: "ccsim" },
     NetKey { key: "data_classes", unit: "count", default: "1", example: "", doc: "data priority classes per port (flows' prio 0..n-1, 0 highest), 1..7", source: "ccsim" },
     NetKey { key: "nack_interval", unit: "duration", default: "\"500us\"", example: "", doc: "at most one NACK per expected sequence number per this interval", source: HPCC_SIM },
-    NetKey { key: "rto", unit: "duration", default: "none", example: "\"1ms\"", doc: "retransmission timeout: one timer per flow, restarted by cumulative-ACK progress, going back to the cumulative point on expiry (UET's per-packet timer is not modelled); unset: off when lossless, in order (no spraying by the network or the scheme) and without link events, else 1ms; \"0us\": off", source: "ccsim" },
+    NetKey { key: "rto", unit: "duration", default: "none", example: "\"1ms\"", doc: "retransmission timeout: with network.recovery = \"flow\", one timer per flow, restarted by cumulative-ACK progress, going back to the cumulative point on expiry; with \"packet\", how long each packet waits for its ACK or SACK before it alone is resent; unset: off when lossless, in order (no spraying by the network or the scheme) and without link events, else 1ms; \"0us\": off", source: "ccsim" },
     NetKey { key: "switch_delay", unit: "duration", default: "\"0us\"", example: "", doc: "fixed processing delay per switch (in base RTTs, BDPs, ideal FCTs and PFC headroom)", source: "ccsim" },
     NetKey { key: "time_quantum", unit: "duration", default: "none", example: "\"1ns\"", doc: "truncate serialization and pacing times to a multiple of this (ns-3 uses 1ns); unset: exact", source: "ns-3 point-to-point model" },
     NetKey { key: "reroute_delay", unit: "duration", default: "\"0us\"", example: "", doc: "time routes take to change after a link event; meanwhile a failed link blackholes what is routed to it", source: "ccsim" },
     NetKey { key: "receiver", unit: "\"auto\" | \"go-back-n\" | \"reorder\"", default: "\"auto\"", example: "", doc: "RDMA RC go-back-N, or accept any order (sprayed lossless fabrics); auto: reorder for a scheme whose transport accepts any order (NSCC: UET's packet delivery), else go-back-N", source: "ccsim; UE spec 1.0 §3.5 (RUD); OSCAR's reference spraying runs (RetxMode None)" },
+    NetKey { key: "recovery", unit: "\"auto\" | \"flow\" | \"packet\"", default: "\"auto\"", example: "", doc: "loss recovery: one go-back-N timer per flow (RDMA RC), or UET's per packet: a PSN per packet, 64-PSN SACK bitmaps on ACKs, a timer for the earliest packet neither ACKed nor SACKed that resends it alone, and the ACK-request flag on the packet that fills the window, spends the credit, ends the data or is resent; auto: packet for a scheme that runs UET's packet delivery (NSCC) on the reorder receiver, else flow", source: "uet-htsim 40ccb05 htsim/sim/uec.cpp (UecSrc::startRTO, rtxTimerExpired, sendNewPacket; UecSink::processData, buildSackBitmap)" },
 ];
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use crate::cc::{ReceiverCx, SenderCx, TIMER_SLOTS};
 use crate::config::{Receiver, Routing as RoutingMode};
 use crate::event::Ev;
 use crate::packet::{Packet, PktKind};
+use crate::recovery::SendRecords;
 use crate::state::Simulator;
 use crate::time::Time;
 use crate::transport::Loss;
@@ -155,6 +156,11 @@ impl Simulator {
         let h = self.make_data(f);
         if self.credit.is_some() {
             self.credit_sent(f, h);
+            // UET asks for an ACK at once on the packet that spends the
+            // credit (uet-htsim `sendNewPacket`: `_credit <= 0`)
+            if self.mode.per_packet && self.flows[f as usize].snd.credit <= 0 {
+                self.pool.get_mut(h).ack_req = true;
+            }
         }
         let end = self.transmit(port, h, false);
         self.nic_place(hi, f);
@@ -278,14 +284,24 @@ impl Simulator {
             ..Default::default()
         };
         let resend = seq < fl.snd.max_sent;
-        // New data (or go-back-N's resend of it) that fills a window smaller
-        // than `ack_every` packets asks for an ACK at once: the receiver
-        // would otherwise wait for packets the window does not let come.
-        // A larger window always leaves room for the packets the receiver
-        // counts, so coalescing is left as configured.
-        pkt.ack_req = seq == fl.snd.nxt
-            && fl.snd.window < self.net.ack_every as u64 * mtu
-            && (seq + payload).saturating_sub(fl.snd.una_eff) >= fl.snd.window;
+        if let Some(recs) = fl.snd.recs.as_deref_mut() {
+            pkt.psn = Self::psn_for(recs, seq, payload, resend, now);
+            // UET asks for an ACK at once on a resend, on the last packet of
+            // the data released, and on the packet after which the next
+            // would not fit the window (uet-htsim `sendNewPacket`: `_backlog
+            // == 0`, `_in_flight + size >= _cwnd`; `sendRtxPacket`)
+            let out = (seq + payload).saturating_sub(fl.snd.una_eff);
+            pkt.ack_req = resend || seq + payload >= fl.snd.avail || out + payload >= fl.snd.window;
+        } else {
+            // New data (or go-back-N's resend of it) that fills a window
+            // smaller than `ack_every` packets asks for an ACK at once: the
+            // receiver would otherwise wait for packets the window does not
+            // let come. A larger window always leaves room for the packets
+            // the receiver counts, so coalescing is left as configured.
+            pkt.ack_req = seq == fl.snd.nxt
+                && fl.snd.window < self.net.ack_every as u64 * mtu
+                && (seq + payload).saturating_sub(fl.snd.una_eff) >= fl.snd.window;
+        }
         let mut cx = SenderCx::new(now, &fl.view, fl.snd.nxt, fl.snd.una, fl.snd.rate as f64, fl.snd.window);
         Self::conn_cx(fl, &mut cx);
         fl.cc.on_send(&mut cx, &mut pkt);
@@ -303,6 +319,22 @@ impl Simulator {
             self.count_loss(f, seq, Loss::Resend);
         }
         (self.pool.alloc(pkt), payload)
+    }
+
+    /// Per-packet recovery: the PSN of the packet of `payload` bytes from
+    /// `seq` leaving at `now`, recorded (a new one) or its timer restarted
+    /// (a resend: every resend is of a packet waiting in the records).
+    fn psn_for(recs: &mut SendRecords, seq: u64, payload: u64, resend: bool, now: Time) -> u32 {
+        match recs.psn_of(seq).filter(|_| resend) {
+            Some(psn) => {
+                recs.resent(psn, now);
+                psn
+            }
+            None => {
+                debug_assert!(!resend, "a resend of byte {seq} that no record holds");
+                recs.sent_new(seq, payload as u32, now)
+            }
+        }
     }
 
     /// A packet arrived at a host.
@@ -411,9 +443,13 @@ impl Simulator {
         fl.rx.on_data(&mut rcx, pkt);
         let cnp = rcx.send_cnp;
         let (seq, payload, hops) = (pkt.seq, pkt.payload as u64, pkt.hops);
-        // an ACK now: a CE mark, or the sender's window is full
+        // an ACK now: a CE mark, or the sender asks for one
         let now_ack = pkt.ce || pkt.ack_req;
-        let reply = self.rx_verdict(f, hi, seq, payload, now_ack);
+        let reply = if self.mode.per_packet {
+            self.rx_verdict_psn(f, hi, h)
+        } else {
+            self.rx_verdict(f, hi, seq, payload, now_ack)
+        };
         if cnp {
             self.send_cnp(port, f, hops);
         }
@@ -465,6 +501,41 @@ impl Simulator {
             return None;
         }
         Some(PktKind::Ack)
+    }
+
+    /// Per-packet recovery: what receiver `f` (on host index `hi`) answers
+    /// data packet `h` with, having taken it: an ACK for a duplicate, for
+    /// its first packet, for a CE mark or an ACK request, when a gap an ACK
+    /// request waited on closes, at the end of a flow or message, or
+    /// `ack_every` packets after its last ACK; else nothing (uet-htsim
+    /// `UecSink::processData`).
+    fn rx_verdict_psn(&mut self, f: usize, hi: usize, h: u32) -> Option<PktKind> {
+        let pkt = self.pool.get(h);
+        let (seq, payload, psn, ar, now_ack) =
+            (pkt.seq, pkt.payload as u64, pkt.psn, pkt.ack_req, pkt.ce || pkt.ack_req);
+        let fl = &mut self.flows[f];
+        let first = fl.rcv.bytes == 0;
+        let psns = fl.rcv.psns.as_deref_mut().expect("per-packet recovery keeps the receiver's PSNs");
+        let arrival = psns.arrive(psn, ar);
+        if arrival.duplicate {
+            return Some(PktKind::Ack);
+        }
+        let last = if seq == fl.rcv.nxt {
+            self.take_in_order(f, hi, payload)
+        } else {
+            // a resend reuses its PSN, so a new PSN brings new bytes
+            if keep_range(&mut fl.rcv.ooo, seq, seq + payload) {
+                fl.rcv.bytes += payload;
+            }
+            false
+        };
+        let psns = self.flows[f].rcv.psns.as_deref_mut().expect("per-packet recovery keeps the receiver's PSNs");
+        psns.since_ack += 1;
+        if first || now_ack || arrival.gap_closed || last || psns.since_ack >= self.net.ack_every {
+            psns.since_ack = 0;
+            return Some(PktKind::Ack);
+        }
+        None
     }
 
     /// Receiver `f` takes `payload` in-order bytes: the cumulative point
@@ -526,6 +597,11 @@ impl Simulator {
         let data = self.reply_in_place(f, h, kind);
         let fl = &mut self.flows[f];
         let ack = self.pool.get_mut(h);
+        if let Some(psns) = fl.rcv.psns.as_deref().filter(|_| kind == PktKind::Ack) {
+            let (base, bitmap) = psns.sack(data.psn, data.ce || data.ack_req);
+            ack.psn = base;
+            ack.set_sack(bitmap);
+        }
         let rcx = ReceiverCx {
             now: self.now,
             flow: &fl.view,
@@ -578,7 +654,7 @@ impl Simulator {
         if fl.snd.done {
             return false;
         }
-        let seq = pkt.seq;
+        let (seq, psn, sack) = (pkt.seq, pkt.psn, pkt.sack());
         let nack = pkt.kind == PktKind::Nack;
         let trimmed = (pkt.trim != 0).then_some((pkt.trim_seq, pkt.trim_seq + pkt.trim_len as u64));
         let rcvd = pkt.rcvd;
@@ -602,13 +678,26 @@ impl Simulator {
             }
         }
         let selective = trimmed.filter(|_| self.net.receiver == Receiver::Reorder);
-        if let Some((a, b)) = selective {
+        let mut queue = selective;
+        if let Some(recs) = fl.snd.recs.as_deref_mut() {
+            // per-packet recovery: what the cumulative point passed and the
+            // SACK bitmap names is in; a trim NACK queues its packet if it
+            // is still out
+            recs.cumulative(fl.snd.una);
+            if nack {
+                queue = queue.and_then(|_| recs.nacked(psn));
+            } else {
+                recs.sacked(psn, sack, &mut fl.snd.rtx);
+            }
+        }
+        if let Some((a, b)) = queue {
             // a receiver that keeps reordered data lost only the trimmed
             // bytes: resend them at once, ahead of new data
             if b > fl.snd.una && !fl.snd.rtx.iter().any(|r| r.0 <= a && b <= r.1) {
-                fl.snd.rtx.push((a.max(fl.snd.una), b));
+                Self::queue_rtx(fl, (a.max(fl.snd.una), b), self.mode.per_packet);
             }
-        } else if nack {
+        }
+        if selective.is_none() && nack {
             // go-back-N from the receiver's next expected byte
             fl.snd.nxt = seq.max(fl.snd.una);
         }
@@ -641,11 +730,23 @@ impl Simulator {
         self.ctl.finish_one(self.now);
     }
 
+    /// Queues byte range `r` of flow `fl` for a resend: after those queued
+    /// before it, or under per-packet recovery in byte (and so PSN) order,
+    /// as uet-htsim's `_rtx_queue`.
+    fn queue_rtx(fl: &mut Flow, r: (u64, u64), in_order: bool) {
+        let at = if in_order { fl.snd.rtx.partition_point(|q| q.0 < r.0) } else { fl.snd.rtx.len() };
+        fl.snd.rtx.insert(at, r);
+    }
+
     pub(crate) fn rto_check(&mut self, f: u32) {
         let Some(rto) = self.mode.rto else { return };
         let now = self.now;
         let fl = &mut self.flows[f as usize];
         if fl.snd.done {
+            return;
+        }
+        if self.mode.per_packet {
+            self.packet_timers(f, rto);
             return;
         }
         if now >= fl.snd.last_progress + rto {
@@ -671,6 +772,44 @@ impl Simulator {
         }
         let next = self.flows[f as usize].snd.last_progress + rto;
         self.events.push(next.max(now + 1), Ev::Rto { flow: f });
+    }
+}
+
+impl Simulator {
+    /// Per-packet recovery: flow `f`'s timer fired. Every packet out for
+    /// `rto` or longer, earliest first, is queued for a resend, counted as a
+    /// timeout and told to the scheme (`on_timeout`: UET's NSCC takes one
+    /// packet off its window, uet-htsim `mark_packet_for_retransmission`);
+    /// the timer then waits for the earliest packet still out, or `rto`
+    /// when none is (so credits that went missing are asked for again).
+    fn packet_timers(&mut self, f: u32, rto: Time) {
+        let now = self.now;
+        let mut expired = false;
+        loop {
+            let fl = &mut self.flows[f as usize];
+            let recs = fl.snd.recs.as_deref_mut().expect("per-packet recovery keeps the sender's records");
+            if recs.earliest().is_none_or(|t| t + rto > now) {
+                break;
+            }
+            let Some((_, a, b)) = recs.expire() else { break };
+            Self::queue_rtx(fl, (a, b), true);
+            self.count_loss(f, a, Loss::Timeout);
+            if self.credit.is_some() {
+                self.credit_timeout(f);
+            }
+            self.cc_call(f, CcOp::Timeout);
+            expired = true;
+        }
+        let fl = &mut self.flows[f as usize];
+        let earliest = fl.snd.recs.as_deref().and_then(|r| r.earliest());
+        if expired {
+            Self::count_out_of_flight(fl);
+            self.kick_sender(f);
+        } else if earliest.is_none() && self.credit.is_some() {
+            self.credit_idle(f, rto);
+        }
+        let next = earliest.map_or(now + rto, |t| (t + rto).max(now + 1));
+        self.events.push(next, Ev::Rto { flow: f });
     }
 }
 

@@ -39,6 +39,7 @@ mod nic_queue;
 mod node;
 mod port;
 mod projection;
+mod recovery;
 mod routing;
 mod setup;
 mod state;

@@ -99,6 +99,12 @@ pub struct Packet {
     /// Carried by the reply, not read from the flow's receiver, so that no
     /// switch reads a host's state (a parallel run's parts share none).
     pub path_hops: u8,
+    /// Packet trimming (`network.trim`): 0 = a whole packet; on a data packet
+    /// [`TRIMMED`] or [`TRIMMED_LAST_HOP`] = a switch cut it to its header
+    /// (`payload` 0; `seq` and `trim_len` name the bytes it carried); on a
+    /// NACK, the same codes = the receiver's answer to such a header (UE
+    /// spec 1.0 §3.6.12: NACK codes UET_TRIMMED and UET_TRIMMED_LASTHOP).
+    pub trim: u8,
     /// Flow index.
     pub flow: u32,
     /// Source and destination node ids (hosts, or a switch for switch-generated packets).
@@ -123,16 +129,16 @@ pub struct Packet {
     /// arrival schedules the next one's).
     #[doc(hidden)]
     pub wire_next_at: Time,
-    /// Packet trimming (`network.trim`): 0 = a whole packet; on a data packet
-    /// [`TRIMMED`] or [`TRIMMED_LAST_HOP`] = a switch cut it to its header
-    /// (`payload` 0; `seq` and `trim_len` name the bytes it carried); on a
-    /// NACK, the same codes = the receiver's answer to such a header (UE
-    /// spec 1.0 §3.6.12: NACK codes UET_TRIMMED and UET_TRIMMED_LASTHOP).
-    pub trim: u8,
     /// Payload bytes a trimmed packet carried before it was cut.
     pub trim_len: u32,
+    /// Per-packet loss recovery (`network.recovery = "packet"`): on a data
+    /// packet (and the trim NACK made from it) its packet sequence number,
+    /// kept by a resend; on an ACK the first PSN its SACK bitmap covers
+    /// ([`Packet::sack`]). UET's PSN (uet-htsim `UecDataPacket::epsn`).
+    pub psn: u32,
     /// A trim NACK: `seq` of the trimmed data packet; with `trim_len`, the
-    /// bytes the sender resends at once.
+    /// bytes the sender resends at once. An ACK under per-packet recovery
+    /// carries its SACK bitmap here instead ([`Packet::sack`]).
     pub trim_seq: u64,
     /// ACK and NACK: the distinct payload bytes the receiver holds, the
     /// reordered ones above `seq` included (UET's Rcvd_Bytes, spec 1.0
@@ -174,6 +180,7 @@ impl Packet {
             paused,
             ack_req,
             path_hops,
+            trim,
             flow,
             src: from,
             dst,
@@ -184,8 +191,8 @@ impl Packet {
             hash,
             seq,
             wire_next_at,
-            trim,
             trim_len,
+            psn,
             trim_seq,
             rcvd,
             ts,
@@ -196,13 +203,14 @@ impl Packet {
             (src.kind, src.sub, src.class, src.ce, src.ecn_echo, src.hops, src.n_int, src.paused);
         (*ack_req, *path_hops, *flow, *from, *dst, *size, *payload, *ingress) =
             (src.ack_req, src.path_hops, src.flow, src.src, src.dst, src.size, src.payload, src.ingress);
-        (*next, *hash, *seq, *wire_next_at, *trim, *trim_len, *trim_seq, *rcvd, *ts, *aux) = (
+        (*next, *hash, *seq, *wire_next_at, *trim, *trim_len, *psn, *trim_seq, *rcvd, *ts, *aux) = (
             src.next,
             src.hash,
             src.seq,
             src.wire_next_at,
             src.trim,
             src.trim_len,
+            src.psn,
             src.trim_seq,
             src.rcvd,
             src.ts,
@@ -224,6 +232,22 @@ impl Packet {
     #[inline]
     pub fn credit(&self) -> u64 {
         self.rcvd
+    }
+
+    /// An ACK's SACK bitmap under per-packet recovery: bit i set = the
+    /// receiver holds PSN `psn + i` above its cumulative point (uet-htsim
+    /// `UecSink::buildSackBitmap`). It rides in `trim_seq`, which only a
+    /// trim NACK uses (no room is left in six cache lines for a field of
+    /// its own).
+    #[inline]
+    pub fn sack(&self) -> u64 {
+        self.trim_seq
+    }
+
+    /// Sets [`Packet::sack`].
+    #[inline]
+    pub fn set_sack(&mut self, bitmap: u64) {
+        self.trim_seq = bitmap;
     }
 
     /// Appends an INT record (ignored past `MAX_INT_HOPS`).

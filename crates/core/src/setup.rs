@@ -74,19 +74,20 @@ fn make_flows(
         })
     };
     let hash = |i: usize| crate::paths::flow_hash(seed, i as u64);
+    let per_packet = net.recovery == crate::config::Recovery::Packet;
     let mut fl = Vec::with_capacity(flows.len() + conns.len());
     for (i, f) in flows.iter().enumerate() {
         let name = format!("flow {i} ({} -> {}, {} bytes)", f.src, f.dst, f.size);
         let view = view_of(&name, i, f.src, f.dst, f.prio, Some(f.size), f.start)?;
         let ideal = ideal_fct(&view, f.size, net);
-        fl.push(Flow::new(scheme, view, 1 + f.prio, hash(i), ideal, None));
+        fl.push(Flow::new(scheme, view, 1 + f.prio, hash(i), ideal, None, per_packet));
     }
     for (c, spec) in conns.iter().enumerate() {
         let i = flows.len() + c;
         let name = format!("connection {c} ({} -> {})", spec.src, spec.dst);
         let view = view_of(&name, i, spec.src, spec.dst, spec.prio, None, 0)?;
         let conn = Box::new(ConnState { id: c as u32, ..Default::default() });
-        fl.push(Flow::new(scheme, view, 1 + spec.prio, hash(i), 0, Some(conn)));
+        fl.push(Flow::new(scheme, view, 1 + spec.prio, hash(i), 0, Some(conn), per_packet));
     }
     Ok(fl)
 }

@@ -106,9 +106,13 @@ pub(crate) struct Mode {
     pub quantum: Time,
     /// The retransmission timeout (None: none).
     pub rto: Option<Time>,
-    /// Trimming with a reorder receiver: senders count what was received
-    /// or NACKed out of flight (`Sender::una_eff`).
+    /// Trimming with a reorder receiver, or per-packet recovery: senders
+    /// count what was received or queued for a resend out of flight
+    /// (`Sender::una_eff`).
     pub trim_selective: bool,
+    /// `network.recovery = "packet"`: PSNs, SACK bitmaps, a timer per
+    /// packet and the ACK-request flag (`recovery.rs`).
+    pub per_packet: bool,
     /// Classes PFC protects (bit c = class c): every data class with PFC
     /// on, but those of `pfc.lossy_prios`; none with PFC off.
     pub lossless: u8,

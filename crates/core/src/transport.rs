@@ -7,6 +7,7 @@ use std::collections::VecDeque;
 
 use crate::cc::{FlowView, ReceiverCc, Scheme, SenderCc, TIMER_SLOTS};
 use crate::config::NetConfig;
+use crate::recovery::{RecvPsns, SendRecords};
 use crate::time::{ser_time, Time};
 
 /// Which sender hook to call.
@@ -87,6 +88,9 @@ pub(crate) struct Sender {
     /// may go negative by one packet); `i64::MAX` without them. The pull
     /// state of both ends is `Simulator::credit_flows`.
     pub credit: i64,
+    /// Per-packet recovery (`network.recovery = "packet"`): the packets out
+    /// and their timer (`recovery.rs`); None under per-flow recovery.
+    pub recs: Option<Box<SendRecords>>,
 }
 
 /// A flow's receiver: its cumulative point, what it holds out of order and
@@ -107,6 +111,9 @@ pub(crate) struct Receiver {
     pub ooo: Vec<(u64, u64)>,
     /// Distinct payload bytes received (in order or kept).
     pub bytes: u64,
+    /// Per-packet recovery: the PSNs held and the ACK pacing by them
+    /// (`recovery.rs`); None under per-flow recovery.
+    pub psns: Option<Box<RecvPsns>>,
 }
 
 /// Ideal completion time of `size` payload bytes on `view`'s path (HPCC
@@ -139,6 +146,7 @@ impl Flow {
         hash: u64,
         ideal_fct: Time,
         conn: Option<Box<ConnState>>,
+        per_packet: bool,
     ) -> Flow {
         let snd = Sender {
             avail: view.size,
@@ -161,6 +169,7 @@ impl Flow {
             delivered: 0,
             una_eff: 0,
             credit: i64::MAX,
+            recs: per_packet.then(Box::default),
         };
         Flow {
             cc: scheme.sender(&view),
@@ -170,7 +179,7 @@ impl Flow {
             hash,
             ideal_fct,
             snd,
-            rcv: Receiver::default(),
+            rcv: Receiver { psns: per_packet.then(Box::default), ..Default::default() },
             conn,
             path: [0; 8],
             log_slot: None,

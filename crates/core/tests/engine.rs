@@ -14,5 +14,6 @@ mod losses;
 mod messages;
 mod nic;
 mod projection;
+mod recovery;
 mod trim;
 mod wire;

@@ -1,0 +1,107 @@
+//! Per-packet loss recovery (`network.recovery = "packet"`, UET's packet
+//! delivery after uet-htsim): a timer per packet, SACK bitmaps, selective
+//! resends. Against the per-flow go-back-N timer on the same incasts.
+#![allow(clippy::field_reassign_with_default)]
+
+use crate::common::*;
+use ccsim_core::config::{NetConfig, Receiver, Recovery};
+use ccsim_core::sim::{run, SimOptions};
+use ccsim_core::time::Time;
+use ccsim_core::units::{Bytes, Dur};
+use ccsim_core::RunResult;
+
+/// An 8:1 incast of 500 KB line-rate flows into a 400 KB lossy buffer,
+/// trimming or dropping, with the reorder receiver and timeout `rto`.
+fn incast(trim: bool, recovery: Recovery, rto: Time) -> RunResult {
+    let topo = star(9, G100, US);
+    let mut net = NetConfig::default();
+    net.pfc.enabled = false;
+    net.buffer = Bytes(400_000);
+    net.trim.enabled = trim;
+    net.receiver = Receiver::Reorder;
+    net.recovery = recovery;
+    net.rto = Some(Dur(rto));
+    let flows: Vec<_> = (0..8).map(|i| flow(i, i, 8, 500_000, 0)).collect();
+    let opts = SimOptions { check: true, ..SimOptions::default() };
+    run(&topo, &net, &flows, &line_rate(), &opts, None).unwrap()
+}
+
+fn total(r: &RunResult, f: impl Fn(&ccsim_core::results::FlowResult) -> u64) -> u64 {
+    r.flows.iter().map(f).sum()
+}
+
+#[test]
+fn a_timed_out_packet_alone_is_resent() {
+    // Drops and no NACKs: every loss waits for its timer. Per packet, each
+    // dropped packet is resent (and a dropped resend again), nothing the
+    // receiver holds; per flow, the timer goes back to the cumulative point
+    // and resends what the receiver kept as well.
+    let pkt = incast(false, Recovery::Packet, 200 * US);
+    let flow = incast(false, Recovery::Flow, 200 * US);
+    for r in [&pkt, &flow] {
+        assert_eq!(r.check, Some(Ok(())));
+        assert!(r.flows.iter().all(|f| f.fct.is_some()), "a flow was stranded");
+        assert!(r.drops > 100, "the incast must overflow the buffer: {} drops", r.drops);
+    }
+    assert_eq!(pkt.retransmits, pkt.drops, "one resend per dropped packet");
+    // a timeout per lost packet, each a packet
+    assert_eq!(total(&pkt, |f| f.timeouts), pkt.drops);
+    assert!(flow.retransmits > flow.drops, "go-back-N resends kept data: {} vs {} drops", flow.retransmits, flow.drops);
+    // every payload byte crossed the receiver's downlink exactly once
+    let down = pkt.ports.iter().find(|p| p.port.node == 9 && p.port.peer == 8).unwrap();
+    assert_eq!(down.tx_data_bytes, 8 * 500_000);
+}
+
+#[test]
+fn a_packet_timer_does_not_fire_while_trimmed_packets_are_resent() {
+    // Trimming: every loss is NACKed within an RTT, but the cumulative point
+    // can stall longer than the timeout while the resends queue behind new
+    // data. The per-flow timer fires then and goes back; a packet's own
+    // timer restarts at its resend and never fires here (uet-htsim's
+    // incasts: no timeout).
+    let rto = 60 * US;
+    let pkt = incast(true, Recovery::Packet, rto);
+    let flow = incast(true, Recovery::Flow, rto);
+    assert!(pkt.trimmed > 100, "{} trimmed", pkt.trimmed);
+    assert_eq!(pkt.check, Some(Ok(())));
+    assert_eq!(total(&pkt, |f| f.timeouts), 0);
+    assert_eq!(pkt.retransmits, pkt.trimmed, "each trimmed packet resent once");
+    assert!(total(&flow, |f| f.timeouts) > 0, "the per-flow timer must fire in this incast for the test to tell");
+    assert!(flow.retransmits > flow.trimmed);
+}
+
+#[test]
+fn per_packet_recovery_refuses_a_go_back_n_receiver() {
+    let topo = star(3, G100, US);
+    let mut net = NetConfig::default();
+    net.receiver = Receiver::GoBackN;
+    net.recovery = Recovery::Packet;
+    let flows = vec![flow(0, 0, 2, 10_000, 0)];
+    let e = run(&topo, &net, &flows, &line_rate(), &SimOptions::default(), None).unwrap_err();
+    assert!(e.contains("network.recovery") && e.contains("go-back-n"), "{e}");
+}
+
+#[test]
+fn the_packet_that_fills_the_window_asks_for_its_ack() {
+    // A window of about ten packets and an ACK every eight: per flow the
+    // receiver ACKs when eight have come, so part of each window waits for
+    // the next; per packet, the packet that fills the window carries the
+    // ACK-request flag and is ACKed at once (uet-htsim `sendNewPacket`).
+    let topo = star(2, G100, US);
+    let mut net = NetConfig::default();
+    net.receiver = Receiver::Reorder;
+    net.ack_every = 8;
+    net.rto = Some(Dur(1000 * US));
+    let flows = vec![flow(0, 0, 1, 300_000, 0)];
+    let window = Fixed { rate_frac: 1.0, window_bdps: 0.2 };
+    let fct = |recovery| {
+        let mut net = net.clone();
+        net.recovery = recovery;
+        let r = run(&topo, &net, &flows, &window, &SimOptions::default(), None).unwrap();
+        let f = &r.flows[0];
+        assert_eq!((f.timeouts, f.retransmits), (0, 0));
+        f.fct.unwrap()
+    };
+    let (pkt, flow) = (fct(Recovery::Packet), fct(Recovery::Flow));
+    assert!(pkt < flow, "per packet {pkt} ps vs per flow {flow} ps");
+}
