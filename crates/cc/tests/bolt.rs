@@ -200,7 +200,7 @@ fn two_congested_hops_parking_lot() {
     use ccsim_core::{LinkSpec, NodeKind, Topology};
     let mut nodes = vec![NodeKind::Host; 5];
     nodes.extend([NodeKind::Switch; 3]);
-    let l = |a, b| LinkSpec { a, b, rate_bps: G100, delay: US };
+    let l = |a, b| LinkSpec { a, b, rate_bps: G100, delay: US, back: None };
     let topo = Topology {
         nodes,
         links: vec![l(0, 5), l(2, 5), l(5, 6), l(1, 6), l(4, 6), l(6, 7), l(7, 3)],

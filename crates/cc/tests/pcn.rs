@@ -191,7 +191,7 @@ impl Scheme for NpEcnProbe {
 fn two_switches() -> Topology {
     let mut nodes = vec![NodeKind::Host; 8];
     nodes.extend([NodeKind::Switch, NodeKind::Switch]);
-    let l = |a, b| LinkSpec { a, b, rate_bps: G100, delay: US };
+    let l = |a, b| LinkSpec { a, b, rate_bps: G100, delay: US, back: None };
     let mut links = vec![l(0, 8), l(1, 8)];
     links.extend((2..8).map(|h| l(h, 9)));
     links.push(l(8, 9));

@@ -156,20 +156,31 @@ pub(crate) fn make_ports(topo: &Topology, net: &NetConfig, w: &Wiring) -> (ZeroT
     for &(p, node, peer, li) in &order {
         debug_assert!(!ports[p as usize].built, "port {p} made twice");
         let l = &topo.links[li];
+        // the direction this port sends on, and the one its ingress receives from
+        let (out, inn) = (l.from(node), l.from(peer));
         // below MAX_PORTS_PER_NODE (Topology::validate)
         let local = (p - w.base[node as usize]) as u16;
         let peer_port = if l.a == node { w.link_ports[li].1 } else { w.link_ports[li].0 };
         let extra = net.pfc.headroom_extra.map(|b| b.0).unwrap_or(2 * pkt_size);
-        // a switch also holds what arrives during its processing delay after a PAUSE
-        let lag = l.delay as f64 * net.pfc.headroom_factor
+        // a PAUSE goes out and what was sent before it comes in: the mean of
+        // the two delays (the link's delay when both directions have it);
+        // a switch also holds what arrives during its processing delay
+        let lag = ((out.delay + inn.delay) / 2) as f64 * net.pfc.headroom_factor
             + if topo.nodes[node as usize] == NodeKind::Switch { net.switch_delay.0 as f64 } else { 0.0 };
-        let headroom = ((l.rate_bps as f64 / 8.0) * (lag / 1e12)).ceil() as u64 + extra;
-        let alpha = (net.pfc.alpha_per_100g * l.rate_bps as f64 / 100e9).min(1.0);
+        // the ingress fills at the rate it receives
+        let headroom = ((inn.rate_bps as f64 / 8.0) * (lag / 1e12)).ceil() as u64 + extra;
+        let alpha = (net.pfc.alpha_per_100g * inn.rate_bps as f64 / 100e9).min(1.0);
+        // the egress drains at the rate it sends
         let (kmin, kmax) = if net.ecn.scale_per_25g {
-            let f = l.rate_bps as f64 / 25e9;
+            let f = out.rate_bps as f64 / 25e9;
             ((net.ecn.kmin.0 as f64 * f) as u64, (net.ecn.kmax.0 as f64 * f) as u64)
         } else {
             (net.ecn.kmin.0, net.ecn.kmax.0)
+        };
+        let trim_at = match net.trim.threshold {
+            Some(t) if net.trim.scale_per_100g => (t.0 as f64 * out.rate_bps as f64 / 100e9) as u64,
+            Some(t) => t.0,
+            None => u64::MAX,
         };
         let mut port = Port::new(
             node,
@@ -179,14 +190,15 @@ pub(crate) fn make_ports(topo: &Topology, net: &NetConfig, w: &Wiring) -> (ZeroT
             topo.nodes[node as usize] == NodeKind::Host,
             topo.nodes[peer as usize] == NodeKind::Switch,
         );
-        port.rate = l.rate_bps;
-        port.delay = l.delay;
+        port.rate = out.rate_bps;
+        port.delay = out.delay;
         port.headroom = headroom;
         port.alpha_1024 = ((alpha * 1024.0).round() as u64).max(1);
         port.kmin = kmin;
         port.kmax = kmax;
+        port.trim_at = trim_at;
         ports[p as usize] = port;
-        stats[p as usize] = PortStat { peer, rate_bps: l.rate_bps, delay: l.delay, ..Default::default() };
+        stats[p as usize] = PortStat { peer, rate_bps: out.rate_bps, delay: out.delay, ..Default::default() };
     }
     (ports, stats)
 }

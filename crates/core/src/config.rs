@@ -229,11 +229,17 @@ pub struct TrimConfig {
     /// last hop; uet-htsim trims when a 1 x BDP data queue is full). Default
     /// none: only what the shared buffer cannot admit is trimmed.
     pub threshold: Option<Bytes>,
+    /// The threshold is per 100 Gbps of the egress's rate, so a slower
+    /// port's queue holds as long as a 100 Gbps one's (uet-htsim scales a
+    /// degraded link's queue and ECN thresholds with its rate,
+    /// fat_tree_topology.cpp `alloc_queue`). Default false: the same bytes
+    /// at every port.
+    pub scale_per_100g: bool,
 }
 
 impl Default for TrimConfig {
     fn default() -> Self {
-        TrimConfig { enabled: false, size: Bytes(64), threshold: None }
+        TrimConfig { enabled: false, size: Bytes(64), threshold: None, scale_per_100g: false }
     }
 }
 
@@ -489,6 +495,7 @@ pub const NETWORK_KEYS: &[NetKey] = &[
     NetKey { key: "ecn.scale_per_25g", unit: "bool", default: "true", example: "", doc: "kmin/kmax are for a 25 Gbps port and scale with the port rate", source: HPCC_SIM },
     NetKey { key: "trim.enabled", unit: "bool", default: "false", example: "", doc: "trim instead of dropping: a data packet a switch cannot admit goes on as its header in the control class; the receiver NACKs it and the sender resends it at once", source: "UE spec 1.0 §4.1; uet-htsim CompositeQueue" },
     NetKey { key: "trim.threshold", unit: "bytes", default: "none", example: "\"60KB\"", doc: "also trim when the packet's egress class queue would pass this; unset: only what the buffer cannot admit", source: "UE spec 1.0 §3.6.17 (one Plane_BDP); uet-htsim (1 x BDP queues)" },
+    NetKey { key: "trim.scale_per_100g", unit: "bool", default: "false", example: "", doc: "trim.threshold is per 100 Gbps of each egress's rate (a 25 Gbps port trims at a quarter of it)", source: "uet-htsim 40ccb05 fat_tree_topology.cpp alloc_queue (a degraded link's queue scales with its rate)" },
     NetKey { key: "trim.size", unit: "bytes", default: "64", example: "", doc: "wire size of a trimmed packet", source: "uet-htsim main_uec.cpp (trimsize 64); the UE spec's minimum is 24 B" },
     NetKey { key: "int", unit: "bool", default: "none", example: "true", doc: "stamp INT on data packets; unset: when the scheme asks for it (HPCC, PowerTCP, ...)", source: "ccsim" },
     NetKey { key: "int_encoding", unit: "\"fixed\" | \"per_hop\" | \"free\"", default: "\"fixed\"", example: "", doc: "wire cost of INT records: a fixed header, per hop, or none", source: HPCC_SIM },

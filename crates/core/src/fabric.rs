@@ -168,16 +168,15 @@ impl Simulator {
     }
 
     /// Whether a data packet of `size` would take egress `out`'s class queue
-    /// past `network.trim.threshold`.
+    /// past its trim threshold (`network.trim.threshold`, [`Port::trim_at`]).
     #[inline]
     fn over_trim_threshold(&self, out: u32, class: usize, size: u64, h: u32) -> bool {
-        match self.net.trim.threshold {
-            // lossy classes only: PFC, not trimming, holds a lossless queue
-            Some(t) if self.net.trim.enabled && self.mode.lossless & (1 << class) == 0 => {
-                self.ports[out as usize].cls[class].bytes + size > t.0 && self.pool.get(h).kind == PktKind::Data
-            }
-            _ => false,
+        // lossy classes only: PFC, not trimming, holds a lossless queue
+        if !self.net.trim.enabled || self.mode.lossless & (1 << class) != 0 {
+            return false;
         }
+        let p = &self.ports[out as usize];
+        p.cls[class].bytes + size > p.trim_at && self.pool.get(h).kind == PktKind::Data
     }
 
     /// Cuts a data packet that egress `out` cannot admit to its header and

@@ -68,7 +68,7 @@ pub fn plan(topo: &Topology, parts: usize, host_bytes: &[f64]) -> Plan {
     }
     let cut: Vec<&crate::topology::LinkSpec> =
         topo.links.iter().filter(|l| part_of[l.a as usize] != part_of[l.b as usize]).collect();
-    let window = cut.iter().map(|l| l.delay).min().unwrap_or(Time::MAX);
+    let window = cut.iter().map(|l| l.min_delay()).min().unwrap_or(Time::MAX);
     Plan { part_of, unit, window, cut_links: cut.len(), hosts, load }
 }
 
@@ -128,8 +128,8 @@ fn units(topo: &Topology, parts: usize) -> (Vec<u32>, &'static str) {
 /// events (issue 36).
 pub fn grid(topo: &Topology) -> Time {
     let is_switch = |n: u32| topo.nodes[n as usize] == crate::topology::NodeKind::Switch;
-    let between_switches = topo.links.iter().filter(|l| is_switch(l.a) && is_switch(l.b)).map(|l| l.delay).min();
-    between_switches.or_else(|| topo.links.iter().map(|l| l.delay).min()).unwrap_or(1).max(1)
+    let between_switches = topo.links.iter().filter(|l| is_switch(l.a) && is_switch(l.b)).map(|l| l.min_delay()).min();
+    between_switches.or_else(|| topo.links.iter().map(|l| l.min_delay()).min()).unwrap_or(1).max(1)
 }
 
 /// Per unit its expected load: its hosts' bytes, and for a unit without
@@ -174,17 +174,17 @@ mod tests {
             for (i, &a) in aggs.iter().enumerate() {
                 for j in 0..half {
                     let c = cores[i * half as usize + j as usize];
-                    t.links.push(LinkSpec { a, b: c, rate_bps: 100_000_000_000, delay: 2000 });
+                    t.links.push(LinkSpec { a, b: c, rate_bps: 100_000_000_000, delay: 2000, back: None });
                 }
             }
             for _ in 0..half {
                 let e = node(&mut t, NodeKind::Switch);
                 for &a in &aggs {
-                    t.links.push(LinkSpec { a: e, b: a, rate_bps: 100_000_000_000, delay: 1000 });
+                    t.links.push(LinkSpec { a: e, b: a, rate_bps: 100_000_000_000, delay: 1000, back: None });
                 }
                 for _ in 0..half {
                     let h = node(&mut t, NodeKind::Host);
-                    t.links.push(LinkSpec { a: h, b: e, rate_bps: 100_000_000_000, delay: 500 });
+                    t.links.push(LinkSpec { a: h, b: e, rate_bps: 100_000_000_000, delay: 500, back: None });
                 }
             }
         }

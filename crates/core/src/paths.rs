@@ -62,8 +62,8 @@ impl Paths {
         let mut peer_port = vec![0; n_ports];
         for (li, l) in topo.links.iter().enumerate() {
             let (pa, pb) = w.link_ports[li];
-            ports[pa as usize] = (l.a, l.b, l.rate_bps);
-            ports[pb as usize] = (l.b, l.a, l.rate_bps);
+            ports[pa as usize] = (l.a, l.b, l.rate_from(l.a));
+            ports[pb as usize] = (l.b, l.a, l.rate_from(l.b));
             peer_port[pa as usize] = pb;
             peer_port[pb as usize] = pa;
         }

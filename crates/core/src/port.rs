@@ -92,10 +92,12 @@ pub(crate) struct Port {
     pub alpha_1024: u64,
     pub kmin: u64,
     pub kmax: u64,
+    /// `network.trim.threshold` for this egress (scaled with its rate under
+    /// `trim.scale_per_100g`); `u64::MAX` without a threshold.
+    pub trim_at: u64,
     pub max_qlen: u64,
     pub tx_data_bytes: u64,
     pub pause_sent: u64,
-    pub paused_time: Time,
     // line 3, read by a transmission in a part of a parallel run only
     // (`Mode::cut`): whether the peer is in another part and, if so, the
     // last packet sent to it: when it arrives, and its arrival's place
@@ -108,6 +110,7 @@ pub(crate) struct Port {
     /// of a parallel run owns.
     pub built: bool,
     // cold: counters
+    pub paused_time: Time,
     pub drops: u64,
     pub ecn_marked: u64,
     /// Data packets trimmed to their header at admission into this egress (`network.trim`).
@@ -141,6 +144,7 @@ impl Port {
             headroom: 0,
             alpha_1024: 1,
             kmin: 0,
+            trim_at: u64::MAX,
             kmax: 0,
             max_qlen: 0,
             tx_data_bytes: 0,

@@ -363,7 +363,7 @@ mod tests {
         let sw = tors + core;
         let mut nodes = vec![NodeKind::Host; hosts as usize];
         nodes.extend(std::iter::repeat_n(NodeKind::Switch, sw as usize));
-        let link = |a: u32, b: u32| Link { a, b, rate_bps: 100_000_000_000, delay: 1_000_000 };
+        let link = |a: u32, b: u32| Link { a, b, rate_bps: 100_000_000_000, delay: 1_000_000, back: None };
         let mut links = Vec::new();
         let mut seen = std::collections::HashSet::new();
         for h in 0..hosts {
@@ -417,7 +417,7 @@ mod tests {
         let n = h + e + a + k * k / 4;
         let mut nodes = vec![NodeKind::Host; h as usize];
         nodes.extend(std::iter::repeat_n(NodeKind::Switch, (n - h) as usize));
-        let link = |a: u32, b: u32| Link { a, b, rate_bps: 100_000_000_000, delay: 1_000_000 };
+        let link = |a: u32, b: u32| Link { a, b, rate_bps: 100_000_000_000, delay: 1_000_000, back: None };
         let mut links: Vec<Link> = (0..h).map(|x| link(x, edge0 + x / (k / 2))).collect();
         for pod in 0..k {
             for i in 0..k / 2 {
@@ -452,8 +452,8 @@ mod tests {
         let n = 20_000u32;
         let mut nodes = vec![NodeKind::Host; n as usize];
         nodes.extend(std::iter::repeat_n(NodeKind::Switch, n as usize));
-        let mut links: Vec<Link> = (0..n).map(|h| Link { a: h, b: n + h, rate_bps: 1, delay: 1 }).collect();
-        links.extend((1..n).map(|i| Link { a: n + i - 1, b: n + i, rate_bps: 1, delay: 1 }));
+        let mut links: Vec<Link> = (0..n).map(|h| Link { a: h, b: n + h, rate_bps: 1, delay: 1, back: None }).collect();
+        links.extend((1..n).map(|i| Link { a: n + i - 1, b: n + i, rate_bps: 1, delay: 1, back: None }));
         let topo = Topology { name: "line".into(), nodes, links };
         let e = Routing::check_size(&topo).unwrap_err();
         assert!(e.contains("20000 switches") && e.contains("400000000 routing entries"), "{e}");

@@ -16,10 +16,52 @@ pub enum NodeKind {
 pub struct LinkSpec {
     pub a: u32,
     pub b: u32,
-    /// Bits per second, each direction.
+    /// Bits per second from `a` to `b` (and from `b` to `a` unless `back` says otherwise).
     pub rate_bps: u64,
-    /// One-way propagation delay.
+    /// One-way propagation delay from `a` to `b` (and back unless `back` says otherwise).
     pub delay: Time,
+    /// The direction from `b` to `a`, when it differs (a degraded direction:
+    /// uet-htsim's `-failed` slows the core-to-aggregation direction only,
+    /// htsim/sim/datacenter/fat_tree_topology.cpp `alloc_queue`). None: as
+    /// from `a` to `b`.
+    pub back: Option<Direction>,
+}
+
+/// One direction of a link: its rate and propagation delay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Direction {
+    pub rate_bps: u64,
+    pub delay: Time,
+}
+
+impl LinkSpec {
+    /// The direction that leaves node `from` (one of the link's ends).
+    pub fn from(&self, from: u32) -> Direction {
+        match self.back {
+            Some(d) if from == self.b => d,
+            _ => Direction { rate_bps: self.rate_bps, delay: self.delay },
+        }
+    }
+
+    /// The rate leaving node `from` (one of the link's ends).
+    pub fn rate_from(&self, from: u32) -> u64 {
+        self.from(from).rate_bps
+    }
+
+    /// The shorter of the two directions' delays (a conservative parallel
+    /// run's window is the shortest delay of a cut link).
+    pub fn min_delay(&self) -> Time {
+        self.back.map_or(self.delay, |d| d.delay.min(self.delay))
+    }
+
+    /// Sets the direction leaving node `from` (one of the link's ends),
+    /// keeping the other as it was.
+    pub fn set_from(&mut self, from: u32, d: Direction) {
+        let other = self.from(if from == self.a { self.b } else { self.a });
+        let (ab, ba) = if from == self.a { (d, other) } else { (other, d) };
+        (self.rate_bps, self.delay) = (ab.rate_bps, ab.delay);
+        self.back = (ba != ab).then_some(ba);
+    }
 }
 
 /// Nodes are numbered 0..nodes.len(); flows name hosts by node id.
@@ -101,11 +143,13 @@ impl Topology {
             if l.a == l.b {
                 return Err(format!("link {i} connects node {} to itself", l.a));
             }
-            if l.rate_bps < MIN_LINK_RATE {
-                return Err(format!(
-                    "link {i} ({} - {}) has rate {} bps; at least {MIN_LINK_RATE} bps (1 Kbps) is supported",
-                    l.a, l.b, l.rate_bps
-                ));
+            for (from, to) in [(l.a, l.b), (l.b, l.a)] {
+                let rate = l.rate_from(from);
+                if rate < MIN_LINK_RATE {
+                    return Err(format!(
+                        "link {i} ({from} -> {to}) has rate {rate} bps; at least {MIN_LINK_RATE} bps (1 Kbps) is supported"
+                    ));
+                }
             }
             if !seen.insert((l.a.min(l.b), l.a.max(l.b))) {
                 return Err(format!("link {i} ({} - {}) duplicates an earlier link", l.a, l.b));

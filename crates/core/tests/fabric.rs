@@ -488,7 +488,7 @@ fn lossy_priorities_reserve_no_headroom() {
 fn ring5() -> ccsim_core::Topology {
     let mut nodes = vec![ccsim_core::NodeKind::Host; 5];
     nodes.extend([ccsim_core::NodeKind::Switch; 5]);
-    let l = |a, b| ccsim_core::LinkSpec { a, b, rate_bps: G100, delay: US };
+    let l = |a, b| ccsim_core::LinkSpec { a, b, rate_bps: G100, delay: US, back: None };
     let mut links: Vec<_> = (0..5).map(|h| l(h, h + 5)).collect();
     links.extend((0..5).map(|s| l(5 + s, 5 + (s + 1) % 5)));
     ccsim_core::Topology { nodes, links, name: "ring5".into() }

@@ -12,10 +12,11 @@ use ccsim_core::{LinkSpec, NodeKind, Topology};
 fn two_switches() -> Topology {
     let mut nodes = vec![NodeKind::Host; 5];
     nodes.extend([NodeKind::Switch, NodeKind::Switch]);
-    let mut links: Vec<LinkSpec> = (0..3).map(|h| LinkSpec { a: h, b: 5, rate_bps: G100, delay: US }).collect();
-    links.push(LinkSpec { a: 5, b: 6, rate_bps: 4 * G100, delay: US });
-    links.push(LinkSpec { a: 3, b: 6, rate_bps: G100, delay: US });
-    links.push(LinkSpec { a: 4, b: 6, rate_bps: G100, delay: US });
+    let mut links: Vec<LinkSpec> =
+        (0..3).map(|h| LinkSpec { a: h, b: 5, rate_bps: G100, delay: US, back: None }).collect();
+    links.push(LinkSpec { a: 5, b: 6, rate_bps: 4 * G100, delay: US, back: None });
+    links.push(LinkSpec { a: 3, b: 6, rate_bps: G100, delay: US, back: None });
+    links.push(LinkSpec { a: 4, b: 6, rate_bps: G100, delay: US, back: None });
     Topology { nodes, links, name: "hol".into() }
 }
 

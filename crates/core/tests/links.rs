@@ -5,6 +5,7 @@
 use crate::common::*;
 use ccsim_core::config::{LinkAction, LinkEvent, NetConfig, Routing};
 use ccsim_core::sim::{run, SimOptions, TraceConfig};
+use ccsim_core::time::ser_time;
 use ccsim_core::units::{Bytes, Dur};
 use ccsim_core::{LinkSpec, NodeKind, PortRef, RunResult, Topology};
 
@@ -66,7 +67,7 @@ fn a_flow_whose_path_fails_is_rerouted_and_completes() {
 fn short_and_long() -> Topology {
     let mut nodes = vec![NodeKind::Host; 2];
     nodes.extend([NodeKind::Switch; 3]);
-    let l = |a, b| LinkSpec { a, b, rate_bps: G100, delay: US };
+    let l = |a, b| LinkSpec { a, b, rate_bps: G100, delay: US, back: None };
     Topology { nodes, links: vec![l(0, 2), l(1, 3), l(2, 3), l(2, 4), l(4, 3)], name: "triangle".into() }
 }
 
@@ -135,9 +136,9 @@ fn failure_then_repair_moves_traffic_away_and_back() {
 fn incast_fabric() -> Topology {
     let mut nodes = vec![NodeKind::Host; 4];
     nodes.extend([NodeKind::Switch; 4]);
-    let l = |a, b| LinkSpec { a, b, rate_bps: G100, delay: US };
+    let l = |a, b| LinkSpec { a, b, rate_bps: G100, delay: US, back: None };
     // the receiver's link is the slow bottleneck: backpressure is permanent
-    let slow = LinkSpec { a: 3, b: 5, rate_bps: G100 / 4, delay: US };
+    let slow = LinkSpec { a: 3, b: 5, rate_bps: G100 / 4, delay: US, back: None };
     let links = vec![l(0, 4), l(1, 4), l(2, 4), slow, l(4, 6), l(4, 7), l(6, 5), l(7, 5)];
     Topology { nodes, links, name: "incast".into() }
 }
@@ -290,4 +291,51 @@ fn until_routes_change_a_failed_link_blackholes_what_is_sent_to_it() {
     let (slow, fast) = (r.flows[0].fct.unwrap(), at_once.flows[0].fct.unwrap());
     assert!(slow > fast + 400 * US, "reroute after 500 us: {slow} vs at once {fast}");
     assert!(port(&r, 2, other).tx_data_bytes > 0);
+}
+
+/// A star of 3 hosts whose switch sends to host 2 at a quarter of the rate
+/// host 2 sends at (one direction degraded, as uet-htsim's `-failed`).
+fn slow_down_to_host_2() -> Topology {
+    let mut t = star(3, G100, US);
+    t.links[2].set_from(3, ccsim_core::topology::Direction { rate_bps: G100 / 4, delay: 2 * US });
+    t
+}
+
+#[test]
+fn each_direction_of_a_link_has_its_own_rate_and_delay() {
+    let topo = slow_down_to_host_2();
+    assert_eq!((topo.links[2].rate_from(2), topo.links[2].rate_from(3)), (G100, G100 / 4));
+    topo.validate().unwrap();
+    let net = NetConfig::default();
+    let size = 1_000_000;
+    // into host 2: the slow direction is the bottleneck; out of it: line rate
+    let into = run(&topo, &net, &[flow(0, 0, 2, size, 0)], &line_rate(), &SimOptions::default(), None).unwrap();
+    let out = run(&topo, &net, &[flow(0, 2, 0, size, 0)], &line_rate(), &SimOptions::default(), None).unwrap();
+    let wire = size + size.div_ceil(1000) * 48;
+    let (fin, fout) = (into.flows[0].fct.unwrap(), out.flows[0].fct.unwrap());
+    assert!(fin >= ser_time(wire, G100 / 4), "into host 2: {fin} ps");
+    assert!(fout < ser_time(wire, G100) + 20 * US, "out of host 2: {fout} ps");
+    // the ports report their own direction; ideal FCTs and base RTTs follow the path taken
+    let rate = |r: &ccsim_core::RunResult, node, peer| {
+        r.ports.iter().find(|p| p.port == PortRef { node, peer }).map(|p| p.rate_bps).unwrap()
+    };
+    assert_eq!((rate(&into, 3, 2), rate(&into, 2, 3)), (G100 / 4, G100));
+    assert!(into.flows[0].ideal_fct >= ser_time(wire, G100 / 4));
+    assert!(out.flows[0].ideal_fct < ser_time(wire, G100) + 10 * US);
+    // the ACKs of the flow out of host 2 come back on the slow, longer direction
+    let sym = star(3, G100, US);
+    let sym = run(&sym, &net, &[flow(0, 2, 0, size, 0)], &line_rate(), &SimOptions::default(), None).unwrap();
+    let fsym = sym.flows[0].fct.unwrap();
+    assert!(fout > fsym, "the slow back direction delays the last ACK: {fout} vs {fsym} ps");
+}
+
+#[test]
+fn a_slow_direction_below_the_minimum_rate_is_refused() {
+    let mut topo = star(3, G100, US);
+    topo.links[1].set_from(3, ccsim_core::topology::Direction { rate_bps: 10, delay: US });
+    let e = topo.validate().unwrap_err();
+    assert!(e.contains("link 1 (3 -> 1)") && e.contains("10 bps"), "{e}");
+    // setting a direction back to the other's makes the link symmetric again
+    topo.links[1].set_from(3, ccsim_core::topology::Direction { rate_bps: G100, delay: US });
+    assert_eq!(topo.links[1].back, None);
 }

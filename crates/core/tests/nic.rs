@@ -136,7 +136,7 @@ fn acks_in_a_paused_class_wait_on_the_nic() {
     // ingress headroom and be dropped.
     let mut nodes = vec![NodeKind::Host; 5];
     nodes.extend([NodeKind::Switch, NodeKind::Switch]);
-    let link = |a, b, rate_bps| LinkSpec { a, b, rate_bps, delay: US };
+    let link = |a, b, rate_bps| LinkSpec { a, b, rate_bps, delay: US, back: None };
     let links = vec![
         link(0, 5, G100),
         link(1, 5, G100),

@@ -14,11 +14,11 @@ use ccsim_core::{LinkSpec, NodeKind, PortRef, RunResult, Topology};
 fn chain(switches: u32, rate: u64, delay: Time) -> Topology {
     let mut nodes = vec![NodeKind::Host; 2];
     nodes.extend(std::iter::repeat_n(NodeKind::Switch, switches as usize));
-    let mut links = vec![LinkSpec { a: 0, b: 2, rate_bps: rate, delay }];
+    let mut links = vec![LinkSpec { a: 0, b: 2, rate_bps: rate, delay, back: None }];
     for s in 2..1 + switches {
-        links.push(LinkSpec { a: s, b: s + 1, rate_bps: rate, delay });
+        links.push(LinkSpec { a: s, b: s + 1, rate_bps: rate, delay, back: None });
     }
-    links.push(LinkSpec { a: 1 + switches, b: 1, rate_bps: rate, delay });
+    links.push(LinkSpec { a: 1 + switches, b: 1, rate_bps: rate, delay, back: None });
     Topology { nodes, links, name: format!("chain of {switches}") }
 }
 

@@ -588,8 +588,8 @@ pub fn estimate_events(scn: &Scenario) -> f64 {
     let n = topo.nodes.len();
     let mut adj = vec![Vec::new(); n];
     for l in &topo.links {
-        adj[l.a as usize].push((l.b, l.rate_bps));
-        adj[l.b as usize].push((l.a, l.rate_bps));
+        adj[l.a as usize].push((l.b, l.rate_from(l.a)));
+        adj[l.b as usize].push((l.a, l.rate_from(l.b)));
     }
     let rate_of = |h: u32| adj[h as usize].first().map_or(100e9, |x| x.1 as f64);
     // per switch (or multi-homed host): hop counts to every node, made when first needed

@@ -61,6 +61,10 @@ pub struct ScenarioFile {
     pub threads: Option<usize>,
     #[serde(deserialize_with = "crate::strict::table")]
     pub topology: TopoSpec,
+    /// `[[link]]`: one direction of a topology link (or both) with its own
+    /// rate and delay (see [`crate::topo::LinkOverride`]).
+    #[serde(default)]
+    pub link: Vec<crate::topo::LinkOverride>,
     #[serde(default)]
     pub network: NetConfig,
     /// One or more workloads; their flows are merged.
@@ -509,7 +513,8 @@ fn load_resolved(label: &str, text: &str, base_dir: &Path, stem: &str, ov: &Over
     file.network.validate().map_err(|m| in_section(label, "network", &m))?;
 
     // 4. Topology.
-    let topo = file.topology.build(base_dir).map_err(|m| in_section(label, "topology", &topology_msg(&m)))?;
+    let mut topo = file.topology.build(base_dir).map_err(|m| in_section(label, "topology", &topology_msg(&m)))?;
+    crate::topo::apply_links(&mut topo, &file.link).map_err(|m| format!("{label}: {m}"))?;
     topo.validate().map_err(|m| in_section(label, "topology", &m))?;
     topo.check_link_events(&file.network.link_events, stop).map_err(|m| in_section(label, "network", &m))?;
 
@@ -739,7 +744,7 @@ pub const MAX_TRACE_SAMPLES: f64 = 5e8;
 /// When the flows would end at line rate (twice that, as a margin): the
 /// length of a run without a stop time, for cost estimates.
 fn expected_end(topo: &Topology, flows: &[FlowSpec]) -> Time {
-    let rate = |h: u32| topo.links.iter().find(|l| l.a == h || l.b == h).map_or(1e9, |l| l.rate_bps as f64);
+    let rate = |h: u32| topo.links.iter().find(|l| l.a == h || l.b == h).map_or(1e9, |l| l.rate_from(h) as f64);
     flows.iter().map(|f| f.start + (f.size as f64 * 8.0 / rate(f.src) * 1e12) as Time).max().unwrap_or(0) * 2
 }
 
@@ -808,8 +813,7 @@ pub fn offered(topo: &Topology, flows: &[FlowSpec]) -> Offered {
     let total_bytes: u64 = flows.iter().map(|f| f.size).sum();
     let first_start = flows.iter().map(|f| f.start).min().unwrap_or(0);
     let last_start = flows.iter().map(|f| f.start).max().unwrap_or(0);
-    let host_capacity: f64 =
-        topo.links.iter().filter(|l| topo.is_host(l.a) || topo.is_host(l.b)).map(|l| l.rate_bps as f64).sum();
+    let host_capacity: f64 = topo.hosts().iter().map(|&h| host_rate(topo, h) as f64).sum();
     let span = last_start.saturating_sub(first_start);
     let load = if span > 0 && host_capacity > 0.0 {
         Some(total_bytes as f64 * 8.0 / ccsim_core::time::to_secs(span) / host_capacity)
@@ -959,11 +963,11 @@ impl Scenario {
     pub fn summary(&self) -> String {
         let hosts = self.topo.hosts().len();
         let switches = self.topo.switches().len();
-        let host_links = self.topo.links.iter().filter(|l| self.topo.is_host(l.a) || self.topo.is_host(l.b));
+        let host_rates = rate_range(self.topo.hosts().iter().map(|&h| host_rate(&self.topo, h)));
         let fabric_links = self.topo.links.iter().filter(|l| !self.topo.is_host(l.a) && !self.topo.is_host(l.b));
-        let host_rates = rate_range(host_links.map(|l| l.rate_bps));
-        let fabric_rates = rate_range(fabric_links.map(|l| l.rate_bps));
-        let delays: BTreeSet<Time> = self.topo.links.iter().map(|l| l.delay).collect();
+        let fabric_rates = rate_range(fabric_links.flat_map(|l| [l.rate_from(l.a), l.rate_from(l.b)]));
+        let delays: BTreeSet<Time> =
+            self.topo.links.iter().flat_map(|l| [l.from(l.a).delay, l.from(l.b).delay]).collect();
         let delays = delays.iter().map(|&d| fmt_dur(d)).collect::<Vec<_>>().join("/");
         let off = offered(&self.topo, &self.flows);
         let n = self.flows.len();
@@ -1144,6 +1148,11 @@ pub mod registry {
     }
 }
 
+/// What host `h` sends at: the rate of its link's direction away from it.
+fn host_rate(topo: &Topology, h: u32) -> u64 {
+    topo.links.iter().find(|l| l.a == h || l.b == h).map_or(0, |l| l.rate_from(h))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1186,6 +1195,33 @@ flows = [{ src = 0, dst = 1, size = "1MB" }, { src = 2, dst = 1, size = 5000, st
 
     fn load_str(text: &str, ov: &Overrides) -> Result<Scenario, String> {
         load_text("t.toml", text, Path::new("."), "t", ov)
+    }
+
+    #[test]
+    fn link_entries_set_one_direction_or_both() {
+        // star: hosts 0-3, the switch 4
+        let one = format!("{BASE}\n[[link]]\nfrom = 4\nto = 1\nrate = \"25Gbps\"\ndelay = \"2us\"\n");
+        let s = load_str(&one, &Overrides::default()).unwrap();
+        let l = &s.topo.links[s.topo.link_between(4, 1).unwrap()];
+        assert_eq!(
+            (l.rate_from(4), l.from(4).delay, l.rate_from(1), l.from(1).delay),
+            (25_000_000_000, 2_000_000, 100_000_000_000, 1_000_000)
+        );
+        let both = format!("{BASE}\n[[link]]\nfrom = 1\nto = 4\nrate = \"40Gbps\"\nboth = true\n");
+        let s = load_str(&both, &Overrides::default()).unwrap();
+        let l = &s.topo.links[s.topo.link_between(4, 1).unwrap()];
+        assert_eq!((l.rate_from(4), l.rate_from(1), l.back), (40_000_000_000, 40_000_000_000, None));
+        // the flow into host 1 runs at the slow direction's rate
+        let r = load_str(&one, &Overrides::default()).unwrap().simulate("hpcc", None).unwrap();
+        assert!(r.flows[0].ideal_fct > 300 * ccsim_core::time::US, "{}", r.flows[0].ideal_fct);
+        // errors name the entry
+        let none = format!("{BASE}\n[[link]]\nfrom = 0\nto = 1\nrate = \"25Gbps\"\n");
+        let e = load_str(&none, &Overrides::default()).unwrap_err();
+        assert!(e.contains("link[0] (0 -> 1)") && e.contains("no link joins node 0 and node 1"), "{e}");
+        let nothing = format!("{BASE}\n[[link]]\nfrom = 4\nto = 1\n");
+        assert!(load_str(&nothing, &Overrides::default()).unwrap_err().contains("set rate, delay or both"));
+        let typo = format!("{BASE}\n[[link]]\nfrom = 4\nto = 1\nrte = \"1Gbps\"\n");
+        assert!(load_str(&typo, &Overrides::default()).unwrap_err().contains("rte"));
     }
 
     #[test]

@@ -110,7 +110,7 @@ pub fn read_topology(path: &Path) -> Result<Topology, String> {
                 f[4]
             ));
         }
-        links.push(LinkSpec { a, b, rate_bps, delay });
+        links.push(LinkSpec { a, b, rate_bps, delay, back: None });
     }
     if links.len() != n_links {
         return Err(format!("{disp}: the first line announces {n_links} links but the file has {}", links.len()));
@@ -241,8 +241,8 @@ mod tests {
         let p = tmp("t.txt", "4 2 3\n0 3\n1 0 100Gbps 1000ns 0\n2 3 25Gbps 0.001ms 0.000000\n0 3 400Gbps 2us 0\n\n");
         let t = read_topology(&p).unwrap();
         assert_eq!(t.nodes, vec![NodeKind::Switch, NodeKind::Host, NodeKind::Host, NodeKind::Switch]);
-        assert_eq!(t.links[0], LinkSpec { a: 1, b: 0, rate_bps: 100_000_000_000, delay: US });
-        assert_eq!(t.links[1], LinkSpec { a: 2, b: 3, rate_bps: 25_000_000_000, delay: US });
+        assert_eq!(t.links[0], LinkSpec { a: 1, b: 0, rate_bps: 100_000_000_000, delay: US, back: None });
+        assert_eq!(t.links[1], LinkSpec { a: 2, b: 3, rate_bps: 25_000_000_000, delay: US, back: None });
         assert_eq!(t.links[2].delay, 2 * US);
         assert_eq!(t.name, "t.txt");
     }

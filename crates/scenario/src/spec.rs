@@ -364,7 +364,7 @@ fn uniform_host_rate(topo: &Topology, field: &str, hosts: &[u32]) -> Result<u64,
     for l in &topo.links {
         for x in [l.a, l.b] {
             if topo.is_host(x) {
-                rate[x as usize] = l.rate_bps;
+                rate[x as usize] = l.rate_from(x);
             }
         }
     }
@@ -954,7 +954,7 @@ impl Generated {
                 FlowSpec { id: 0, src: c.src, dst: c.dst, size: m.size, start: m.at, prio: c.prio }
             })
             .collect();
-        let rate = |h: u32| topo.links.iter().find(|l| l.a == h || l.b == h).map_or(0, |l| l.rate_bps);
+        let rate = |h: u32| topo.links.iter().find(|l| l.a == h || l.b == h).map_or(0, |l| l.rate_from(h));
         for p in &self.loops {
             let l = &p.spec;
             let end = match (l.end, stop) {

@@ -62,7 +62,7 @@ fn size_ok(nodes: u64, links: u64) -> Result<(), String> {
 }
 
 fn link(a: u64, b: u64, t: Tier) -> LinkSpec {
-    LinkSpec { a: a as u32, b: b as u32, rate_bps: t.rate_bps, delay: t.delay }
+    LinkSpec { a: a as u32, b: b as u32, rate_bps: t.rate_bps, delay: t.delay, back: None }
 }
 
 fn nodes(hosts: u64, switches: u64) -> Vec<NodeKind> {
@@ -444,6 +444,52 @@ impl TopoSpec {
     }
 }
 
+/// A `[[link]]` entry of a scenario file: one direction of a topology's
+/// link (or both) given its own rate and delay, as a degraded or
+/// asymmetric link (uet-htsim's `-failed N` slows the core-to-aggregation
+/// direction of N links to a quarter, fat_tree_topology.cpp `alloc_queue`).
+/// Queues of a slowed port follow its rate under `network.ecn.scale_per_25g`
+/// and `network.trim.scale_per_100g`.
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkOverride {
+    /// The node the direction leaves. Required.
+    pub from: u32,
+    /// The node it reaches; a topology link must join the two. Required.
+    pub to: u32,
+    /// Its rate. Default: the topology's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// Its one-way propagation delay. Default: the topology's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Dur>,
+    /// Set both directions. Default false: only `from` -> `to`.
+    #[serde(default)]
+    pub both: bool,
+}
+
+/// Applies `[[link]]` entries to `topo`, in order. Errors name the entry.
+pub fn apply_links(topo: &mut Topology, links: &[LinkOverride]) -> Result<(), String> {
+    for (i, o) in links.iter().enumerate() {
+        let name = format!("link[{i}] ({} -> {})", o.from, o.to);
+        let li = topo
+            .link_between(o.from, o.to)
+            .ok_or_else(|| format!("{name}: no link joins node {} and node {}", o.from, o.to))?;
+        if o.rate.is_none() && o.delay.is_none() {
+            return Err(format!("{name}: set rate, delay or both"));
+        }
+        let l = &mut topo.links[li];
+        let ends = if o.both { vec![o.from, o.to] } else { vec![o.from] };
+        for from in ends {
+            let mut d = l.from(from);
+            d.rate_bps = o.rate.map_or(d.rate_bps, |r| r.0);
+            d.delay = o.delay.map_or(d.delay, |x| x.0);
+            l.set_from(from, d);
+        }
+    }
+    Ok(())
+}
+
 /// Topology kinds and their parameters with defaults, for `ccsim list`.
 pub fn describe() -> Vec<(&'static str, &'static str)> {
     vec![
@@ -550,8 +596,8 @@ mod tests {
         for l in &t.links[4..8] {
             assert_eq!(l.b, 10);
         }
-        assert_eq!(t.links[8], LinkSpec { a: 8, b: 9, rate_bps: 40 * G, delay: 2 * US });
-        assert_eq!(t.links[9], LinkSpec { a: 9, b: 10, rate_bps: 40 * G, delay: 2 * US });
+        assert_eq!(t.links[8], LinkSpec { a: 8, b: 9, rate_bps: 40 * G, delay: 2 * US, back: None });
+        assert_eq!(t.links[9], LinkSpec { a: 9, b: 10, rate_bps: 40 * G, delay: 2 * US, back: None });
         assert!(t.name.contains("bottleneck 40Gbps"), "{}", t.name);
         let e = dumbbell(4, Tier::new(G, US), Tier::new(G, US), 1).unwrap_err();
         assert!(e.contains("switches = 1"), "{e}");
@@ -572,7 +618,7 @@ mod tests {
         assert_eq!(t.hosts(), (0..32).collect::<Vec<_>>());
         assert_eq!(t.switches(), (32..38).collect::<Vec<_>>());
         assert_eq!(t.links.len(), 32 + 8);
-        assert_eq!(t.links[9], LinkSpec { a: 9, b: 33, rate_bps: 100 * G, delay: US });
+        assert_eq!(t.links[9], LinkSpec { a: 9, b: 33, rate_bps: 100 * G, delay: US, back: None });
         let fabric: Vec<(u32, u32)> = t.links[32..].iter().map(|l| (l.a, l.b)).collect();
         assert_eq!(fabric, vec![(32, 36), (32, 37), (33, 36), (33, 37), (34, 36), (34, 37), (35, 36), (35, 37)]);
         assert!(t.links[32..].iter().all(|l| l.rate_bps == 200 * G && l.delay == 2 * US));

@@ -44,7 +44,7 @@ pub fn line_rate() -> Fixed {
 pub fn star(n: u32, rate: u64, delay: Time) -> Topology {
     let mut nodes = vec![NodeKind::Host; n as usize];
     nodes.push(NodeKind::Switch);
-    let links = (0..n).map(|h| LinkSpec { a: h, b: n, rate_bps: rate, delay }).collect();
+    let links = (0..n).map(|h| LinkSpec { a: h, b: n, rate_bps: rate, delay, back: None }).collect();
     Topology { nodes, links, name: format!("star {n}") }
 }
 
@@ -56,11 +56,11 @@ pub fn leaf_spine(per_leaf: u32, spines: u32, rate: u64, delay: Time) -> Topolog
     nodes.extend(std::iter::repeat_n(NodeKind::Switch, 2 + spines as usize));
     let mut links = Vec::new();
     for h in 0..nh {
-        links.push(LinkSpec { a: h, b: nh + h / per_leaf, rate_bps: rate, delay });
+        links.push(LinkSpec { a: h, b: nh + h / per_leaf, rate_bps: rate, delay, back: None });
     }
     for l in 0..2 {
         for s in 0..spines {
-            links.push(LinkSpec { a: nh + l, b: nh + 2 + s, rate_bps: rate, delay });
+            links.push(LinkSpec { a: nh + l, b: nh + 2 + s, rate_bps: rate, delay, back: None });
         }
     }
     Topology { nodes, links, name: "leaf-spine".into() }

@@ -202,6 +202,9 @@ fn fingerprint(r: &RunResult, scn: &ccsim_scenario::Scenario, fabric: Fabric) ->
     }
     for l in &scn.topo.links {
         (l.a, l.b, l.rate_bps).hash(&mut h);
+        if let Some(d) = l.back {
+            (d.rate_bps, d.delay).hash(&mut h);
+        }
     }
     for f in &r.flows {
         (f.id, f.src, f.dst, f.size, f.start, f.conn).hash(&mut h);

@@ -30,7 +30,7 @@ pub fn fct(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
 pub fn line_slowdown(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
     let net = &cx.scn.net;
     let line = |src: u32| {
-        cx.scn.topo.links.iter().find(|l| l.a == src || l.b == src).map(|l| l.rate_bps as f64).unwrap_or(f64::NAN)
+        cx.scn.topo.links.iter().find(|l| l.a == src || l.b == src).map(|l| l.rate_from(src) as f64).unwrap_or(f64::NAN)
     };
     let v: Vec<f64> = selected(p, cx)
         .filter_map(|f| {
@@ -114,8 +114,7 @@ pub fn offered_load(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
     }
     let bytes: f64 = flows.iter().filter(|f| f.start >= from && f.start < to).map(|f| f.size as f64).sum();
     let topo = &cx.scn.topo;
-    let capacity: f64 =
-        topo.links.iter().filter(|l| topo.is_host(l.a) || topo.is_host(l.b)).map(|l| l.rate_bps as f64).sum();
+    let capacity: f64 = topo.links.iter().filter_map(|l| host_end(topo, l)).map(|(l, h)| l.rate_from(h) as f64).sum();
     Ok(Some(bytes * 8.0 / (capacity * (to - from) as f64 / 1e12)))
 }
 
@@ -169,4 +168,9 @@ pub(crate) fn done_at(cx: &Ctx, ids: &[u32]) -> Result<Option<u64>, String> {
         }
     }
     Ok(Some(last))
+}
+
+/// A host link and its host (what the host sends at is its rate).
+fn host_end<'a>(topo: &ccsim_core::Topology, l: &'a ccsim_core::LinkSpec) -> Option<(&'a ccsim_core::LinkSpec, u32)> {
+    [l.a, l.b].into_iter().find(|&x| topo.is_host(x)).map(|h| (l, h))
 }

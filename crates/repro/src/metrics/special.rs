@@ -69,7 +69,8 @@ pub fn gradient_error(p: &Params, cx: &Ctx) -> Result<Option<f64>, String> {
         as f64;
     let src = need(cx.scn.flows.get(f as usize), &format!("flow {f}"))?.src;
     let link = cx.scn.topo.links.iter().find(|l| l.a == src || l.b == src).ok_or("the sender has no link")?;
-    let offset = link.delay + ser_time(cx.scn.net.packet_size(), link.rate_bps);
+    let up = link.from(src);
+    let offset = up.delay + ser_time(cx.scn.net.packet_size(), up.rate_bps);
     let estimator = p.text("estimator").unwrap_or("bls");
     if !matches!(estimator, "bls" | "ewma" | "ratio") {
         return Err(format!(
