@@ -10,9 +10,11 @@
 //! [`registry::SchemeConfig`], declare the module below, and add one line to
 //! the `SCHEMES` table in `registry.rs`.
 
+pub mod bitmap;
 pub mod bolt;
 pub mod dcqcn;
 pub mod dctcp;
+pub mod feedback;
 pub mod fncc;
 pub mod hpcc;
 pub mod none;

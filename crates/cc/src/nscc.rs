@@ -125,8 +125,9 @@ pub const REFERENCE_RTT: Time = 12 * US;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NsccConfig {
-    /// Entropy per packet: "ecmp" (the flow's ECMP hash), "reps" or
-    /// "oblivious" (spraying). Default "ecmp" (H's default is its MIXED
+    /// Entropy per packet: "ecmp" (the flow's ECMP hash), "reps",
+    /// "oblivious" (spraying), "bitmap" or "mixed" (uet-htsim's two others,
+    /// [`crate::bitmap`]). Default "ecmp" (H's default is its MIXED
     /// balancer, main_uec.cpp L89; ccsim's other schemes use ECMP).
     pub load_balancer: LoadBalancer,
     /// Entropy values per flow (a power of two). Default 64 (H main_uec.cpp
@@ -255,7 +256,7 @@ impl SchemeConfig for NsccConfig {
     const SUMMARY: &'static str =
         "Ultra Ethernet NSCC (UE spec 1.0 §3.6.13): ECN x delay window, quick adapt on trims; REPS multipath option";
     const PARAMS: &'static [(&'static str, &'static str)] = &[
-        ("load_balancer", "\"ecmp\" (flow hash), \"reps\" (recycled entropies) or \"oblivious\" (spraying)"),
+        ("load_balancer", "\"ecmp\" (flow hash), \"reps\" (recycled entropies), \"oblivious\" (spraying), \"bitmap\" (spraying that skips penalized entropies) or \"mixed\" (recycled clean entropies, else bitmap; uet-htsim's default)"),
         ("evs", "entropy values per flow (power of two)"),
         ("reps_buffer", "REPS buffer of recycled entropies"),
         ("reps_freeze", "REPS freeze after a timeout; 0 = none"),

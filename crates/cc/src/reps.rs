@@ -44,6 +44,7 @@
 //! sends the same EV sequence in every run given the same feedback; which
 //! path an EV takes still depends on the run's seed (the switches' salts).
 
+use crate::bitmap::{Bitmap, Mixed};
 use ccsim_core::rng::{mix64, Rng};
 use ccsim_core::time::Time;
 use serde::{Deserialize, Serialize};
@@ -76,20 +77,15 @@ pub enum LoadBalancer {
     Reps,
     /// Oblivious spraying: every EV once per round, in a random order.
     Oblivious,
+    /// uet-htsim's bitmap: oblivious order, skipping EVs penalized by ECN
+    /// marks, trims and timeouts ([`crate::bitmap`]).
+    Bitmap,
+    /// uet-htsim's MIXED (its default): clean ACKs' EVs reused in order,
+    /// else the bitmap's ([`crate::bitmap`]).
+    Mixed,
 }
 
-/// What an ACK/NACK/timeout says about a path (uet-htsim `PathFeedback`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Feedback {
-    /// Delivered without an ECN mark.
-    Good,
-    /// Delivered with an ECN mark.
-    Ecn,
-    /// Trimmed inside the fabric.
-    Nack,
-    /// Retransmission timeout (no EV).
-    Timeout,
-}
+pub use crate::feedback::Feedback;
 
 /// The switch hash of `ev` for flow `flow`.
 #[inline]
@@ -273,6 +269,8 @@ pub enum Multipath {
     Ecmp,
     Reps(Reps),
     Oblivious(Oblivious),
+    Bitmap(Bitmap),
+    Mixed(Mixed),
 }
 
 impl Multipath {
@@ -281,6 +279,8 @@ impl Multipath {
             LoadBalancer::Ecmp => Multipath::Ecmp,
             LoadBalancer::Reps => Multipath::Reps(Reps::new(flow, evs, buffer, freeze)),
             LoadBalancer::Oblivious => Multipath::Oblivious(Oblivious::new(flow, evs)),
+            LoadBalancer::Bitmap => Multipath::Bitmap(Bitmap::new(flow, evs)),
+            LoadBalancer::Mixed => Multipath::Mixed(Mixed::new(flow, evs)),
         }
     }
 
@@ -291,15 +291,20 @@ impl Multipath {
             Multipath::Ecmp => return,
             Multipath::Reps(r) => r.next_ev(),
             Multipath::Oblivious(o) => o.next_ev(),
+            Multipath::Bitmap(b) => b.next_ev(),
+            Multipath::Mixed(m) => m.next_ev(),
         };
         pkt.hash = ev_hash(flow, ev);
         pkt.aux[AUX_EV] = EV_PRESENT | ev as u64;
     }
 
-    /// Path feedback (REPS only).
+    /// Path feedback (REPS, bitmap and MIXED; ECMP and oblivious take none).
     pub fn feedback(&mut self, ev: Option<u32>, fb: Feedback, now: Time) {
-        if let Multipath::Reps(r) = self {
-            r.feedback(ev, fb, now);
+        match self {
+            Multipath::Reps(r) => r.feedback(ev, fb, now),
+            Multipath::Bitmap(b) => b.feedback(ev, fb),
+            Multipath::Mixed(m) => m.feedback(ev, fb),
+            Multipath::Ecmp | Multipath::Oblivious(_) => {}
         }
     }
 }
