@@ -17,9 +17,8 @@
 
 use std::collections::VecDeque;
 
-use ccsim_core::rng::Rng;
-
 use crate::feedback::Feedback;
+use crate::oblivious::Oblivious;
 
 /// The highest penalty an EV can have (uet-htsim `_max_penalty = 15`).
 pub const MAX_PENALTY: u8 = 15;
@@ -34,20 +33,15 @@ const RNG_LABEL: u64 = 0xB17_3A9;
 /// The bitmap balancer of one connection.
 #[derive(Clone, Debug)]
 pub struct Bitmap {
-    mask: u32,
-    index: u32,
-    xor: u32,
+    /// Oblivious spraying's order, from a stream of its own.
+    order: Oblivious,
     penalty: Vec<u8>,
-    rng: Rng,
 }
 
 impl Bitmap {
     /// `evs` (a power of two) entropy values, randomness from `flow`'s id.
     pub fn new(flow: u32, evs: u32) -> Self {
-        assert!(evs.is_power_of_two());
-        let mut rng = Rng::derive(flow as u64, RNG_LABEL);
-        let xor = rng.below(evs as u64) as u32;
-        Bitmap { mask: evs - 1, index: 0, xor, penalty: vec![0; evs as usize], rng }
+        Bitmap { order: Oblivious::with_stream(flow, evs, RNG_LABEL), penalty: vec![0; evs as usize] }
     }
 
     /// Feedback about `ev` (None for a timeout: no EV is named).
@@ -59,13 +53,14 @@ impl Bitmap {
             Feedback::Nack => PENALTY_NACK,
             Feedback::Timeout => MAX_PENALTY,
         };
-        let p = &mut self.penalty[(ev & self.mask) as usize];
+        let i = (ev % self.order.evs()) as usize;
+        let p = &mut self.penalty[i];
         *p = p.saturating_add(add).min(MAX_PENALTY);
     }
 
     /// The EV of the next packet.
     pub fn next_ev(&mut self) -> u32 {
-        let mut ev = self.current();
+        let mut ev = self.order.current();
         let mut first = true;
         let mut skipped = 0;
         while self.penalty[ev as usize] > 0 {
@@ -74,32 +69,19 @@ impl Bitmap {
                 first = false;
             }
             skipped += 1;
-            if skipped > self.mask + 1 {
+            if skipped > self.order.evs() {
                 break;
             }
-            self.advance();
-            ev = self.current();
+            self.order.advance();
+            ev = self.order.current();
         }
-        self.advance();
+        self.order.advance();
         ev
     }
 
     /// The penalty of `ev`.
     pub fn penalty(&self, ev: u32) -> u8 {
-        self.penalty[(ev & self.mask) as usize]
-    }
-
-    fn current(&self) -> u32 {
-        (self.index ^ self.xor) & self.mask
-    }
-
-    fn advance(&mut self) {
-        if self.index == self.mask {
-            self.index = 0;
-            self.xor = self.rng.below(self.mask as u64 + 1) as u32;
-        } else {
-            self.index += 1;
-        }
+        self.penalty[(ev % self.order.evs()) as usize]
     }
 }
 

@@ -19,6 +19,7 @@ pub mod fncc;
 pub mod hpcc;
 pub mod none;
 pub mod nscc;
+pub mod oblivious;
 pub mod oscar;
 pub mod patched_timely;
 pub mod pcn;

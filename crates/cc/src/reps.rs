@@ -45,6 +45,8 @@
 //! path an EV takes still depends on the run's seed (the switches' salts).
 
 use crate::bitmap::{Bitmap, Mixed};
+pub use crate::oblivious::Oblivious;
+use crate::oblivious::RNG_LABEL;
 use ccsim_core::rng::{mix64, Rng};
 use ccsim_core::time::Time;
 use serde::{Deserialize, Serialize};
@@ -58,9 +60,6 @@ pub const EV_PRESENT: u64 = 1 << 32;
 
 /// Mixing constant of [`ev_hash`].
 const EV_HASH_KEY: u64 = 0x5EB5_E11A_0E7A_D0C5;
-
-/// Label of the per-flow EV generator ([`Rng::derive`]).
-const RNG_LABEL: u64 = 0x4E5C_C0DE;
 
 /// Packets that explore with random EVs after leaving frozen mode
 /// (uet-htsim uec_mp.cpp L164: `explore_counter = 16`).
@@ -233,36 +232,6 @@ impl Reps {
     }
 }
 
-/// Oblivious spraying state of one connection.
-#[derive(Clone, Debug)]
-pub struct Oblivious {
-    mask: u32,
-    index: u32,
-    xor: u32,
-    rng: Rng,
-}
-
-impl Oblivious {
-    /// `evs` (a power of two) entropy values, randomness from `flow`'s id.
-    pub fn new(flow: u32, evs: u32) -> Self {
-        assert!(evs.is_power_of_two());
-        let mut rng = Rng::derive(flow as u64, RNG_LABEL);
-        let xor = rng.below(evs as u64) as u32;
-        Oblivious { mask: evs - 1, index: 0, xor, rng }
-    }
-
-    pub fn next_ev(&mut self) -> u32 {
-        let ev = (self.index ^ self.xor) & self.mask;
-        if self.index == self.mask {
-            self.index = 0;
-            self.xor = self.rng.below(self.mask as u64 + 1) as u32;
-        } else {
-            self.index += 1;
-        }
-        ev
-    }
-}
-
 /// A sender's load balancer.
 #[derive(Clone, Debug)]
 pub enum Multipath {
@@ -427,20 +396,6 @@ mod tests {
         r.feedback(None, Feedback::Timeout, US);
         assert!(r.is_frozen());
         assert!(r.next_ev() < 64);
-    }
-
-    #[test]
-    fn oblivious_uses_every_ev_once_per_round() {
-        let mut o = Oblivious::new(7, 16);
-        let mut rounds = Vec::new();
-        for _ in 0..8 {
-            let mut round: Vec<u32> = (0..16).map(|_| o.next_ev()).collect();
-            rounds.push(round.clone());
-            round.sort_unstable();
-            assert_eq!(round, (0..16).collect::<Vec<_>>());
-        }
-        rounds.dedup();
-        assert!(rounds.len() > 1, "the order changes between rounds");
     }
 
     #[test]
