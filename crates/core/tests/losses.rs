@@ -8,39 +8,20 @@ use crate::common::*;
 use ccsim_core::config::{NetConfig, Receiver};
 use ccsim_core::sim::{SimOptions, Simulator};
 use ccsim_core::units::Bytes;
-use ccsim_core::{run, ConnSpec, MessageSpec, RunResult, Traffic};
-
-/// 8 senders into one receiver of a 9-host star.
-fn incast(net: &NetConfig) -> RunResult {
-    let topo = star(9, G100, US);
-    let flows: Vec<_> = (0..8).map(|i| flow(i, i, 8, 500_000, 0)).collect();
-    let opts = SimOptions { check: true, ..Default::default() };
-    run(&topo, net, &flows, &line_rate(), &opts, None).unwrap()
-}
-
-fn lossy() -> NetConfig {
-    let mut net = NetConfig::default();
-    net.pfc.enabled = false;
-    net.buffer = Bytes(400_000);
-    net
-}
-
-fn sum(r: &RunResult, f: impl Fn(&ccsim_core::results::FlowResult) -> u64) -> u64 {
-    r.flows.iter().map(f).sum()
-}
+use ccsim_core::{ConnSpec, MessageSpec, Traffic};
 
 #[test]
 fn a_lossy_incast_counts_resends_timeouts_and_drops_per_flow_and_in_total() {
-    let r = incast(&lossy());
+    let r = incast_8_to_1(&lossy_400kb());
     assert_eq!(r.check, Some(Ok(())));
     assert!(r.flows.iter().all(|f| f.fct.is_some()), "go-back-N delivers everything");
     assert!(r.drops > 0 && r.retransmits > 0, "drops {} resends {}", r.drops, r.retransmits);
     // the flows' counts are the totals: every drop was a data packet (ACKs
     // travel in the control class, which is never dropped)
-    assert_eq!(sum(&r, |f| f.retransmits), r.retransmits);
-    assert_eq!(sum(&r, |f| f.drops), r.drops);
-    assert_eq!(sum(&r, |f| f.timeouts), r.timeouts);
-    assert_eq!(sum(&r, |f| f.trimmed), 0);
+    assert_eq!(flow_sum(&r, |f| f.retransmits), r.retransmits);
+    assert_eq!(flow_sum(&r, |f| f.drops), r.drops);
+    assert_eq!(flow_sum(&r, |f| f.timeouts), r.timeouts);
+    assert_eq!(flow_sum(&r, |f| f.trimmed), 0);
     // a lost packet is resent: at least as many resends as data drops
     assert!(r.retransmits >= r.drops);
     let s = r.summary();
@@ -57,7 +38,7 @@ fn a_lossy_incast_counts_resends_timeouts_and_drops_per_flow_and_in_total() {
 fn a_lossless_incast_loses_nothing() {
     let mut net = NetConfig::default();
     net.pfc.static_xoff = Some(Bytes(50_000));
-    let r = incast(&net);
+    let r = incast_8_to_1(&net);
     assert_eq!(r.check, Some(Ok(())));
     assert!(r.pause_frames > 0, "the incast is held by PFC");
     assert_eq!((r.drops, r.retransmits, r.timeouts, r.trimmed), (0, 0, 0, 0));
@@ -66,15 +47,15 @@ fn a_lossless_incast_loses_nothing() {
 
 #[test]
 fn trims_are_counted_per_flow() {
-    let mut net = lossy();
+    let mut net = lossy_400kb();
     net.trim.enabled = true;
     net.trim.threshold = Some(Bytes(60_000));
     net.receiver = Receiver::Reorder;
-    let r = incast(&net);
+    let r = incast_8_to_1(&net);
     assert_eq!(r.check, Some(Ok(())));
     assert!(r.trimmed > 0);
-    assert_eq!(sum(&r, |f| f.trimmed), r.trimmed);
-    assert_eq!(sum(&r, |f| f.retransmits), r.retransmits);
+    assert_eq!(flow_sum(&r, |f| f.trimmed), r.trimmed);
+    assert_eq!(flow_sum(&r, |f| f.retransmits), r.retransmits);
     assert!(r.retransmits >= r.trimmed, "every trimmed packet is resent");
 }
 
@@ -88,7 +69,7 @@ fn a_message_row_shows_the_resends_of_its_bytes() {
         .collect();
     let t = Traffic { conns, messages, ..Default::default() };
     let opts = SimOptions { check: true, ..Default::default() };
-    let r = Simulator::with_traffic(&topo, &lossy(), t, &line_rate(), &opts).unwrap().run(None);
+    let r = Simulator::with_traffic(&topo, &lossy_400kb(), t, &line_rate(), &opts).unwrap().run(None);
     assert_eq!(r.check, Some(Ok(())));
     assert!(r.flows.iter().all(|f| f.fct.is_some()));
     assert!(r.retransmits > 0 && r.drops > 0);
@@ -103,6 +84,6 @@ fn a_message_row_shows_the_resends_of_its_bytes() {
         assert!(of(&|m| m.drops) <= c.drops, "connection {}", c.id);
     }
     assert_eq!(r.conns.iter().map(|c| c.retransmits).sum::<u64>(), r.retransmits);
-    assert_eq!(sum(&r, |m| m.retransmits), r.retransmits);
+    assert_eq!(flow_sum(&r, |m| m.retransmits), r.retransmits);
     assert_eq!(r.conns.iter().map(|c| c.drops).sum::<u64>(), r.drops);
 }

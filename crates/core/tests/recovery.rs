@@ -7,27 +7,18 @@ use crate::common::*;
 use ccsim_core::config::{NetConfig, Receiver, Recovery};
 use ccsim_core::sim::{run, SimOptions};
 use ccsim_core::time::Time;
-use ccsim_core::units::{Bytes, Dur};
+use ccsim_core::units::Dur;
 use ccsim_core::RunResult;
 
 /// An 8:1 incast of 500 KB line-rate flows into a 400 KB lossy buffer,
 /// trimming or dropping, with the reorder receiver and timeout `rto`.
 fn incast(trim: bool, recovery: Recovery, rto: Time) -> RunResult {
-    let topo = star(9, G100, US);
-    let mut net = NetConfig::default();
-    net.pfc.enabled = false;
-    net.buffer = Bytes(400_000);
+    let mut net = lossy_400kb();
     net.trim.enabled = trim;
     net.receiver = Receiver::Reorder;
     net.recovery = recovery;
     net.rto = Some(Dur(rto));
-    let flows: Vec<_> = (0..8).map(|i| flow(i, i, 8, 500_000, 0)).collect();
-    let opts = SimOptions { check: true, ..SimOptions::default() };
-    run(&topo, &net, &flows, &line_rate(), &opts, None).unwrap()
-}
-
-fn total(r: &RunResult, f: impl Fn(&ccsim_core::results::FlowResult) -> u64) -> u64 {
-    r.flows.iter().map(f).sum()
+    incast_8_to_1(&net)
 }
 
 #[test]
@@ -45,7 +36,7 @@ fn a_timed_out_packet_alone_is_resent() {
     }
     assert_eq!(pkt.retransmits, pkt.drops, "one resend per dropped packet");
     // a timeout per lost packet, each a packet
-    assert_eq!(total(&pkt, |f| f.timeouts), pkt.drops);
+    assert_eq!(flow_sum(&pkt, |f| f.timeouts), pkt.drops);
     assert!(flow.retransmits > flow.drops, "go-back-N resends kept data: {} vs {} drops", flow.retransmits, flow.drops);
     // every payload byte crossed the receiver's downlink exactly once
     let down = pkt.ports.iter().find(|p| p.port.node == 9 && p.port.peer == 8).unwrap();
@@ -64,9 +55,9 @@ fn a_packet_timer_does_not_fire_while_trimmed_packets_are_resent() {
     let flow = incast(true, Recovery::Flow, rto);
     assert!(pkt.trimmed > 100, "{} trimmed", pkt.trimmed);
     assert_eq!(pkt.check, Some(Ok(())));
-    assert_eq!(total(&pkt, |f| f.timeouts), 0);
+    assert_eq!(flow_sum(&pkt, |f| f.timeouts), 0);
     assert_eq!(pkt.retransmits, pkt.trimmed, "each trimmed packet resent once");
-    assert!(total(&flow, |f| f.timeouts) > 0, "the per-flow timer must fire in this incast for the test to tell");
+    assert!(flow_sum(&flow, |f| f.timeouts) > 0, "the per-flow timer must fire in this incast for the test to tell");
     assert!(flow.retransmits > flow.trimmed);
 }
 

@@ -13,15 +13,10 @@ use ccsim_core::RunResult;
 
 /// An 8:1 incast of 500 KB flows into a 400 KB lossy buffer.
 fn incast(trim: bool, receiver: Receiver) -> RunResult {
-    let topo = star(9, G100, US);
-    let mut net = NetConfig::default();
-    net.pfc.enabled = false;
-    net.buffer = Bytes(400_000);
+    let mut net = lossy_400kb();
     net.trim.enabled = trim;
     net.receiver = receiver;
-    let flows: Vec<_> = (0..8).map(|i| flow(i, i, 8, 500_000, 0)).collect();
-    let opts = SimOptions { check: true, ..SimOptions::default() };
-    run(&topo, &net, &flows, &line_rate(), &opts, None).unwrap()
+    incast_8_to_1(&net)
 }
 
 fn worst_fct(r: &RunResult) -> u64 {

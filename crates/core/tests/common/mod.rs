@@ -3,9 +3,12 @@
 #![allow(dead_code)]
 
 use ccsim_core::cc::{FlowView, Scheme, SenderCc, SenderCx};
+use ccsim_core::config::NetConfig;
 use ccsim_core::packet::Packet;
+use ccsim_core::sim::{run, SimOptions};
 use ccsim_core::time::Time;
-use ccsim_core::{FlowSpec, LinkSpec, NodeKind, Topology};
+use ccsim_core::units::Bytes;
+use ccsim_core::{FlowSpec, LinkSpec, NodeKind, RunResult, Topology};
 
 pub const G100: u64 = 100_000_000_000;
 pub const US: Time = 1_000_000;
@@ -68,4 +71,27 @@ pub fn leaf_spine(per_leaf: u32, spines: u32, rate: u64, delay: Time) -> Topolog
 
 pub fn flow(id: u32, src: u32, dst: u32, size: u64, start: Time) -> FlowSpec {
     FlowSpec { id, src, dst, size, start, prio: 0 }
+}
+
+/// An 8:1 incast: hosts 0-7 of a 9-host star each send 500 KB at line rate
+/// to host 8 at t = 0, on `net`, with the end-of-run checks on.
+pub fn incast_8_to_1(net: &NetConfig) -> RunResult {
+    let topo = star(9, G100, US);
+    let flows: Vec<_> = (0..8).map(|i| flow(i, i, 8, 500_000, 0)).collect();
+    let opts = SimOptions { check: true, ..Default::default() };
+    run(&topo, net, &flows, &line_rate(), &opts, None).unwrap()
+}
+
+/// A fabric without PFC and a 400 KB switch buffer, which an 8:1 incast of
+/// line-rate flows overflows.
+pub fn lossy_400kb() -> NetConfig {
+    let mut net = NetConfig::default();
+    net.pfc.enabled = false;
+    net.buffer = Bytes(400_000);
+    net
+}
+
+/// The sum over a run's flows of `f`.
+pub fn flow_sum(r: &RunResult, f: impl Fn(&ccsim_core::results::FlowResult) -> u64) -> u64 {
+    r.flows.iter().map(f).sum()
 }
