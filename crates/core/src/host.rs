@@ -325,16 +325,15 @@ impl Simulator {
     /// `seq` leaving at `now`, recorded (a new one) or its timer restarted
     /// (a resend: every resend is of a packet waiting in the records).
     fn psn_for(recs: &mut SendRecords, seq: u64, payload: u64, resend: bool, now: Time) -> u32 {
-        match recs.psn_of(seq).filter(|_| resend) {
-            Some(psn) => {
+        // (new data, the common case, needs no search of the records)
+        if resend {
+            if let Some(psn) = recs.psn_of(seq) {
                 recs.resent(psn, now);
-                psn
+                return psn;
             }
-            None => {
-                debug_assert!(!resend, "a resend of byte {seq} that no record holds");
-                recs.sent_new(seq, payload as u32, now)
-            }
+            debug_assert!(false, "a resend of byte {seq} that no record holds");
         }
+        recs.sent_new(seq, payload as u32, now)
     }
 
     /// A packet arrived at a host.
