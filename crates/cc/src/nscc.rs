@@ -30,7 +30,10 @@
 //!   Rcvd_Bytes) since the last ACK/NACK, added to achieved_bytes,
 //!   received_bytes and bytes_ignored. RTT = now - echoed send time; delay =
 //!   RTT - base_rtt, folded into the average delay (an EWMA, gain 0.0125, H
-//!   L1402; the spec leaves the average to the implementation). Then
+//!   `update_delay` L1402; the spec leaves the average to the
+//!   implementation). As in H, an ACK without ECN whose delay exceeds
+//!   target_qdelay adds base_rtt / 4 instead of its delay: a long delay the
+//!   switches did not mark is not taken as congestion. Then
 //!   quick_adapt (below); if it did not act, by ECN echo and delay against
 //!   target_qdelay:
 //!   - no ECN, delay < target: proportional_increase: fast_increase if delay
@@ -55,8 +58,11 @@
 //!   window (base_rtt + target_qdelay, the first one started by the first
 //!   ACK): if armed by a trim (trigger_qa), a loss, or delay > qa_threshold,
 //!   and achieved_bytes < max_wnd >> qa_gate, cwnd = max(achieved_bytes, MTU)
-//!   and the bytes then in flight are ignored; achieved_bytes restarts with
-//!   each window. Acting or ignoring also clears inc_bytes and received_bytes.
+//!   and the bytes then in flight are ignored (in flight as the window
+//!   counts them, H's `_in_flight`: sent and neither ACKed, SACKed nor
+//!   NACKed; on a trim NACK the NACKed packet still counts, as H updates
+//!   `_in_flight` after the window); achieved_bytes restarts with each
+//!   window. Acting or ignoring also clears inc_bytes and received_bytes.
 //! * Trim NACK (`trim` = TRIMMED or TRIMMED_LAST_HOP; spec `NSCC.OnNACK`):
 //!   base RTT from the NACK's RTT; the average delay takes a sample of
 //!   config_base_rtt; bytes_ignored += the packet; then, unless it is a
@@ -550,8 +556,11 @@ impl NsccSender {
         }
     }
 
-    fn update_delay(&mut self, delay: f64) {
-        self.avg_delay += self.delay_ewma * (delay - self.avg_delay);
+    /// Folds a delay sample into the average (H `update_delay` L1402): an
+    /// unmarked sample above target counts as base_rtt / 4.
+    fn update_delay(&mut self, delay: f64, ecn: bool) {
+        let sample = if !ecn && delay > self.target as f64 { self.base_rtt as f64 * 0.25 } else { delay };
+        self.avg_delay += self.delay_ewma * (sample - self.avg_delay);
     }
 
     fn quick_adapt(&mut self, now: Time, inflight: u64, is_loss: bool, ecn: bool, delay: Time) -> bool {
@@ -663,7 +672,7 @@ impl SenderCc for NsccSender {
         }
         self.update_base_rtt(rtt);
         let delay = rtt - self.base_rtt;
-        self.update_delay(delay as f64);
+        self.update_delay(delay as f64, ecn);
         if self.quick_adapt(now, cx.inflight(), false, ecn, delay) {
             self.apply(cx);
             return;
@@ -692,11 +701,14 @@ impl SenderCc for NsccSender {
             TRIMMED | TRIMMED_LAST_HOP => {
                 let bytes = if nack.trim_len > 0 { nack.trim_len as f64 } else { self.mtu };
                 self.trimmed_upto = self.trimmed_upto.max(nack.trim_seq + bytes as u64);
-                self.update_delay(self.config_base_rtt as f64);
+                self.update_delay(self.config_base_rtt as f64, true);
                 self.bytes_ignored += bytes as u64;
                 if nack.trim == TRIMMED || !self.rccc {
                     self.trigger_qa = true;
-                    if !self.quick_adapt(now, cx.inflight(), true, true, 0) {
+                    // the NACKed packet still counts as in flight here, as in
+                    // uet-htsim, which runs this before it takes the packet
+                    // out of `_in_flight` (H `processNack` L1580-1594)
+                    if !self.quick_adapt(now, cx.inflight() + bytes as u64, true, true, 0) {
                         self.cwnd = (self.cwnd - bytes).max(self.mtu);
                     }
                 }
@@ -1008,7 +1020,10 @@ mod tests {
             feed(&mut s, &mut h, 1000 + i * 1000, 20.0 + i as f64, 13.0, false);
         }
         h.snd_nxt = 60_000;
-        // A trim after the window: QA instead of one packet less.
+        // A trim after the window: QA instead of one packet less. The core
+        // has taken the trimmed packet out of flight (it waits to be
+        // resent); QA counts it in, as uet-htsim's NACK path does.
+        h.una_eff = 17_000;
         let p = trim_nack(TRIMMED, 16_000, 40.0, 12.0);
         nack(&mut s, &mut h, 40.0, &p);
         assert_eq!(s.cwnd(), 15_000.0);
@@ -1031,6 +1046,39 @@ mod tests {
         nack(&mut s, &mut h, 46.0, &p);
         assert_eq!(s.cwnd(), 14_000.0);
         assert!(s.trigger_qa, "armed for the next window");
+    }
+
+    #[test]
+    fn quick_adapt_ignores_the_bytes_on_the_wire_not_all_unacked_ones() {
+        // Sprayed packets arrive out of order and trims leave holes: much of
+        // what lies above the cumulative ACK has arrived or waits to be
+        // resent. Only the rest is in flight (uet-htsim `_in_flight`), and
+        // only that is ignored after QA; counting every unacknowledged byte
+        // ignored ECN for far longer (3x on a 32:1 incast, +30% resends).
+        for (una_eff, ignored) in [(0u64, 45_000u64), (40_000, 21_000)] {
+            let (mut s, mut h) = start(quiet());
+            feed(&mut s, &mut h, 1000, 20.0, 13.0, false);
+            feed(&mut s, &mut h, 16_000, 30.0, 13.0, false);
+            h.snd_nxt = 60_000;
+            h.una_eff = una_eff;
+            let p = trim_nack(TRIMMED, 16_000, 40.0, 12.0);
+            nack(&mut s, &mut h, 40.0, &p);
+            assert_eq!(s.cwnd(), 15_000.0, "QA ran");
+            assert_eq!(ignore_state(&s), (0, ignored), "una_eff {una_eff}");
+        }
+    }
+
+    #[test]
+    fn an_unmarked_long_delay_counts_as_a_quarter_base_rtt() {
+        // Base RTT 10 us, target 7.5 us: a 12 us delay with ECN enters the
+        // average as 12 us; without ECN as 2.5 us (uet-htsim update_delay).
+        // At or below target the delay enters as it is, marked or not.
+        for (delay, ecn, sample) in [(12.0, true, 12.0), (12.0, false, 2.5), (5.0, false, 5.0), (5.0, true, 5.0)] {
+            let (mut s, mut h) = start(quiet());
+            feed(&mut s, &mut h, 1000, 40.0, 10.0 + delay, ecn);
+            let want = 0.0125 * sample * US as f64;
+            assert!(close(s.avg_delay(), want), "delay {delay} ecn {ecn}: {} vs {want}", s.avg_delay());
+        }
     }
 
     #[test]

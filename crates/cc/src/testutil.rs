@@ -52,6 +52,9 @@ pub struct Harness {
     pub now: Time,
     pub snd_nxt: u64,
     pub snd_una: u64,
+    /// The core's lower edge of the bytes in flight (`SenderCx::una_eff`);
+    /// below `snd_una` means `snd_una`.
+    pub una_eff: u64,
     pub rate: f64,
     pub window: u64,
     pub timers: [Option<Time>; TIMER_SLOTS],
@@ -60,12 +63,22 @@ pub struct Harness {
 impl Harness {
     pub fn new(flow: FlowView) -> Self {
         let rate = flow.line_rate as f64;
-        Harness { flow, now: 0, snd_nxt: 0, snd_una: 0, rate, window: u64::MAX, timers: [None; TIMER_SLOTS] }
+        Harness {
+            flow,
+            now: 0,
+            snd_nxt: 0,
+            snd_una: 0,
+            una_eff: 0,
+            rate,
+            window: u64::MAX,
+            timers: [None; TIMER_SLOTS],
+        }
     }
 
     /// Calls one hook with a fresh context and applies what it set.
     pub fn call<R>(&mut self, f: impl FnOnce(&mut SenderCx) -> R) -> R {
         let mut cx = SenderCx::new(self.now, &self.flow, self.snd_nxt, self.snd_una, self.rate, self.window);
+        cx.una_eff = self.una_eff.max(self.snd_una);
         let r = f(&mut cx);
         self.rate = cx.rate;
         self.window = cx.window;

@@ -62,6 +62,11 @@ pub struct SenderCx<'a> {
     pub snd_nxt: u64,
     /// Lowest unacknowledged byte.
     pub snd_una: u64,
+    /// Lower edge of the bytes in flight as the window counts them:
+    /// `snd_una`, or with trimming on a reorder receiver `snd_una` plus the
+    /// bytes received above it and those waiting to be resent (the core's
+    /// `una_eff`), so `snd_nxt - una_eff` are the bytes on the wire.
+    pub una_eff: u64,
     /// Payload bytes the receiver holds as of the latest ACK or NACK, the
     /// reordered ones above `snd_una` included (UET's Rcvd_Bytes): its
     /// growth is what was delivered. `snd_una` for an in-order receiver.
@@ -98,6 +103,7 @@ impl<'a> SenderCx<'a> {
             flow,
             snd_nxt,
             snd_una,
+            una_eff: snd_una,
             delivered: snd_una,
             avail: flow.size,
             msg_start: 0,
@@ -116,9 +122,11 @@ impl<'a> SenderCx<'a> {
     pub fn cancel_timer(&mut self, slot: usize) {
         self.timers[slot] = Some(None);
     }
-    /// Bytes sent and not yet acknowledged.
+    /// Bytes in flight as the window counts them (`snd_nxt - una_eff`):
+    /// sent, and neither acknowledged, received out of order, nor waiting to
+    /// be resent.
     pub fn inflight(&self) -> u64 {
-        self.snd_nxt - self.snd_una
+        self.snd_nxt.saturating_sub(self.una_eff)
     }
 }
 

@@ -289,9 +289,12 @@ impl Simulator {
             // UET asks for an ACK at once on a resend, on the last packet of
             // the data released, and on the packet after which the next
             // would not fit the window (uet-htsim `sendNewPacket`: `_backlog
-            // == 0`, `_in_flight + size >= _cwnd`; `sendRtxPacket`)
+            // == 0`, `_in_flight + size >= _cwnd` with `_in_flight` counting
+            // this packet; `sendRtxPacket`). The core sends while the bytes
+            // in flight are under `window`, so the next would not fit once
+            // those out, this packet's included, reach it.
             let out = (seq + payload).saturating_sub(fl.snd.una_eff);
-            pkt.ack_req = resend || seq + payload >= fl.snd.avail || out + payload >= fl.snd.window;
+            pkt.ack_req = resend || seq + payload >= fl.snd.avail || out >= fl.snd.window;
         } else {
             // New data (or go-back-N's resend of it) that fills a window
             // smaller than `ack_every` packets asks for an ACK at once: the

@@ -204,6 +204,7 @@ impl Simulator {
     /// Fills in a connection's message fields of a sender context.
     pub(crate) fn conn_cx(fl: &Flow, cx: &mut SenderCx) {
         cx.delivered = fl.snd.delivered.max(cx.snd_una);
+        cx.una_eff = fl.snd.una_eff.clamp(cx.snd_una, cx.snd_nxt.max(cx.snd_una));
         if let Some(c) = &fl.conn {
             cx.avail = fl.snd.avail;
             cx.msg_start = c.msg_start;

@@ -4,7 +4,9 @@
 #![allow(clippy::field_reassign_with_default)]
 
 use crate::common::*;
+use ccsim_core::cc::{FlowView, Scheme, SenderCc, SenderCx};
 use ccsim_core::config::{NetConfig, Receiver, Recovery};
+use ccsim_core::packet::Packet;
 use ccsim_core::sim::{run, SimOptions};
 use ccsim_core::time::Time;
 use ccsim_core::units::Dur;
@@ -95,4 +97,46 @@ fn the_packet_that_fills_the_window_asks_for_its_ack() {
     };
     let (pkt, flow) = (fct(Recovery::Packet), fct(Recovery::Flow));
     assert!(pkt < flow, "per packet {pkt} ps vs per flow {flow} ps");
+}
+
+/// A sender at line rate with a fixed window of `0` bytes.
+struct ByteWindow(u64);
+struct ByteWindowSender(u64);
+impl SenderCc for ByteWindowSender {
+    fn on_start(&mut self, cx: &mut SenderCx) {
+        cx.window = self.0;
+    }
+    fn on_ack(&mut self, _cx: &mut SenderCx, _ack: &Packet) {}
+}
+impl Scheme for ByteWindow {
+    fn name(&self) -> &str {
+        "byte window"
+    }
+    fn sender(&self, _f: &FlowView) -> Box<dyn SenderCc> {
+        Box::new(ByteWindowSender(self.0))
+    }
+}
+
+#[test]
+fn the_ack_request_goes_on_the_packet_that_fills_the_window_only() {
+    // A fixed window of 8 packets and ACKs coalesced beyond it. The core
+    // sends while the bytes in flight are under the window, so the 8th
+    // packet is the one after which the next would not fit: it alone asks
+    // for an ACK (uet-htsim: `_in_flight + size >= _cwnd`, `_in_flight`
+    // counting the packet), not the 7th as well. In the first round trip
+    // the receiver ACKs the first packet and the 8th: two ACKs.
+    let topo = star(2, G100, US);
+    let mut net = NetConfig::default();
+    net.receiver = Receiver::Reorder;
+    net.recovery = Recovery::Packet;
+    net.ack_every = 1000;
+    net.rto = Some(Dur(1000 * US));
+    let mtu = net.mtu.0;
+    let flows = vec![flow(0, 0, 1, 100 * mtu, 0)];
+    let opts = SimOptions { stop_at: Some(5 * US), ..SimOptions::default() };
+    let r = run(&topo, &net, &flows, &ByteWindow(7 * mtu + 1), &opts, None).unwrap();
+    let receiver = r.ports.iter().find(|p| p.port.node == 1 && p.port.peer == 2).unwrap();
+    assert_eq!(receiver.tx_bytes / net.ack_size.0, 2, "ACKs in the first round trip");
+    let sender = r.ports.iter().find(|p| p.port.node == 0 && p.port.peer == 2).unwrap();
+    assert!(sender.tx_data_bytes > 8 * mtu, "the first ACK came back in time");
 }
