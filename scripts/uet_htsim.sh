@@ -9,8 +9,8 @@
 #
 #   scripts/uet_htsim.sh [CCSIM_BINARY]      # ~10 min of CPU on one core
 #
-# uet-htsim's side is its recorded output, not a fresh run of it (building
-# uet-htsim and running both on the same inputs is still to do).
+# uet-htsim's side is its recorded output, not a fresh run of it;
+# scripts/uet_htsim_live.py runs both simulators on new inputs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-target/release/ccsim}
