@@ -8,6 +8,9 @@ the tail FCT, the data packets resent and ccsim's timeouts.
 
     python3 scripts/uet_htsim_live.py --htsim PATH/TO/htsim_uec [--ccsim BIN]
         [--case NAME ...] [--seeds N] [--keep DIR]
+    python3 scripts/uet_htsim_live.py --check [--ccsim BIN]   # no uet-htsim:
+        write every case's ccsim scenario with the settings uet-htsim 40ccb05
+        prints for these fat trees and check them with `ccsim validate`
 
 uet-htsim is github.com/ultraethernet/uet-htsim; the table in
 docs/validation/uet-htsim/ was made with commit 40ccb05, built as its CI
@@ -210,6 +213,29 @@ def run_ccsim(binary, path, seed, out, log):
     }, secs
 
 
+# What uet-htsim 40ccb05 prints for every 3-tier fat tree of this script
+# (100 Gbps, 1 us per hop, 4150 B packets: a 14.02 us RTT, 43 packets of
+# BDP): "queue_down=178450", "Setting ECN to parameters low 37350 high
+# 145250", "Setting min RTO to 100.656".
+HTSIM_DEFAULTS = {"queue": 178450, "ecn": (37350, 145250), "rto_us": 100.656}
+
+
+def check(ccsim, work):
+    """Writes every case's scenario and checks it with `ccsim validate`."""
+    paths = []
+    for i, name in enumerate(CASES):
+        matrix, cc, lb, evs, degraded, _ = CASES[name]
+        path = os.path.join(work, f"case{i:02d}.toml")
+        with open(path, "w") as f:
+            f.write(scenario(matrix, cc, lb, evs, degraded, HTSIM_DEFAULTS))
+        paths.append(path)
+    res = subprocess.run([ccsim, "validate"] + paths, capture_output=True, text=True)
+    sys.stdout.write(res.stdout + res.stderr)
+    if res.returncode != 0:
+        sys.exit(f"ccsim refused a scenario of this script (in {work})")
+    print(f"{len(paths)} scenarios valid")
+
+
 def change(a, b):
     if b == 0:
         return "0" if a == 0 else "n/a"
@@ -218,14 +244,23 @@ def change(a, b):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--htsim", required=True, help="uet-htsim's htsim_uec binary")
+    ap.add_argument("--htsim", help="uet-htsim's htsim_uec binary")
+    ap.add_argument("--check", action="store_true", help="only write and validate the ccsim scenarios")
     ap.add_argument("--ccsim", default="target/release/ccsim", help="ccsim binary (default target/release/ccsim)")
     ap.add_argument("--case", action="append", help="only cases whose name contains this (repeatable)")
     ap.add_argument("--seeds", type=int, default=5, help="seeds 1..N on both sides (default 5)")
     ap.add_argument("--keep", help="keep the inputs, outputs and logs in this folder")
     a = ap.parse_args()
-    htsim = os.path.abspath(a.htsim)
     ccsim = os.path.abspath(a.ccsim)
+    if a.check:
+        if not os.access(ccsim, os.X_OK):
+            sys.exit(f"no executable at {ccsim}")
+        with tempfile.TemporaryDirectory(prefix="uet-htsim-check.") as work:
+            check(ccsim, work)
+        return
+    if not a.htsim:
+        ap.error("--htsim is required (or --check)")
+    htsim = os.path.abspath(a.htsim)
     for b in (htsim, ccsim):
         if not os.access(b, os.X_OK):
             sys.exit(f"no executable at {b}")

@@ -836,3 +836,18 @@ fn zero_jobs_and_seeds_are_refused_and_a_second_sweep_keeps_the_first() {
     let forced = ok(&[&args[..], &[cache, "-q", "--force"]].concat());
     assert!(forced.contains("sweep.csv") && !dir.join("sweep-3.csv").exists(), "{forced}");
 }
+
+#[test]
+fn the_uet_htsim_side_by_side_scenarios_stay_valid() {
+    // scripts/uet_htsim_live.py writes ccsim scenarios for its runs beside
+    // uet-htsim (docs/validation/uet-htsim/); --check writes them all with
+    // uet-htsim's settings and has this binary validate them, so a renamed
+    // key or a new refusal shows here, not on the next side-by-side run.
+    let o = Command::new("python3")
+        .args(["scripts/uet_htsim_live.py", "--check", "--ccsim", env!("CARGO_BIN_EXE_ccsim")])
+        .current_dir(repo())
+        .output()
+        .expect("cannot start python3");
+    assert!(o.status.success(), "stdout:\n{}\nstderr:\n{}", text(&o.stdout), text(&o.stderr));
+    assert!(text(&o.stdout).contains("16 scenarios valid"), "{}", text(&o.stdout));
+}
