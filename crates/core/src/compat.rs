@@ -213,7 +213,8 @@ fn choose_receiver(
     if receiver == Receiver::Reorder && drops {
         notes.push(Note::warning(
             "the reorder receiver never NACKs, and the fabric drops packets (no trimming): every loss waits for \
-             the retransmission timeout (network.rto), as in ccsim's model of UET without trimming"
+             the retransmission timeout (network.rto). UET without trimming finds losses sooner with SLEEK \
+             (uet-htsim -sleek: resends on out-of-order ACKs and probes), which ccsim does not model yet"
                 .into(),
         ));
     }
