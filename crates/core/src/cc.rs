@@ -86,7 +86,8 @@ pub struct SenderCx<'a> {
     pub burst_start: u64,
     /// Pacing rate in bits/s (clamped by the core to 1 Kbps..line rate).
     pub rate: f64,
-    /// Limit on bytes in flight (snd_nxt - snd_una); `u64::MAX` for none.
+    /// Limit on the bytes in flight ([`SenderCx::inflight`]: the core sends
+    /// while they are under it); `u64::MAX` for none.
     pub window: u64,
     /// Timer requests: Some(Some(t)) = (re)arm slot for absolute time t,
     /// Some(None) = cancel; None = leave as is.

@@ -201,10 +201,13 @@ impl Simulator {
         }
     }
 
-    /// Fills in a connection's message fields of a sender context.
+    /// Fills in the fields of a sender context beyond `SenderCx::new`'s:
+    /// what the receiver holds and the lower edge of the bytes in flight
+    /// (every flow), and a connection's message fields.
     pub(crate) fn conn_cx(fl: &Flow, cx: &mut SenderCx) {
         cx.delivered = fl.snd.delivered.max(cx.snd_una);
-        cx.una_eff = fl.snd.una_eff.clamp(cx.snd_una, cx.snd_nxt.max(cx.snd_una));
+        // (una_eff never passes snd_nxt: `count_out_of_flight` bounds it)
+        cx.una_eff = fl.snd.una_eff.max(cx.snd_una);
         if let Some(c) = &fl.conn {
             cx.avail = fl.snd.avail;
             cx.msg_start = c.msg_start;
