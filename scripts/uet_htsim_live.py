@@ -51,6 +51,10 @@ CC = {
     "NSCC": (["-sender_cc_only"], {}),
     "NSCC+RCCC": (["-sender_cc", "-receiver_cc"], {"rccc": "true"}),
     "RCCC": (["-receiver_cc_only"], {"rccc": "true", "sender_cc": "false"}),
+    # SLEEK as uet-htsim's own validation runs it
+    # (datacenter/validate_load_balancing_snd_sleek.txt): drops, no trimming,
+    # 190-packet queues.
+    "NSCC+SLEEK": (["-sender_cc_only", "-sleek", "-disable_trim", "-q", "190"], {}),
 }
 # Load balancers: uet-htsim's -load_balancing_algo and ccsim's load_balancer.
 # ECMP is uet-htsim's `-paths 1` (one entropy per flow) and ccsim's default.
@@ -81,6 +85,16 @@ PERM1024 = permutation(1024, 7)
 for lb in ("oblivious", "REPS", "MIXED"):
     CASES[f"1024-host permutation, NSCC, {lb}"] = (PERM1024, "NSCC", lb, 128, 0, 1000)
 CASES["1024-host permutation, 8 degraded links, NSCC, oblivious"] = (PERM1024, "NSCC", "oblivious", 128, 8, 1000)
+# SLEEK (no trimming: losses are drops): incasts, and permutations whose
+# oblivious spraying reorders enough to trip its out-of-order count.
+for n, nodes in ((15, 16), (32, 128)):
+    CASES[f"{n}:1 incast ({nodes} hosts), NSCC+SLEEK"] = (
+        incast(nodes, range(n), nodes - 1), "NSCC+SLEEK", "MIXED", 64, 0, 8000 if n == 32 else 3000)
+for lb in ("REPS", "oblivious", "ECMP"):
+    CASES[f"128-host permutation, NSCC+SLEEK, {lb}"] = (PERM, "NSCC+SLEEK", lb, 128, 0, 3000)
+# uet-htsim's own SLEEK validation scale (1024 hosts, 190-packet queues)
+for lb in ("oblivious", "REPS"):
+    CASES[f"1024-host permutation, NSCC+SLEEK, {lb}"] = (PERM1024, "NSCC+SLEEK", lb, 128, 0, 1000)
 
 
 def fat_tree_k(nodes):
@@ -141,6 +155,7 @@ def scenario(matrix, cc, lb, evs, degraded, ht):
     k = fat_tree_k(nodes)
     kmin, kmax = ht["ecn"]
     queue = ht["queue"]  # 1 BDP in whole packets: 43 x 4150 B at 14 us
+    sleek = cc.endswith("SLEEK")
     params = dict(CC[cc][1])
     if LB[lb][1]:
         params["load_balancer"] = f'"{LB[lb][1]}"'
@@ -160,9 +175,17 @@ def scenario(matrix, cc, lb, evs, degraded, ht):
         'buffer = "64MB"',  # uet-htsim has no shared buffer: only the per-queue limit binds
         "ack_every = 4",
         "pfc.enabled = false",
-        "trim.enabled = true",
-        f"trim.threshold = {queue}",
-        f"trim.scale_per_100g = {'true' if degraded else 'false'}",
+    ]
+    if sleek:
+        # uet-htsim -disable_trim: a full queue drops
+        lines += ["trim.enabled = false", f"queue_limit = {queue}", "sleek.enabled = true"]
+    else:
+        lines += [
+            "trim.enabled = true",
+            f"trim.threshold = {queue}",
+            f"trim.scale_per_100g = {'true' if degraded else 'false'}",
+        ]
+    lines += [
         'receiver = "reorder"',
         'recovery = "packet"',
         f'rto = "{ht["rto_us"]}us"',

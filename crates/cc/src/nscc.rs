@@ -112,9 +112,9 @@
 
 use crate::registry::SchemeConfig;
 use crate::reps::{echoed_ev, Feedback, LoadBalancer, Multipath};
-use ccsim_core::cc::{FlowView, Requirements, Scheme, SenderCc, SenderCx};
+use ccsim_core::cc::{FlowView, Requirements, Scheme, SenderCc, SenderCx, SleekState};
 use ccsim_core::config::CreditConfig;
-use ccsim_core::packet::{Packet, TRIMMED, TRIMMED_LAST_HOP};
+use ccsim_core::packet::{Packet, PROBE, PROBE_STALE, TRIMMED, TRIMMED_LAST_HOP};
 use ccsim_core::time::{Time, MS, US};
 use ccsim_core::units::{Bytes, Dur};
 use serde::{Deserialize, Serialize};
@@ -377,6 +377,8 @@ impl Scheme for Nscc {
                 last_hop_ecn: c.rccc_last_hop_ecn,
             }),
             entropy: c.load_balancer != LoadBalancer::Ecmp,
+            // SLEEK reads NSCC's window (uet-htsim: `_sender_based_cc`)
+            sleek: c.sender_cc,
             ..Default::default()
         }
     }
@@ -549,6 +551,29 @@ impl NsccSender {
         newly
     }
 
+    /// The queueing delay an ACK with round trip `rtt` reports, folded into
+    /// the average. A SLEEK probe's ACK (`sub` [`PROBE`]: a header's round
+    /// trip) leaves base_rtt alone, and reports nothing below it; one that
+    /// answers an older probe reports the average (H `processAck`
+    /// L949-1000).
+    fn ack_delay(&mut self, rtt: Time, sub: u8, ecn: bool) -> Time {
+        match sub {
+            PROBE_STALE => self.avg_delay as Time,
+            PROBE if rtt < self.base_rtt => 0,
+            PROBE => {
+                let delay = rtt - self.base_rtt;
+                self.update_delay(delay as f64, ecn);
+                delay
+            }
+            _ => {
+                self.update_base_rtt(rtt);
+                let delay = rtt - self.base_rtt;
+                self.update_delay(delay as f64, ecn);
+                delay
+            }
+        }
+    }
+
     fn update_base_rtt(&mut self, rtt: Time) {
         if rtt > 0 && rtt < self.base_rtt {
             self.base_rtt = rtt;
@@ -670,9 +695,7 @@ impl SenderCc for NsccSender {
             self.apply(cx);
             return;
         }
-        self.update_base_rtt(rtt);
-        let delay = rtt - self.base_rtt;
-        self.update_delay(delay as f64, ecn);
+        let delay = self.ack_delay(rtt, ack.sub, ecn);
         if self.quick_adapt(now, cx.inflight(), false, ecn, delay) {
             self.apply(cx);
             return;
@@ -732,8 +755,22 @@ impl SenderCc for NsccSender {
         self.apply(cx);
     }
 
+    fn on_held_timeout(&mut self, cx: &mut SenderCx) {
+        self.lb.feedback(None, Feedback::Timeout, cx.now);
+    }
+
     fn probe(&self) -> f64 {
         self.cwnd
+    }
+
+    fn sleek_state(&self) -> Option<SleekState> {
+        self.window_on.then_some(SleekState {
+            cwnd: self.cwnd,
+            max_wnd: self.max_wnd,
+            base_rtt: self.base_rtt,
+            target: self.target,
+            avg_delay: self.avg_delay as Time,
+        })
     }
 }
 
@@ -1079,6 +1116,32 @@ mod tests {
             let want = 0.0125 * sample * US as f64;
             assert!(close(s.avg_delay(), want), "delay {delay} ecn {ecn}: {} vs {want}", s.avg_delay());
         }
+    }
+
+    #[test]
+    fn a_probe_ack_leaves_base_rtt_and_an_old_one_reports_the_average() {
+        // Base RTT 10 us. A probe (a header) comes back in 9 us: base_rtt
+        // stays and the delay counts as 0, not folded in; in 14 us it
+        // reports 4 us like a data ACK. An ACK of an older probe reports
+        // the average delay and folds nothing in (H processAck L982-1000).
+        let (mut s, mut h) = start(quiet());
+        feed(&mut s, &mut h, 1000, 20.0, 10.0, false);
+        let probe = |now: f64, rtt: f64, sub: u8| Packet { ts: us(now) - us(rtt), sub, ..ack(1000) };
+        h.now = us(21.0);
+        h.ack(&mut s, &probe(21.0, 9.0, PROBE));
+        assert_eq!((s.base_rtt(), s.avg_delay()), (us(10.0), 0.0));
+        h.now = us(22.0);
+        h.ack(&mut s, &probe(22.0, 14.0, PROBE));
+        assert!(close(s.avg_delay(), 0.0125 * (4 * US) as f64), "{}", s.avg_delay());
+        let avg = s.avg_delay();
+        h.now = us(23.0);
+        h.ack(&mut s, &probe(23.0, 30.0, PROBE_STALE));
+        assert_eq!((s.base_rtt(), s.avg_delay()), (us(10.0), avg));
+        let st = s.sleek_state().unwrap();
+        assert_eq!((st.base_rtt, st.cwnd, st.avg_delay), (us(10.0), s.cwnd(), avg as Time));
+        // RCCC alone keeps no window for SLEEK
+        let (rccc, _) = start(NsccConfig { rccc: true, sender_cc: false, ..quiet() });
+        assert!(rccc.sleek_state().is_none());
     }
 
     #[test]

@@ -197,6 +197,7 @@ pub(crate) fn make_ports(topo: &Topology, net: &NetConfig, w: &Wiring) -> (ZeroT
         port.kmin = kmin;
         port.kmax = kmax;
         port.trim_at = trim_at;
+        port.limit_at = net.queue_limit.map_or(u64::MAX, |b| b.0);
         ports[p as usize] = port;
         stats[p as usize] = PortStat { peer, rate_bps: out.rate_bps, delay: out.delay, ..Default::default() };
     }

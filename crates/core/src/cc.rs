@@ -152,10 +152,40 @@ pub trait SenderCc: Send {
     fn on_send(&mut self, _cx: &mut SenderCx, _pkt: &mut Packet) {}
     /// The retransmission timer expired; the core goes back to `snd_una`.
     fn on_timeout(&mut self, _cx: &mut SenderCx) {}
+    /// A packet's timer expired while SLEEK recovers (`network.sleek`):
+    /// SLEEK, not the timer, resends it, so the core resends nothing; a
+    /// multipath balancer may still count the timeout (uet-htsim
+    /// `rtxTimerExpired` tells its balancer before it hands the packet
+    /// to SLEEK).
+    fn on_held_timeout(&mut self, _cx: &mut SenderCx) {}
     /// For traces: a scheme-specific scalar worth plotting (e.g. DCQCN alpha, HPCC U).
     fn probe(&self) -> f64 {
         0.0
     }
+    /// What SLEEK loss recovery (`network.sleek`, `crate::sleek`) reads
+    /// from the sender's state; None (the default) for a scheme without a
+    /// window and a delay target, which [`Requirements::sleek`] then says.
+    fn sleek_state(&self) -> Option<SleekState> {
+        None
+    }
+}
+
+/// The window scheme's state SLEEK reads on every ACK (uet-htsim reads
+/// these members of `UecSrc` directly: `_cwnd`, `_maxwnd`, `_base_rtt`,
+/// `_target_Qdelay`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SleekState {
+    /// Congestion window, bytes.
+    pub cwnd: f64,
+    /// Largest window, bytes.
+    pub max_wnd: f64,
+    /// The sender's base RTT (its smallest sample).
+    pub base_rtt: Time,
+    /// Target queueing delay.
+    pub target: Time,
+    /// Average queueing delay (what uet-htsim reads for an ACK of an
+    /// older probe, `get_avg_delay`).
+    pub avg_delay: Time,
 }
 
 /// What a receiver-side controller sees and asks for.
@@ -284,6 +314,11 @@ pub struct Requirements {
     /// "reorder" for it, and "go-back-n" is refused when its packets are
     /// sprayed (every reordered packet would be resent).
     pub reorder_receiver: bool,
+    /// The sender keeps a window and a delay target that SLEEK loss
+    /// recovery reads ([`SenderCc::sleek_state`]); `network.sleek` is
+    /// refused for a scheme without (uet-htsim runs SLEEK only with its
+    /// sender-based NSCC, `_sender_based_cc`).
+    pub sleek: bool,
 }
 
 /// A congestion-control scheme: a factory for its three parts.

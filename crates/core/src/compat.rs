@@ -79,6 +79,7 @@ pub fn resolve(net: &NetConfig, req: &Requirements, scheme: &str) -> Result<Reso
     check_signals(&net, req, scheme)?;
     net.receiver = choose_receiver(&net, req, scheme, &mut notes)?;
     net.recovery = choose_recovery(&net, req, scheme, &mut notes)?;
+    check_sleek(&net, req, scheme)?;
     check_trimming(&net, &mut notes)?;
     check_timeout(&net, req)?;
     Ok(Resolved { net, notes })
@@ -210,13 +211,19 @@ fn choose_receiver(
         }
         r => r,
     };
-    if receiver == Receiver::Reorder && drops {
-        notes.push(Note::warning(
+    if receiver == Receiver::Reorder && drops && !net.sleek.enabled {
+        let sleek = if req.sleek {
+            format!(
+                "; {scheme} finds losses sooner with SLEEK (network.sleek.enabled = true: uet-htsim's resends on \
+                 out-of-order counts and probes)"
+            )
+        } else {
+            String::new()
+        };
+        notes.push(Note::warning(format!(
             "the reorder receiver never NACKs, and the fabric drops packets (no trimming): every loss waits for \
-             the retransmission timeout (network.rto). UET without trimming finds losses sooner with SLEEK \
-             (uet-htsim -sleek: resends on out-of-order ACKs and probes), which ccsim does not model yet"
-                .into(),
-        ));
+             the retransmission timeout (network.rto){sleek}"
+        )));
     }
     Ok(receiver)
 }
@@ -248,6 +255,28 @@ fn choose_recovery(
         )),
         r => Ok(r),
     }
+}
+
+/// SLEEK (`network.sleek`) reads the sender's window and PSNs: it needs
+/// per-packet recovery and a scheme that keeps a window (NSCC).
+fn check_sleek(net: &NetConfig, req: &Requirements, scheme: &str) -> Result<(), String> {
+    if !net.sleek.enabled {
+        return Ok(());
+    }
+    if net.recovery != Recovery::Packet {
+        return Err("network.sleek.enabled = true with network.recovery = \"flow\": SLEEK resends single packets \
+                    by their PSNs, which only per-packet recovery keeps. Set network.recovery = \"packet\" (or leave \
+                    it unset for a scheme that runs UET's packet delivery), or turn SLEEK off"
+            .into());
+    }
+    if !req.sleek {
+        return Err(format!(
+            "network.sleek.enabled = true, but scheme '{scheme}' keeps no window and delay target for SLEEK to \
+             read (uet-htsim runs SLEEK with its sender-based NSCC only): use nscc with sender_cc = true, or turn \
+             SLEEK off"
+        ));
+    }
+    Ok(())
 }
 
 /// Some data class drops packets (PFC off or a lossy priority) without trimming.

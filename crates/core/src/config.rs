@@ -243,6 +243,57 @@ impl Default for TrimConfig {
     }
 }
 
+/// SLEEK loss recovery (`[network.sleek]`, `crate::sleek`): uet-htsim's
+/// sender-side heuristic for fabrics that drop rather than trim (`-sleek`,
+/// htsim/sim/uec.cpp at 40ccb05: `runSleek`, `sendProbe`; its validation
+/// runs pair it with `-disable_trim`). The UE specification 1.0 does not
+/// describe it; uet-htsim's code is the source of every rule and default.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SleekConfig {
+    /// Run SLEEK. Default false (uet-htsim `_enable_sleek`).
+    pub enabled: bool,
+    /// Resend once the receiver holds this many windows out of order (at
+    /// most `max_wnd`). Default 1.5 (uec.cpp L82 `loss_retx_factor`).
+    pub retx_factor: f64,
+    /// ... and at least this many packets. Default 5 (uec.cpp L83
+    /// `min_retx_config`).
+    pub min_retx: u32,
+    /// Probe after this many base RTTs without an ACK while data waits to be
+    /// sent. Default 3 (uec.cpp L80 `probe_first_trial_time`).
+    pub probe_first: f64,
+    /// Probe again this many base RTTs after a probe. Default 5 (uec.cpp L81
+    /// `probe_retry_time`).
+    pub probe_retry: f64,
+}
+
+impl Default for SleekConfig {
+    fn default() -> Self {
+        SleekConfig { enabled: false, retx_factor: 1.5, min_retx: 5, probe_first: 3.0, probe_retry: 5.0 }
+    }
+}
+
+impl SleekConfig {
+    fn is_default(&self) -> bool {
+        *self == SleekConfig::default()
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        if !(self.retx_factor > 0.0 && self.retx_factor <= 100.0) {
+            return Err(format!("network.sleek.retx_factor = {}: must be in (0, 100] windows", self.retx_factor));
+        }
+        if self.min_retx == 0 {
+            return Err("network.sleek.min_retx = 0: must be at least 1 packet".into());
+        }
+        for (key, v) in [("probe_first", self.probe_first), ("probe_retry", self.probe_retry)] {
+            if !(v > 0.0 && v <= 1000.0) {
+                return Err(format!("network.sleek.{key} = {v}: must be in (0, 1000] base RTTs"));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Receiver credits, asked for by a scheme (UET RCCC, UE spec 1.0
 /// §3.6.14; the mechanism as uet-htsim builds it, EQDS-style pulls): each
 /// receiving host paces credit to the flows it receives, round robin, at a
@@ -289,6 +340,14 @@ pub struct NetConfig {
     pub buffer: Bytes,
     /// Guaranteed bytes per ingress (port, class) before the shared pool is used. Default 4KB... (HPCC simulator: 4 KB).
     pub reserve: Bytes,
+    /// Drop tail per egress queue: a lossy class's queue refuses a packet
+    /// that would take it past this many bytes (dropped, or trimmed under
+    /// `trim`), whatever the shared buffer has left; lossless classes
+    /// ignore it (PFC holds them). uet-htsim's switches have such queues
+    /// and no shared buffer (`-q` packets per queue). Default none: the
+    /// shared buffer's dynamic threshold alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue_limit: Option<Bytes>,
     pub pfc: PfcConfig,
     pub ecn: EcnConfig,
     pub trim: TrimConfig,
@@ -339,6 +398,11 @@ pub struct NetConfig {
     /// ACK-request flag); default "auto": packet for a scheme that runs
     /// UET's packet delivery (NSCC), flow for the others.
     pub recovery: Recovery,
+    /// SLEEK loss recovery for UET's packet delivery on fabrics that drop:
+    /// resends on out-of-order counts and probes (see [`SleekConfig`]).
+    /// Default off.
+    #[serde(skip_serializing_if = "SleekConfig::is_default")]
+    pub sleek: SleekConfig,
     /// Time the switches' routes take to change after a link event. Default 0:
     /// at once. Until then a failed link stays in the routes and what
     /// switches send to it is lost (a blackhole, counted as drops at that
@@ -361,6 +425,7 @@ impl Default for NetConfig {
             ack_every: 1,
             buffer: Bytes(32_000_000),
             reserve: Bytes(4_000),
+            queue_limit: None,
             pfc: PfcConfig::default(),
             ecn: EcnConfig::default(),
             trim: TrimConfig::default(),
@@ -377,6 +442,7 @@ impl Default for NetConfig {
             time_quantum: None,
             receiver: Receiver::Auto,
             recovery: Recovery::Auto,
+            sleek: SleekConfig::default(),
             reroute_delay: Dur(0),
             link_events: Vec::new(),
         }
@@ -414,6 +480,13 @@ impl NetConfig {
         }
         if self.ecn.mode == EcnMode::Red && self.ecn.kmax.0 < self.ecn.kmin.0 {
             return Err(format!("network.ecn.kmax = {} is below network.ecn.kmin = {}", self.ecn.kmax, self.ecn.kmin));
+        }
+        self.sleek.validate()?;
+        if let Some(q) = self.queue_limit.filter(|q| q.0 < self.packet_size()) {
+            return Err(format!(
+                "network.queue_limit = {q}: must hold at least one full packet ({} bytes: network.mtu + network.header)",
+                self.packet_size()
+            ));
         }
         if self.int_fixed_bytes.0 > 1_000 {
             return Err(format!("network.int_fixed_bytes = {}: must be at most 1000 bytes", self.int_fixed_bytes.0));
@@ -480,6 +553,7 @@ pub const NETWORK_KEYS: &[NetKey] = &[
     NetKey { key: "ack_every", unit: "count", default: "1", example: "", doc: "the receiver ACKs every this many data packets (always on a flow's or message's last packet and on a CE mark)", source: HPCC_SIM },
     NetKey { key: "buffer", unit: "bytes", default: "32000000", example: "", doc: "shared buffer per switch", source: HPCC_SIM },
     NetKey { key: "reserve", unit: "bytes", default: "4000", example: "", doc: "guaranteed bytes per ingress (port, class) before the shared pool", source: HPCC_SIM },
+    NetKey { key: "queue_limit", unit: "bytes", default: "none", example: "\"788500B\"", doc: "drop tail per egress queue of a lossy class: refuse (drop, or trim under trim.enabled) what would take it past this, whatever the shared buffer has left; unset: the shared buffer's dynamic threshold alone", source: "uet-htsim 40ccb05 main_uec.cpp (-q: per-queue packets, no shared buffer)" },
     NetKey { key: "pfc.enabled", unit: "bool", default: "true", example: "", doc: "lossless fabric (PFC); false: tail drop at the same dynamic threshold, the transport retransmits", source: "ccsim (RDMA fabrics are lossless)" },
     NetKey { key: "pfc.lossy_prios", unit: "list of priorities", default: "[]", example: "", doc: "data priorities left lossy (tail drop, or trimming) while PFC protects the others", source: "ccsim; UE spec 1.0 §4.1 (trimmed and lossless traffic classes side by side)" },
     NetKey { key: "pfc.alpha_per_100g", unit: "number", default: "0.125", example: "", doc: "dynamic-threshold alpha for a 100 Gbps port, scaled with the port rate, capped at 1", source: HPCC_SIM },
@@ -511,6 +585,11 @@ pub const NETWORK_KEYS: &[NetKey] = &[
     NetKey { key: "reroute_delay", unit: "duration", default: "\"0us\"", example: "", doc: "time routes take to change after a link event; meanwhile a failed link blackholes what is routed to it", source: "ccsim" },
     NetKey { key: "receiver", unit: "\"auto\" | \"go-back-n\" | \"reorder\"", default: "\"auto\"", example: "", doc: "RDMA RC go-back-N, or accept any order (sprayed lossless fabrics); auto: reorder for a scheme whose transport accepts any order (NSCC: UET's packet delivery), else go-back-N", source: "ccsim; UE spec 1.0 §3.5 (RUD); OSCAR's reference spraying runs (RetxMode None)" },
     NetKey { key: "recovery", unit: "\"auto\" | \"flow\" | \"packet\"", default: "\"auto\"", example: "", doc: "loss recovery: one go-back-N timer per flow (RDMA RC), or UET's per packet: a PSN per packet, 64-PSN SACK bitmaps on ACKs, a timer for the earliest packet neither ACKed nor SACKed that resends it alone, and the ACK-request flag on the packet that fills the window, spends the credit, ends the data or is resent; auto: packet for a scheme that runs UET's packet delivery (NSCC) on the reorder receiver, else flow", source: "uet-htsim 40ccb05 htsim/sim/uec.cpp (UecSrc::startRTO, rtxTimerExpired, sendNewPacket; UecSink::processData, buildSackBitmap)" },
+    NetKey { key: "sleek.enabled", unit: "bool", default: "false", example: "", doc: "SLEEK loss recovery for UET's packet delivery on a fabric that drops: resend on the receiver's out-of-order count, probe when ACKs stop (needs recovery = \"packet\" and NSCC's window)", source: "uet-htsim 40ccb05 htsim/sim/uec.cpp (UecSrc::runSleek, sendProbe, processAck; -sleek)" },
+    NetKey { key: "sleek.retx_factor", unit: "number", default: "1.5", example: "", doc: "enter loss recovery once the receiver holds this many windows out of order (at most max_wnd)", source: "uet-htsim 40ccb05 uec.cpp L82 loss_retx_factor" },
+    NetKey { key: "sleek.min_retx", unit: "count", default: "5", example: "", doc: "... and at least this many packets", source: "uet-htsim 40ccb05 uec.cpp L83 min_retx_config" },
+    NetKey { key: "sleek.probe_first", unit: "base RTTs", default: "3.0", example: "", doc: "probe after this long without an ACK while data waits to be sent (once all is sent: base RTT + target delay)", source: "uet-htsim 40ccb05 uec.cpp L80 probe_first_trial_time" },
+    NetKey { key: "sleek.probe_retry", unit: "base RTTs", default: "5.0", example: "", doc: "probe again this long after a probe", source: "uet-htsim 40ccb05 uec.cpp L81 probe_retry_time" },
 ];
 
 #[cfg(test)]
@@ -551,6 +630,8 @@ mod tests {
             time_quantum: Some(Dur(1)),
             pfc: PfcConfig { static_xoff: Some(Bytes(1)), headroom_extra: Some(Bytes(1)), ..Default::default() },
             trim: TrimConfig { threshold: Some(Bytes(1)), ..Default::default() },
+            queue_limit: Some(Bytes(1)),
+            sleek: SleekConfig { enabled: true, ..Default::default() },
             ..Default::default()
         };
         let table: toml::Table = toml::from_str(&toml::to_string(&full).unwrap()).unwrap();

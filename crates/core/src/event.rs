@@ -54,6 +54,11 @@ pub(crate) enum Ev {
     Rto {
         flow: u32,
     },
+    /// SLEEK's probe timer of a flow (`sleek.rs`; stale unless it is the
+    /// flow's pending one).
+    Probe {
+        flow: u32,
+    },
     /// Periodic trace sampling.
     Sample,
     /// The `idx`-th link event (in time order) applies.
@@ -76,7 +81,7 @@ impl crate::results::EventCounts {
             Ev::HostWake { .. } => &mut self.host_wake,
             Ev::FlowStart { .. } | Ev::MsgRelease { .. } => &mut self.flow_start,
             // (a credit pull is a receiver's timer)
-            Ev::Timer { .. } | Ev::Pull { .. } => &mut self.timer,
+            Ev::Timer { .. } | Ev::Pull { .. } | Ev::Probe { .. } => &mut self.timer,
             Ev::Rto { .. } => &mut self.rto,
             Ev::Sample => &mut self.sample,
             Ev::Link { .. } => &mut self.link,
@@ -120,6 +125,7 @@ impl Ev {
             Ev::Timer { flow, slot, .. } => (7, slot as u64 & 15, flow),
             Ev::Rto { flow } => (8, 0, flow),
             Ev::Sample => (9, 0, 0),
+            Ev::Probe { flow } => (10, 0, flow),
         };
         kind << (TIE_BITS - 4) | slot << ENTITY_BITS | shuffle(entity) as u64
     }

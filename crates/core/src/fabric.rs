@@ -54,7 +54,7 @@ impl Simulator {
             self.trim_packet(out, h);
             return;
         }
-        if class != 0 && !self.admit(si, in_port, class, size) {
+        if class != 0 && (self.over_queue_limit(out, class, size) || !self.admit(si, in_port, class, size)) {
             if self.net.trim.enabled && self.pool.get(h).kind == PktKind::Data {
                 self.trim_packet(out, h);
             } else {
@@ -177,6 +177,14 @@ impl Simulator {
         }
         let p = &self.ports[out as usize];
         p.cls[class].bytes + size > p.trim_at && self.pool.get(h).kind == PktKind::Data
+    }
+
+    /// Whether a packet of `size` would take egress `out`'s lossy class
+    /// queue past `network.queue_limit` ([`Port::limit_at`]).
+    #[inline]
+    fn over_queue_limit(&self, out: u32, class: usize, size: u64) -> bool {
+        let p = &self.ports[out as usize];
+        p.cls[class].bytes + size > p.limit_at && self.mode.lossless & (1 << class) == 0
     }
 
     /// Cuts a data packet that egress `out` cannot admit to its header and

@@ -9,7 +9,7 @@
 use crate::cc::{ReceiverCx, SenderCx, TIMER_SLOTS};
 use crate::config::{Receiver, Routing as RoutingMode};
 use crate::event::Ev;
-use crate::packet::{Packet, PktKind};
+use crate::packet::{Packet, PktKind, PROBE};
 use crate::recovery::SendRecords;
 use crate::state::Simulator;
 use crate::time::Time;
@@ -54,6 +54,7 @@ impl Simulator {
             CcOp::Control(h) => fl.cc.on_control(&mut cx, self.pool.get(h)),
             CcOp::Timer(s) => fl.cc.on_timer(&mut cx, s),
             CcOp::Timeout => fl.cc.on_timeout(&mut cx),
+            CcOp::HeldTimeout => fl.cc.on_held_timeout(&mut cx),
         }
         let (rate, window, timers) = (cx.rate, cx.window, cx.timers);
         self.apply_sender(f, rate, window, timers);
@@ -249,7 +250,7 @@ impl Simulator {
     /// With trimming and a reorder receiver, the bytes in flight are those
     /// neither received nor waiting to be resent: `una_eff` = delivered +
     /// the bytes in `rtx` (at least `snd_una`, at most `snd_nxt`).
-    fn count_out_of_flight(fl: &mut Flow) {
+    pub(crate) fn count_out_of_flight(fl: &mut Flow) {
         let waiting: u64 = fl.snd.rtx.iter().map(|r| r.1 - r.0).sum();
         fl.snd.una_eff = (fl.snd.delivered + waiting).max(fl.snd.una).min(fl.snd.nxt.max(fl.snd.una));
     }
@@ -376,6 +377,10 @@ impl Simulator {
     /// UET_TRIMMED_LASTHOP). The NACK takes over the header's slot, so the
     /// scheme's fields (`aux`: an entropy value) come back to the sender.
     fn receive_trimmed(&mut self, port: u32, h: u32) {
+        if self.pool.get(h).sub == PROBE {
+            self.answer_probe(port, h);
+            return;
+        }
         let f = self.pool.get(h).flow as usize;
         if self.credit.is_some() {
             // the sender resends the trimmed packet: credit for it at once
@@ -417,6 +422,10 @@ impl Simulator {
     fn receive_data(&mut self, port: u32, h: u32) {
         let now = self.now;
         let pkt = self.pool.get(h);
+        if pkt.sub == PROBE {
+            self.answer_probe(port, h);
+            return;
+        }
         if pkt.trim != 0 {
             self.receive_trimmed(port, h);
             return;
@@ -459,6 +468,21 @@ impl Simulator {
             None => self.pool.free(h),
             Some(kind) => self.reply_with(port, f, hi, h, kind),
         }
+    }
+
+    /// A SLEEK probe (trimmed or not) reached its receiver: an ACK at once,
+    /// with the cumulative point and the SACK bitmap above it, and nothing
+    /// else (uet-htsim `UecSink::processData`, `DATA_PROBE`: the sink
+    /// answers before it looks at anything; the bitmap's base,
+    /// `sackBitmapBase` of the probe's own small number, is the PSN above
+    /// the cumulative point).
+    fn answer_probe(&mut self, port: u32, h: u32) {
+        let f = self.pool.get(h).flow as usize;
+        let hi = self.node_index[self.ports[port as usize].node as usize] as usize;
+        let nxt = self.flows[f].rcv.psns.as_deref().map_or(0, |p| p.nxt);
+        let pkt = self.pool.get_mut(h);
+        (pkt.psn, pkt.ack_req) = (nxt, false);
+        self.reply_with(port, f, hi, h, PktKind::Ack);
     }
 
     /// What receiver `f` (on host index `hi`) answers a data packet of
@@ -650,13 +674,14 @@ impl Simulator {
         if self.credit.is_some() {
             self.credit_heard(self.pool.get(h).flow);
         }
-        let pkt = self.pool.get(h);
-        let f = pkt.flow;
-        let fl = &mut self.flows[f as usize];
-        if fl.snd.done {
+        let f = self.pool.get(h).flow;
+        if self.flows[f as usize].snd.done {
             return false;
         }
-        let (seq, psn, sack) = (pkt.seq, pkt.psn, pkt.sack());
+        self.sleek_mark_stale(f, h);
+        let pkt = self.pool.get(h);
+        let fl = &mut self.flows[f as usize];
+        let (seq, psn, sack, sub, ts) = (pkt.seq, pkt.psn, pkt.sack(), pkt.sub, pkt.ts);
         let nack = pkt.kind == PktKind::Nack;
         let trimmed = (pkt.trim != 0).then_some((pkt.trim_seq, pkt.trim_seq + pkt.trim_len as u64));
         let rcvd = pkt.rcvd;
@@ -716,6 +741,9 @@ impl Simulator {
         let complete = !conn && fl.snd.una >= fl.view.size;
         let snd_una = fl.snd.una;
         self.cc_call(f, if nack { CcOp::Nack(h) } else { CcOp::Ack(h) });
+        if !nack && self.flows[f as usize].snd.sleek.is_some() {
+            self.sleek_ack(f, sub, ts, seq, rcvd);
+        }
         if conn {
             self.complete_msgs(f, snd_una);
         }
@@ -793,6 +821,11 @@ impl Simulator {
             if recs.earliest().is_none_or(|t| t + rto > now) {
                 break;
             }
+            if fl.snd.sleek.is_some() && self.sleek_expire(f) {
+                continue;
+            }
+            let fl = &mut self.flows[f as usize];
+            let recs = fl.snd.recs.as_deref_mut().expect("per-packet recovery keeps the sender's records");
             let Some((_, a, b)) = recs.expire() else { break };
             Self::queue_rtx(fl, (a, b), true);
             self.count_loss(f, a, Loss::Timeout);

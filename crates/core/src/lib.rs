@@ -42,6 +42,7 @@ mod projection;
 mod recovery;
 mod routing;
 mod setup;
+mod sleek;
 mod state;
 mod table;
 mod transport;

@@ -29,8 +29,12 @@ use crate::transport::Flow;
 #[inline]
 pub(crate) fn has_window(fl: &Flow) -> bool {
     // (una_eff is snd_una unless trimming counts NACKed bytes out of flight)
-    // (credit_held is never set without receiver credits)
-    !fl.snd.done && !fl.snd.credit_held && fl.has_data() && fl.snd.nxt.saturating_sub(fl.snd.una_eff) < fl.snd.window
+    // (credit_held is never set without receiver credits; rtx_free only
+    // under SLEEK's loss recovery, whose resends ignore the window)
+    !fl.snd.done
+        && !fl.snd.credit_held
+        && fl.has_data()
+        && (fl.snd.nxt.saturating_sub(fl.snd.una_eff) < fl.snd.window || (fl.snd.rtx_free && !fl.snd.rtx.is_empty()))
 }
 
 impl Simulator {

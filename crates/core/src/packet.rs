@@ -13,6 +13,15 @@ pub const CREDIT_PULL: u8 = 0;
 /// [`PktKind::Credit`] `sub`: a request to send (RTS), carrying a pull target.
 pub const CREDIT_RTS: u8 = 1;
 
+/// [`PktKind::Data`] `sub`: a SLEEK probe (`network.sleek`), a header
+/// with no payload that asks its receiver for an ACK at once (uet-htsim
+/// `DATA_PROBE`); on the [`PktKind::Ack`] that answers it, the same value.
+pub const PROBE: u8 = 1;
+/// [`PktKind::Ack`] `sub`: the answer to a probe older than the sender's
+/// latest (set by the sender's core before its scheme sees it; uet-htsim
+/// uses the average delay for such an ACK, `processAck`).
+pub const PROBE_STALE: u8 = 2;
+
 /// Most INT records a packet can carry (one per switch egress it crosses).
 pub const MAX_INT_HOPS: usize = 8;
 
@@ -71,7 +80,8 @@ pub struct IntHop {
 #[repr(C, align(64))]
 pub struct Packet {
     pub kind: PktKind,
-    /// Scheme-defined subtype for `Ctrl` packets.
+    /// Scheme-defined subtype for `Ctrl` packets; on data packets and
+    /// their ACKs, [`PROBE`] or [`PROBE_STALE`] (0 otherwise).
     pub sub: u8,
     /// Queue class at switches: 0 = control, 1.. = data classes.
     pub class: u8,

@@ -95,9 +95,11 @@ pub(crate) struct Port {
     /// `network.trim.threshold` for this egress (scaled with its rate under
     /// `trim.scale_per_100g`); `u64::MAX` without a threshold.
     pub trim_at: u64,
+    /// `network.queue_limit` for this egress: a lossy class queue refuses
+    /// what would take it past this; `u64::MAX` without a limit.
+    pub limit_at: u64,
     pub max_qlen: u64,
     pub tx_data_bytes: u64,
-    pub pause_sent: u64,
     // line 3, read by a transmission in a part of a parallel run only
     // (`Mode::cut`): whether the peer is in another part and, if so, the
     // last packet sent to it: when it arrives, and its arrival's place
@@ -111,6 +113,7 @@ pub(crate) struct Port {
     pub built: bool,
     // cold: counters
     pub paused_time: Time,
+    pub pause_sent: u64,
     pub drops: u64,
     pub ecn_marked: u64,
     /// Data packets trimmed to their header at admission into this egress (`network.trim`).
@@ -145,6 +148,7 @@ impl Port {
             alpha_1024: 1,
             kmin: 0,
             trim_at: u64::MAX,
+            limit_at: u64::MAX,
             kmax: 0,
             max_qlen: 0,
             tx_data_bytes: 0,

@@ -45,7 +45,9 @@ impl Owner {
             Ev::Arrive { to, .. } => Owner::Port(to),
             Ev::TxDone { port } => Owner::Port(port),
             Ev::HostWake { host } | Ev::Pull { host } => Owner::Host(host),
-            Ev::FlowStart { flow } | Ev::Timer { flow, .. } | Ev::Rto { flow } => Owner::Flow(flow),
+            Ev::FlowStart { flow } | Ev::Timer { flow, .. } | Ev::Rto { flow } | Ev::Probe { flow } => {
+                Owner::Flow(flow)
+            }
             Ev::MsgRelease { msg } => msg_flow(msg).map_or(Owner::All, Owner::Flow),
             Ev::Sample | Ev::Link { .. } => Owner::All,
         }

@@ -38,6 +38,8 @@ pub(crate) struct Record {
     pub len: u32,
     pub sent_at: Time,
     pub state: State,
+    /// Resent at least once (uet-htsim `_rtx_times[psn] >= 1`).
+    pub resent: bool,
 }
 
 /// The sender's packets from the lowest not cumulatively acknowledged on,
@@ -66,7 +68,7 @@ impl SendRecords {
     /// A new packet of `len` bytes from `seq` leaves at `now`: its PSN.
     pub fn sent_new(&mut self, seq: u64, len: u32, now: Time) -> u32 {
         let psn = self.first + self.records.len() as u32;
-        self.records.push_back(Record { seq, len, sent_at: now, state: State::Out });
+        self.records.push_back(Record { seq, len, sent_at: now, state: State::Out, resent: false });
         self.out.insert((now, psn));
         psn
     }
@@ -75,7 +77,7 @@ impl SendRecords {
     pub fn resent(&mut self, psn: u32, now: Time) {
         let Some(r) = self.get_mut(psn) else { return };
         let old = (r.sent_at, r.state);
-        (r.sent_at, r.state) = (now, State::Out);
+        (r.sent_at, r.state, r.resent) = (now, State::Out, true);
         if old.1 == State::Out {
             self.out.remove(&(old.0, psn));
         }
@@ -125,8 +127,8 @@ impl SendRecords {
         }
     }
 
-    /// A trim NACK named packet `psn`: if it was out, it waits to be resent;
-    /// its byte range, to queue.
+    /// A trim NACK (or SLEEK, `sleek.rs`) named packet `psn`: if it was
+    /// out, it waits to be resent; its byte range, to queue.
     pub fn nacked(&mut self, psn: u32) -> Option<(u64, u64)> {
         let r = self.get_mut(psn)?;
         if r.state != State::Out {
@@ -145,6 +147,32 @@ impl SendRecords {
     pub fn expire(&mut self) -> Option<(u32, u64, u64)> {
         let &(_, psn) = self.out.first()?;
         self.settle(psn, State::Queued).map(|r| (psn, r.seq, r.seq + r.len as u64))
+    }
+
+    /// The PSN the cumulative point stands at (uet-htsim's `cum_ack`).
+    pub fn first_psn(&self) -> u32 {
+        self.first
+    }
+
+    /// The PSN the next new packet will take (uet-htsim `_highest_sent`).
+    pub fn next_psn(&self) -> u32 {
+        self.first + self.records.len() as u32
+    }
+
+    /// Packet `psn`, if recorded.
+    pub fn get(&self, psn: u32) -> Option<&Record> {
+        self.records.get(psn.checked_sub(self.first)? as usize)
+    }
+
+    /// SLEEK in loss recovery: the timer expired on the earliest packet
+    /// out, which stays out, untimed, for SLEEK to resend
+    /// (`rtxTimerExpired` takes it off `_send_times` only). Its PSN and
+    /// whether it was resent before.
+    pub fn untime_earliest(&mut self) -> Option<(u32, bool)> {
+        let (t, psn) = self.out.pop_first()?;
+        let r = self.get(psn)?;
+        debug_assert_eq!((r.sent_at, r.state), (t, State::Out));
+        Some((psn, r.resent))
     }
 
     /// Packets recorded (not cumulatively acknowledged).
@@ -218,6 +246,32 @@ impl RecvPsns {
     }
 }
 
+/// One flow's SLEEK state (`network.sleek`; uet-htsim `UecSrc` members).
+/// The code that moves it is `sleek.rs`.
+#[derive(Clone, Debug)]
+pub(crate) struct Sleek {
+    /// In loss recovery (`_loss_recovery_mode`).
+    pub recovery: bool,
+    /// Recovery ends when the cumulative point reaches this PSN (`_recovery_seqno`).
+    pub recovery_psn: u32,
+    /// SLEEK resends no PSN below this (`_highest_rtx_sent`).
+    pub highest_rtx: u32,
+    /// When the probe timer fires; 0 when it is not armed (`_probe_timer_when`).
+    pub probe_at: Time,
+    /// When the pending `Ev::Probe` fires (`Time::MAX`: none). The timer is
+    /// kept lazily: an event earlier than `probe_at` arms it again.
+    pub armed: Time,
+    /// When the latest probe left (`_probe_send_time`): a probe ACK that
+    /// echoes another time answers an older probe.
+    pub probe_sent: Time,
+}
+
+impl Default for Sleek {
+    fn default() -> Self {
+        Sleek { recovery: false, recovery_psn: 0, highest_rtx: 0, probe_at: 0, armed: Time::MAX, probe_sent: 0 }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,6 +300,25 @@ mod tests {
         assert_eq!(s.earliest(), Some(30));
         s.cumulative(3000);
         assert_eq!((s.earliest(), s.len()), (None, 0));
+    }
+
+    #[test]
+    fn sleek_untimes_a_packet_and_knows_its_resends() {
+        let mut s = three();
+        assert_eq!((s.first_psn(), s.next_psn()), (0, 3));
+        // the earliest leaves the timer but stays out, never resent
+        assert_eq!(s.untime_earliest(), Some((0, false)));
+        assert_eq!(s.earliest(), Some(20));
+        assert_eq!(s.get(0).map(|r| r.state), Some(State::Out));
+        // SLEEK queues it, it is resent and timed again, as resent
+        assert_eq!(s.nacked(0), Some((0, 1000)));
+        s.resent(0, 40);
+        assert_eq!(s.untime_earliest(), Some((1, false)));
+        assert_eq!(s.untime_earliest(), Some((2, false)));
+        assert_eq!(s.untime_earliest(), Some((0, true)));
+        assert_eq!(s.untime_earliest(), None);
+        s.cumulative(3000);
+        assert_eq!((s.first_psn(), s.next_psn(), s.len()), (3, 3, 0));
     }
 
     #[test]

@@ -75,6 +75,7 @@ fn make_flows(
     };
     let hash = |i: usize| crate::paths::flow_hash(seed, i as u64);
     let per_packet = net.recovery == crate::config::Recovery::Packet;
+    let sleek = per_packet && net.sleek.enabled;
     let mut fl = Vec::with_capacity(flows.len() + conns.len());
     for (i, f) in flows.iter().enumerate() {
         let name = format!("flow {i} ({} -> {}, {} bytes)", f.src, f.dst, f.size);
@@ -88,6 +89,11 @@ fn make_flows(
         let view = view_of(&name, i, spec.src, spec.dst, spec.prio, None, 0)?;
         let conn = Box::new(ConnState { id: c as u32, ..Default::default() });
         fl.push(Flow::new(scheme, view, 1 + spec.prio, hash(i), 0, Some(conn), per_packet));
+    }
+    if sleek {
+        for f in &mut fl {
+            f.snd.sleek = Some(Box::default());
+        }
     }
     Ok(fl)
 }

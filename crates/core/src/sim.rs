@@ -165,6 +165,7 @@ impl Simulator {
                 }
             }
             Ev::Rto { flow } => self.rto_check(flow),
+            Ev::Probe { flow } => self.sleek_timer(flow, t),
             Ev::Sample => self.sample(),
             Ev::Pull { host } => self.credit_pull(host),
             Ev::Link { idx: crate::links::REROUTE } => self.reroute(),

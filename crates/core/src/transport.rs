@@ -19,6 +19,7 @@ pub(crate) enum CcOp {
     Control(u32),
     Timer(usize),
     Timeout,
+    HeldTimeout,
 }
 
 pub(crate) struct Flow {
@@ -91,6 +92,11 @@ pub(crate) struct Sender {
     /// Per-packet recovery (`network.recovery = "packet"`): the packets out
     /// and their timer (`recovery.rs`); None under per-flow recovery.
     pub recs: Option<Box<SendRecords>>,
+    /// SLEEK (`network.sleek`): its state (`sleek.rs`); None without.
+    pub sleek: Option<Box<crate::recovery::Sleek>>,
+    /// SLEEK's loss recovery: resends leave whatever the window says
+    /// (uet-htsim `can_send_NSCC` in `_loss_recovery_mode`).
+    pub rtx_free: bool,
 }
 
 /// A flow's receiver: its cumulative point, what it holds out of order and
@@ -170,6 +176,8 @@ impl Flow {
             una_eff: 0,
             credit: i64::MAX,
             recs: per_packet.then(Box::default),
+            sleek: None,
+            rtx_free: false,
         };
         Flow {
             cc: scheme.sender(&view),

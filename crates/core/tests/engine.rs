@@ -15,5 +15,6 @@ mod messages;
 mod nic;
 mod projection;
 mod recovery;
+mod sleek;
 mod trim;
 mod wire;
