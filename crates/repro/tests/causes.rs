@@ -1,11 +1,13 @@
 //! Every cause is current: each number the `cause` of a claim quotes must be
-//! in the shipped reports' own records (docs/reproduction, either scale;
-//! where one scale was made by this build of the simulation, `claims.json`
-//! `version`, only such: the tables of measured values, the paper's values,
-//! the sensitivity sweeps)
-//! or among the paper's values in its manifest (`says`, `paper`,
-//! `absolute`, the sweep and sensitivity settings of any claim). A cause that quotes a number no report holds is
-//! stale or unmeasured. Headline claims that miss at some scale must have
+//! in the shipped reports' own records of that claim, or of a claim the
+//! cause names by its id (docs/reproduction, either scale; where one scale
+//! was made by this build of the simulation, `claims.json` `version`, only
+//! such: the claim's section of the report, with its tables of measured
+//! values, the paper's values and the sensitivity sweeps, and its rows in
+//! the summary tables), or among the paper's values in its manifest
+//! (`says`, `paper`, `absolute`, the sweep and sensitivity settings of any
+//! claim). A cause that quotes a number its claims' records do not hold is
+//! stale, unmeasured, or borrowed from a claim it does not name. Headline claims that miss at some scale must have
 //! a cause; a claim that reproduces at every scale must not keep one.
 
 use std::collections::BTreeMap;
@@ -60,9 +62,51 @@ fn numbers(text: &str) -> Vec<String> {
     out
 }
 
+/// The numbers a report records for each claim: its section (from its
+/// anchor to the next claim's or the next part of the report) and the
+/// summary-table rows that name it; under [`RUNS`], the table of runs.
+fn recorded_by_claim(report: &Path, ids: &[&str]) -> BTreeMap<String, Vec<f64>> {
+    let mut out: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let Ok(text) = std::fs::read_to_string(report) else { return out };
+    let marker = "<a id=\"claim-";
+    let first = text.find(marker).unwrap_or(text.len());
+    // summary rows: a row's numbers go to the claims whose link it holds
+    for line in text[..first].lines().filter(|l| l.starts_with('|')) {
+        for id in ids.iter().filter(|id| line.contains(&format!("#claim-{id})"))) {
+            out.entry(id.to_string()).or_default().extend(recorded(&format!("| h |\n|---|\n{line}")));
+        }
+    }
+    for part in text[first..].split(marker).skip(1) {
+        let Some((id, body)) = part.split_once('"') else { continue };
+        // (the last claim's section ends at the next part of the report)
+        let body = body.split("\n## ").next().unwrap_or_default();
+        out.entry(id.to_string()).or_default().extend(recorded(body));
+    }
+    // the table of runs (each run's outcome: flows finished, timeouts, ...) serves every claim
+    if let Some((_, runs)) = text.split_once("\n## Runs\n") {
+        out.insert(RUNS.to_string(), recorded(runs.split("\n## ").next().unwrap_or_default()));
+    }
+    out
+}
+
+/// [`recorded_by_claim`]'s key of the numbers of the table of runs.
+const RUNS: &str = "";
+
+/// The claim ids `cause` names (whole words), `own` first.
+fn named<'a>(cause: &str, own: &'a str, ids: &[&'a str]) -> Vec<&'a str> {
+    let word = |id: &str| {
+        cause.match_indices(id).any(|(i, _)| {
+            let before = cause[..i].chars().next_back();
+            let after = cause[i + id.len()..].chars().next();
+            let edge = |c: Option<char>| c.is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'));
+            edge(before) && edge(after)
+        })
+    };
+    std::iter::once(own).chain(ids.iter().copied().filter(|id| *id != own && word(id))).collect()
+}
+
 /// The numbers in a report's tables (not its cause column) and sensitivity headings.
-fn recorded(report: &Path) -> Vec<f64> {
-    let Ok(text) = std::fs::read_to_string(report) else { return vec![] };
+fn recorded(text: &str) -> Vec<f64> {
     let mut out = Vec::new();
     let mut head: Option<Vec<String>> = None;
     for line in text.lines() {
@@ -130,6 +174,28 @@ fn numbers_are_read_as_written() {
 }
 
 #[test]
+fn a_cause_reads_its_own_section_and_the_claims_it_names() {
+    let ids = ["a", "a-b", "b"];
+    assert_eq!(named("as a-b shows, and b", "a", &ids), ["a", "a-b", "b"]);
+    assert_eq!(named("see a-bc", "b", &ids), ["b"]);
+    let dir = std::env::temp_dir().join(format!("causes-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let report = dir.join("report.md");
+    std::fs::write(
+        &report,
+        "| claim | ccsim |\n| --- | --- |\n| [a](#claim-a) | 1.5 |\n\n<a id=\"claim-a\"></a>\n| x | y |\n| --- | --- |\n\
+         | s | 2.5 |\n\n<a id=\"claim-b\"></a>\nSensitivity to `k` (7 runs):\n\n## Runs\n\n| run | flows |\n| --- | --- |\n\
+         | x | 9/10 |\n",
+    )
+    .unwrap();
+    let by = recorded_by_claim(&report, &["a", "b"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(by["a"], [1.5, 2.5]);
+    assert_eq!(by["b"], [7.0]);
+    assert_eq!(by[RUNS], [9.0, 10.0]);
+}
+
+#[test]
 fn every_cause_quotes_measured_numbers() {
     let docs = root().join("docs/reproduction");
     let current = ccsim_repro::cache::version_of(Path::new(""));
@@ -147,15 +213,17 @@ fn every_cause_quotes_measured_numbers() {
         current_reports += here;
         let scales: Vec<_> = all.into_iter().map(|r| r.filter(|r| here == 0 || r.version == current)).collect();
         let by_scale: Vec<_> = scales.iter().map(verdicts).collect();
-        let mut values = Vec::new();
-        for (d, r) in dirs.iter().zip(&scales) {
-            if r.is_some() {
-                values.extend(recorded(&d.join("report.md")));
-            }
-        }
         let claims = m.get("claim").and_then(|c| c.as_array()).cloned().unwrap_or_default();
+        let ids: Vec<&str> =
+            claims.iter().filter_map(|c| c.as_table()?.get("id")?.as_str()).collect::<Vec<_>>();
+        let by_claim: Vec<_> = dirs
+            .iter()
+            .zip(&scales)
+            .filter(|(_, r)| r.is_some())
+            .map(|(d, _)| recorded_by_claim(&d.join("report.md"), &ids))
+            .collect();
         // the paper's own numbers, of any claim (a cause may set one result beside another)
-        values.extend(claims.iter().filter_map(|c| c.as_table()).flat_map(paper_values));
+        let paper_nums: Vec<f64> = claims.iter().filter_map(|c| c.as_table()).flat_map(paper_values).collect();
         for c in claims.iter().filter_map(|c| c.as_table()) {
             let id = c.get("id").and_then(|v| v.as_str()).unwrap_or_default();
             let cause = c.get("cause").and_then(|v| v.as_str());
@@ -170,10 +238,19 @@ fn every_cause_quotes_measured_numbers() {
                 _ => {}
             }
             let Some(cause) = cause else { continue };
+            let mut sources = named(cause, id, &ids);
+            sources.push(RUNS);
+            let mut values = paper_nums.clone();
+            for scale in &by_claim {
+                values.extend(sources.iter().filter_map(|s| scale.get(*s)).flatten());
+            }
             for n in numbers(cause) {
                 checked += 1;
                 if !found(&n, &values) {
-                    problems.push(format!("{paper} {id}: the cause quotes {n}, which no report records"));
+                    problems.push(format!(
+                        "{paper} {id}: the cause quotes {n}, which the records of {} and the runs do not hold",
+                        sources[..sources.len() - 1].join(", ")
+                    ));
                 }
             }
         }
