@@ -109,6 +109,7 @@ pub(crate) fn mode(net: &NetConfig, req: &Requirements, rto: Option<Time>) -> Mo
         rto,
         trim_selective: (net.trim.enabled && net.receiver == Receiver::Reorder) || net.recovery == Recovery::Packet,
         per_packet: net.recovery == Recovery::Packet,
+        queue_limit: net.queue_limit.is_some(),
         lossless: lossless_classes(net),
         ack_entropy: req.entropy,
         cut: false,

@@ -183,6 +183,9 @@ impl Simulator {
     /// queue past `network.queue_limit` ([`Port::limit_at`]).
     #[inline]
     fn over_queue_limit(&self, out: u32, class: usize, size: u64) -> bool {
+        if !self.mode.queue_limit {
+            return false;
+        }
         let p = &self.ports[out as usize];
         p.cls[class].bytes + size > p.limit_at && self.mode.lossless & (1 << class) == 0
     }

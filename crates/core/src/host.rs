@@ -675,10 +675,14 @@ impl Simulator {
             self.credit_heard(self.pool.get(h).flow);
         }
         let f = self.pool.get(h).flow;
-        if self.flows[f as usize].snd.done {
+        let fl = &self.flows[f as usize];
+        if fl.snd.done {
             return false;
         }
-        self.sleek_mark_stale(f, h);
+        let sleek = fl.snd.sleek.is_some();
+        if sleek {
+            self.sleek_mark_stale(f, h);
+        }
         let pkt = self.pool.get(h);
         let fl = &mut self.flows[f as usize];
         let (seq, psn, sack, sub, ts) = (pkt.seq, pkt.psn, pkt.sack(), pkt.sub, pkt.ts);
@@ -741,7 +745,7 @@ impl Simulator {
         let complete = !conn && fl.snd.una >= fl.view.size;
         let snd_una = fl.snd.una;
         self.cc_call(f, if nack { CcOp::Nack(h) } else { CcOp::Ack(h) });
-        if !nack && self.flows[f as usize].snd.sleek.is_some() {
+        if sleek && !nack {
             self.sleek_ack(f, sub, ts, seq, rcvd);
         }
         if conn {

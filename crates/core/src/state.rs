@@ -113,6 +113,8 @@ pub(crate) struct Mode {
     /// `network.recovery = "packet"`: PSNs, SACK bitmaps, a timer per
     /// packet and the ACK-request flag (`recovery.rs`).
     pub per_packet: bool,
+    /// `network.queue_limit` is set (`Port::limit_at`).
+    pub queue_limit: bool,
     /// Classes PFC protects (bit c = class c): every data class with PFC
     /// on, but those of `pfc.lossy_prios`; none with PFC off.
     pub lossless: u8,

@@ -214,8 +214,7 @@ fn every_cause_quotes_measured_numbers() {
         let scales: Vec<_> = all.into_iter().map(|r| r.filter(|r| here == 0 || r.version == current)).collect();
         let by_scale: Vec<_> = scales.iter().map(verdicts).collect();
         let claims = m.get("claim").and_then(|c| c.as_array()).cloned().unwrap_or_default();
-        let ids: Vec<&str> =
-            claims.iter().filter_map(|c| c.as_table()?.get("id")?.as_str()).collect::<Vec<_>>();
+        let ids: Vec<&str> = claims.iter().filter_map(|c| c.as_table()?.get("id")?.as_str()).collect::<Vec<_>>();
         let by_claim: Vec<_> = dirs
             .iter()
             .zip(&scales)
