@@ -55,6 +55,7 @@ CC = {
     # (datacenter/validate_load_balancing_snd_sleek.txt): drops, no trimming,
     # 190-packet queues.
     "NSCC+SLEEK": (["-sender_cc_only", "-sleek", "-disable_trim", "-q", "190"], {}),
+    "NSCC+RCCC+SLEEK": (["-sender_cc", "-receiver_cc", "-sleek", "-disable_trim", "-q", "190"], {"rccc": "true"}),
 }
 # Load balancers: uet-htsim's -load_balancing_algo and ccsim's load_balancer.
 # ECMP is uet-htsim's `-paths 1` (one entropy per flow) and ccsim's default.
@@ -88,8 +89,9 @@ CASES["1024-host permutation, 8 degraded links, NSCC, oblivious"] = (PERM1024, "
 # SLEEK (no trimming: losses are drops): incasts, and permutations whose
 # oblivious spraying reorders enough to trip its out-of-order count.
 for n, nodes in ((15, 16), (32, 128)):
-    CASES[f"{n}:1 incast ({nodes} hosts), NSCC+SLEEK"] = (
-        incast(nodes, range(n), nodes - 1), "NSCC+SLEEK", "MIXED", 64, 0, 8000 if n == 32 else 3000)
+    for cc in ("NSCC+SLEEK", "NSCC+RCCC+SLEEK"):
+        CASES[f"{n}:1 incast ({nodes} hosts), {cc}"] = (
+            incast(nodes, range(n), nodes - 1), cc, "MIXED", 64, 0, 8000 if n == 32 else 3000)
 for lb in ("REPS", "oblivious", "ECMP"):
     CASES[f"128-host permutation, NSCC+SLEEK, {lb}"] = (PERM, "NSCC+SLEEK", lb, 128, 0, 3000)
 # uet-htsim's own SLEEK validation scale (1024 hosts, 190-packet queues)
