@@ -849,5 +849,8 @@ fn the_uet_htsim_side_by_side_scenarios_stay_valid() {
         .output()
         .expect("cannot start python3");
     assert!(o.status.success(), "stdout:\n{}\nstderr:\n{}", text(&o.stdout), text(&o.stderr));
-    assert!(text(&o.stdout).contains("16 scenarios valid"), "{}", text(&o.stdout));
+    let out = text(&o.stdout);
+    let n: usize = out.lines().find_map(|l| l.strip_suffix(" scenarios valid")?.parse().ok()).unwrap_or(0);
+    // the 16 cases of issue 37's table and the SLEEK ones, at least
+    assert!(n >= 25, "{out}");
 }
