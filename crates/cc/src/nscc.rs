@@ -1134,8 +1134,8 @@ mod tests {
         h.ack(&mut s, &probe(22.0, 14.0, PROBE));
         assert!(close(s.avg_delay(), 0.0125 * (4 * US) as f64), "{}", s.avg_delay());
         let avg = s.avg_delay();
-        h.now = us(23.0);
-        h.ack(&mut s, &probe(23.0, 30.0, PROBE_STALE));
+        h.now = us(40.0);
+        h.ack(&mut s, &probe(40.0, 30.0, PROBE_STALE));
         assert_eq!((s.base_rtt(), s.avg_delay()), (us(10.0), avg));
         let st = s.sleek_state().unwrap();
         assert_eq!((st.base_rtt, st.cwnd, st.avg_delay), (us(10.0), s.cwnd(), avg as Time));
