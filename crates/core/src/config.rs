@@ -256,7 +256,8 @@ pub struct SleekConfig {
     /// Resend once the receiver holds this many windows out of order (at
     /// most `max_wnd`). Default 1.5 (uec.cpp L82 `loss_retx_factor`).
     pub retx_factor: f64,
-    /// ... and at least this many packets. Default 5 (uec.cpp L83
+    /// The out-of-order count that enters recovery is at least this many
+    /// packets, whatever `retx_factor` gives. Default 5 (uec.cpp L83
     /// `min_retx_config`).
     pub min_retx: u32,
     /// Probe after this many base RTTs without an ACK while data waits to be
@@ -587,7 +588,7 @@ pub const NETWORK_KEYS: &[NetKey] = &[
     NetKey { key: "recovery", unit: "\"auto\" | \"flow\" | \"packet\"", default: "\"auto\"", example: "", doc: "loss recovery: one go-back-N timer per flow (RDMA RC), or UET's per packet: a PSN per packet, 64-PSN SACK bitmaps on ACKs, a timer for the earliest packet neither ACKed nor SACKed that resends it alone, and the ACK-request flag on the packet that fills the window, spends the credit, ends the data or is resent; auto: packet for a scheme that runs UET's packet delivery (NSCC) on the reorder receiver, else flow", source: "uet-htsim 40ccb05 htsim/sim/uec.cpp (UecSrc::startRTO, rtxTimerExpired, sendNewPacket; UecSink::processData, buildSackBitmap)" },
     NetKey { key: "sleek.enabled", unit: "bool", default: "false", example: "", doc: "SLEEK loss recovery for UET's packet delivery on a fabric that drops: resend on the receiver's out-of-order count, probe when ACKs stop (needs recovery = \"packet\" and NSCC's window)", source: "uet-htsim 40ccb05 htsim/sim/uec.cpp (UecSrc::runSleek, sendProbe, processAck; -sleek)" },
     NetKey { key: "sleek.retx_factor", unit: "number", default: "1.5", example: "", doc: "enter loss recovery once the receiver holds this many windows out of order (at most max_wnd)", source: "uet-htsim 40ccb05 uec.cpp L82 loss_retx_factor" },
-    NetKey { key: "sleek.min_retx", unit: "count", default: "5", example: "", doc: "... and at least this many packets", source: "uet-htsim 40ccb05 uec.cpp L83 min_retx_config" },
+    NetKey { key: "sleek.min_retx", unit: "count", default: "5", example: "", doc: "the out-of-order count that enters loss recovery is at least this many packets, whatever retx_factor gives", source: "uet-htsim 40ccb05 uec.cpp L83 min_retx_config" },
     NetKey { key: "sleek.probe_first", unit: "base RTTs", default: "3.0", example: "", doc: "probe after this long without an ACK while data waits to be sent (once all is sent: base RTT + target delay)", source: "uet-htsim 40ccb05 uec.cpp L80 probe_first_trial_time" },
     NetKey { key: "sleek.probe_retry", unit: "base RTTs", default: "5.0", example: "", doc: "probe again this long after a probe", source: "uet-htsim 40ccb05 uec.cpp L81 probe_retry_time" },
 ];
