@@ -81,6 +81,13 @@ pub fn resolve(net: &NetConfig, req: &Requirements, scheme: &str) -> Result<Reso
     net.recovery = choose_recovery(&net, req, scheme, &mut notes)?;
     check_sleek(&net, req, scheme)?;
     check_trimming(&net, &mut notes)?;
+    if let Some(q) = net.queue_limit.filter(|_| !any_lossy_class(&net)) {
+        notes.push(Note::warning(format!(
+            "network.queue_limit = {q} limits nothing: PFC keeps every data class lossless, and a lossless queue \
+             is held by PAUSE, not dropped. Set network.pfc.enabled = false, or list the limited priorities in \
+             network.pfc.lossy_prios"
+        )));
+    }
     check_timeout(&net, req)?;
     Ok(Resolved { net, notes })
 }
@@ -448,6 +455,17 @@ mod tests {
         mixed.receiver = Receiver::GoBackN;
         let e = resolve(&mixed, &Requirements::default(), "dcqcn").unwrap_err();
         assert!(e.contains("network.trim.enabled") && e.contains("network.receiver"), "{e}");
+    }
+
+    #[test]
+    fn a_queue_limit_on_lossless_classes_is_warned_about() {
+        let lossless = NetConfig { queue_limit: Some(Bytes(100_000)), ..Default::default() };
+        let r = resolve(&lossless, &Requirements::default(), "dcqcn").unwrap();
+        assert!(r.notes.iter().any(|n| n.kind == NoteKind::Warning && n.text.contains("limits nothing")));
+        let mut lossy = lossless.clone();
+        lossy.pfc.enabled = false;
+        let r = resolve(&lossy, &Requirements::default(), "dcqcn").unwrap();
+        assert!(!r.notes.iter().any(|n| n.text.contains("queue_limit")), "{:?}", r.notes);
     }
 
     #[test]
