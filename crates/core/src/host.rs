@@ -377,10 +377,6 @@ impl Simulator {
     /// UET_TRIMMED_LASTHOP). The NACK takes over the header's slot, so the
     /// scheme's fields (`aux`: an entropy value) come back to the sender.
     fn receive_trimmed(&mut self, port: u32, h: u32) {
-        if self.pool.get(h).sub == PROBE {
-            self.answer_probe(port, h);
-            return;
-        }
         let f = self.pool.get(h).flow as usize;
         if self.credit.is_some() {
             // the sender resends the trimmed packet: credit for it at once
@@ -725,7 +721,7 @@ impl Simulator {
             // a receiver that keeps reordered data lost only the trimmed
             // bytes: resend them at once, ahead of new data
             if b > fl.snd.una && !fl.snd.rtx.iter().any(|r| r.0 <= a && b <= r.1) {
-                Self::queue_rtx(fl, (a.max(fl.snd.una), b), self.mode.per_packet);
+                Self::queue_rtx(&mut fl.snd.rtx, (a.max(fl.snd.una), b), self.mode.per_packet);
             }
         }
         if selective.is_none() && nack {
@@ -764,12 +760,12 @@ impl Simulator {
         self.ctl.finish_one(self.now);
     }
 
-    /// Queues byte range `r` of flow `fl` for a resend: after those queued
+    /// Queues byte range `r` in a flow's resend queue `rtx`: after those queued
     /// before it, or under per-packet recovery in byte (and so PSN) order,
     /// as uet-htsim's `_rtx_queue`.
-    fn queue_rtx(fl: &mut Flow, r: (u64, u64), in_order: bool) {
-        let at = if in_order { fl.snd.rtx.partition_point(|q| q.0 < r.0) } else { fl.snd.rtx.len() };
-        fl.snd.rtx.insert(at, r);
+    pub(crate) fn queue_rtx(rtx: &mut Vec<(u64, u64)>, r: (u64, u64), in_order: bool) {
+        let at = if in_order { rtx.partition_point(|q| q.0 < r.0) } else { rtx.len() };
+        rtx.insert(at, r);
     }
 
     pub(crate) fn rto_check(&mut self, f: u32) {
@@ -831,7 +827,7 @@ impl Simulator {
             let fl = &mut self.flows[f as usize];
             let recs = fl.snd.recs.as_deref_mut().expect("per-packet recovery keeps the sender's records");
             let Some((_, a, b)) = recs.expire() else { break };
-            Self::queue_rtx(fl, (a, b), true);
+            Self::queue_rtx(&mut fl.snd.rtx, (a, b), true);
             self.count_loss(f, a, Loss::Timeout);
             if self.credit.is_some() {
                 self.credit_timeout(f);

@@ -102,9 +102,7 @@ impl Simulator {
             for psn in cum.max(sl.highest_rtx)..end {
                 if let Some((a, b)) = recs.nacked(psn) {
                     sl.highest_rtx = psn + 1;
-                    // (in PSN order, as `queue_rtx` keeps uet-htsim's `_rtx_queue`)
-                    let at = fl.snd.rtx.partition_point(|q| q.0 < a);
-                    fl.snd.rtx.insert(at, (a, b));
+                    Self::queue_rtx(&mut fl.snd.rtx, (a, b), true);
                     queued = true;
                 }
             }

@@ -95,7 +95,9 @@ pub(crate) struct Sender {
     /// SLEEK (`network.sleek`): its state (`sleek.rs`); None without.
     pub sleek: Option<Box<crate::recovery::Sleek>>,
     /// SLEEK's loss recovery: resends leave whatever the window says
-    /// (uet-htsim `can_send_NSCC` in `_loss_recovery_mode`).
+    /// (uet-htsim `can_send_NSCC` in `_loss_recovery_mode`). A copy of
+    /// `Sleek::recovery` that `sleek.rs` keeps, so the NIC's window check
+    /// does not follow the box.
     pub rtx_free: bool,
 }
 
