@@ -153,7 +153,7 @@ pub struct ChartArgs {
     /// Draw the time axes of the charts over this span only, e.g. --window 500us..1ms (2ms.. and ..1ms also work).
     #[arg(long, value_parser = parse_window, value_name = "FROM..TO")]
     pub window: Option<(Time, Time)>,
-    /// Chart files to write besides SVG (always written, the HTML page shows it): --figures png,pdf.
+    /// Chart files to write besides SVG (always written, the HTML page shows it): --figures png,pdf (a build with the `export` feature).
     #[arg(long, value_parser = parse_figures, value_name = "FORMATS")]
     pub figures: Option<Figures>,
 }

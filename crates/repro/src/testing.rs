@@ -42,3 +42,19 @@ pub fn sample_result(slow: f64) -> RunResult {
         ..Default::default()
     }
 }
+
+/// A chart's validity, as tests check it: well-formed XML whose root is an
+/// `<svg>` element with a width and a height (the renderers of the `export`
+/// feature parse the same files; their tests check that too).
+#[cfg(test)]
+pub fn valid_svg(svg: &str) -> Result<(), String> {
+    let doc = roxmltree::Document::parse(svg).map_err(|e| format!("invalid SVG: {e}"))?;
+    let root = doc.root_element();
+    if root.tag_name().name() != "svg" {
+        return Err(format!("invalid SVG: the root element is <{}>", root.tag_name().name()));
+    }
+    for a in ["width", "height"] {
+        root.attribute(a).ok_or_else(|| format!("invalid SVG: the <svg> element has no {a}"))?;
+    }
+    Ok(())
+}

@@ -593,7 +593,7 @@ fn draw_bars(root: &Area, b: &BarChart) -> Res<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chart::export::parse;
+    use crate::testing::valid_svg as parse;
 
     fn chart() -> Chart {
         let mut c = Chart::new("t", "x", "y");

@@ -7,11 +7,13 @@
 //! check could flag, and svg2pdf is built without its font-subsetting
 //! `text` feature, which was about a fifth of the whole build's CPU
 //! (write-fonts, skrifa, read-fonts, subsetter; docs/PERFORMANCE.md).
+//!
+//! PNG and PDF need the crate's `export` feature (the command's `export`
+//! feature turns it on): resvg, svg2pdf and their text shaping are about a
+//! quarter of the default build's CPU, so the quick start's build leaves them
+//! out (issue 34) and asking it for PNG or PDF is refused with the fix.
 
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
-
-use resvg::usvg;
 
 /// A file format of the charts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -32,7 +34,19 @@ impl Format {
         }
     }
 
-    /// "svg,png,pdf" (any order, at least one).
+    /// Whether this build can write the format: SVG always, PNG and PDF
+    /// with the `export` feature.
+    pub fn available(self) -> bool {
+        self == Format::Svg || cfg!(feature = "export")
+    }
+
+    /// The formats this build can write.
+    pub fn available_all() -> Vec<Format> {
+        Format::ALL.into_iter().filter(|f| f.available()).collect()
+    }
+
+    /// "svg,png,pdf" (any order, at least one). A format this build cannot
+    /// write is refused with the way to build it.
     pub fn parse_list(s: &str) -> Result<Vec<Format>, String> {
         let mut out = Vec::new();
         for part in s.split(',').map(str::trim) {
@@ -40,6 +54,13 @@ impl Format {
                 .into_iter()
                 .find(|f| f.ext() == part.to_ascii_lowercase())
                 .ok_or_else(|| format!("unknown chart format '{part}': expected svg, png or pdf (comma-separated)"))?;
+            if !f.available() {
+                return Err(format!(
+                    "chart format '{part}': this build writes SVG only; PNG and PDF need the `export` feature \
+                     (cargo build --release -p ccsim --features export, or cargo install --path crates/cli \
+                     --features export)"
+                ));
+            }
             if !out.contains(&f) {
                 out.push(f);
             }
@@ -52,37 +73,64 @@ impl Format {
 /// Pixels per SVG unit in PNG files.
 pub const PNG_SCALE: f32 = 2.0;
 
-fn options() -> &'static usvg::Options<'static> {
-    static OPTIONS: OnceLock<usvg::Options<'static>> = OnceLock::new();
-    OPTIONS.get_or_init(|| {
-        let mut db = usvg::fontdb::Database::new();
-        db.load_font_data(dejavu::sans::regular().to_vec());
-        db.load_font_data(dejavu::sans::bold().to_vec());
-        db.set_sans_serif_family("DejaVu Sans");
-        usvg::Options { font_family: "DejaVu Sans".into(), fontdb: Arc::new(db), ..Default::default() }
-    })
+#[cfg(feature = "export")]
+mod render {
+    use std::sync::{Arc, OnceLock};
+
+    use resvg::usvg;
+
+    use super::PNG_SCALE;
+
+    fn options() -> &'static usvg::Options<'static> {
+        static OPTIONS: OnceLock<usvg::Options<'static>> = OnceLock::new();
+        OPTIONS.get_or_init(|| {
+            let mut db = usvg::fontdb::Database::new();
+            db.load_font_data(dejavu::sans::regular().to_vec());
+            db.load_font_data(dejavu::sans::bold().to_vec());
+            db.set_sans_serif_family("DejaVu Sans");
+            usvg::Options { font_family: "DejaVu Sans".into(), fontdb: Arc::new(db), ..Default::default() }
+        })
+    }
+
+    /// Parses an SVG document (also the test of a chart's validity).
+    pub fn parse(svg: &str) -> Result<usvg::Tree, String> {
+        usvg::Tree::from_str(svg, options()).map_err(|e| format!("invalid SVG: {e}"))
+    }
+
+    pub fn to_png(svg: &str) -> Result<Vec<u8>, String> {
+        let tree = parse(svg)?;
+        let size = tree.size().to_int_size().scale_by(PNG_SCALE).ok_or("the chart has no size")?;
+        let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height()).ok_or("the chart has no size")?;
+        pixmap.fill(resvg::tiny_skia::Color::WHITE);
+        resvg::render(&tree, resvg::tiny_skia::Transform::from_scale(PNG_SCALE, PNG_SCALE), &mut pixmap.as_mut());
+        pixmap.encode_png().map_err(|e| format!("PNG encoding failed: {e}"))
+    }
+
+    pub fn to_pdf(svg: &str) -> Result<Vec<u8>, String> {
+        // text to outlines: usvg writes each laid-out text as its glyphs' paths
+        let outlined = parse(svg)?.to_string(&usvg::WriteOptions { preserve_text: false, ..Default::default() });
+        let tree = parse(&outlined)?;
+        svg2pdf::to_pdf(&tree, svg2pdf::ConversionOptions::default(), svg2pdf::PageOptions::default())
+            .map_err(|e| format!("PDF conversion failed: {e}"))
+    }
 }
 
-/// Parses an SVG document (also the test of a chart's validity).
-pub fn parse(svg: &str) -> Result<usvg::Tree, String> {
-    usvg::Tree::from_str(svg, options()).map_err(|e| format!("invalid SVG: {e}"))
-}
+#[cfg(feature = "export")]
+pub use render::{parse, to_pdf, to_png};
 
-pub fn to_png(svg: &str) -> Result<Vec<u8>, String> {
-    let tree = parse(svg)?;
-    let size = tree.size().to_int_size().scale_by(PNG_SCALE).ok_or("the chart has no size")?;
-    let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height()).ok_or("the chart has no size")?;
-    pixmap.fill(resvg::tiny_skia::Color::WHITE);
-    resvg::render(&tree, resvg::tiny_skia::Transform::from_scale(PNG_SCALE, PNG_SCALE), &mut pixmap.as_mut());
-    pixmap.encode_png().map_err(|e| format!("PNG encoding failed: {e}"))
-}
-
-pub fn to_pdf(svg: &str) -> Result<Vec<u8>, String> {
-    // text to outlines: usvg writes each laid-out text as its glyphs' paths
-    let outlined = parse(svg)?.to_string(&usvg::WriteOptions { preserve_text: false, ..Default::default() });
-    let tree = parse(&outlined)?;
-    svg2pdf::to_pdf(&tree, svg2pdf::ConversionOptions::default(), svg2pdf::PageOptions::default())
-        .map_err(|e| format!("PDF conversion failed: {e}"))
+/// PNG or PDF bytes of a chart; an error in a build without them.
+fn rendered(svg: &str, f: Format) -> Result<Vec<u8>, String> {
+    #[cfg(feature = "export")]
+    return match f {
+        Format::Png => to_png(svg),
+        Format::Pdf => to_pdf(svg),
+        Format::Svg => Ok(svg.as_bytes().to_vec()),
+    };
+    #[cfg(not(feature = "export"))]
+    {
+        let _ = svg;
+        Err(format!("{} charts need ccsim built with its `export` feature", f.ext().to_uppercase()))
+    }
 }
 
 /// Writes `<dir>/<stem>.<ext>` for every format.
@@ -90,8 +138,7 @@ pub fn write(dir: &Path, stem: &str, svg: &str, formats: &[Format]) -> std::io::
     for f in formats {
         let bytes = match f {
             Format::Svg => svg.as_bytes().to_vec(),
-            Format::Png => to_png(svg).map_err(std::io::Error::other)?,
-            Format::Pdf => to_pdf(svg).map_err(std::io::Error::other)?,
+            Format::Png | Format::Pdf => rendered(svg, *f).map_err(std::io::Error::other)?,
         };
         std::fs::write(dir.join(format!("{stem}.{}", f.ext())), bytes)?;
     }
@@ -117,11 +164,35 @@ mod tests {
 
     #[test]
     fn formats_parse_and_refuse_unknown_names() {
-        assert_eq!(Format::parse_list("pdf, SVG").unwrap(), vec![Format::Svg, Format::Pdf]);
+        assert_eq!(Format::parse_list("SVG, svg").unwrap(), vec![Format::Svg]);
         let e = Format::parse_list("svg,jpg").unwrap_err();
         assert!(e.contains("'jpg'") && e.contains("svg, png or pdf"), "{e}");
     }
 
+    #[cfg(feature = "export")]
+    #[test]
+    fn png_and_pdf_parse_in_an_export_build() {
+        assert_eq!(Format::parse_list("pdf, SVG").unwrap(), vec![Format::Svg, Format::Pdf]);
+        assert_eq!(Format::available_all(), Format::ALL.to_vec());
+    }
+
+    /// Without the renderers, PNG and PDF are refused with the way to get
+    /// them, at parsing and at writing, and nothing is written for them.
+    #[cfg(not(feature = "export"))]
+    #[test]
+    fn png_and_pdf_are_refused_without_the_export_feature() {
+        for list in ["png", "svg,pdf"] {
+            let e = Format::parse_list(list).unwrap_err();
+            assert!(e.contains("SVG only") && e.contains("--features export"), "{e}");
+        }
+        assert_eq!(Format::available_all(), vec![Format::Svg]);
+        let t = ccsim_scenario::testutil::TempDir::new("export-off");
+        let e = write(t.path(), "q", &sample(), &[Format::Svg, Format::Png]).unwrap_err();
+        assert!(e.to_string().contains("`export` feature"), "{e}");
+        assert!(t.path().join("q.svg").is_file() && !t.path().join("q.png").exists());
+    }
+
+    #[cfg(feature = "export")]
     #[test]
     fn png_and_pdf_hold_the_rendered_chart() {
         let svg = sample();
@@ -146,9 +217,11 @@ mod tests {
     #[test]
     fn write_writes_each_format() {
         let t = ccsim_scenario::testutil::TempDir::new("export");
-        write(t.path(), "q", &sample(), &Format::ALL).unwrap();
-        for ext in ["svg", "png", "pdf"] {
-            assert!(std::fs::metadata(t.path().join(format!("q.{ext}"))).unwrap().len() > 100);
+        let formats = Format::available_all();
+        write(t.path(), "q", &sample(), &formats).unwrap();
+        for f in formats {
+            assert!(std::fs::metadata(t.path().join(format!("q.{}", f.ext()))).unwrap().len() > 100);
         }
+        crate::testing::valid_svg(&std::fs::read_to_string(t.path().join("q.svg")).unwrap()).unwrap();
     }
 }
