@@ -133,6 +133,7 @@ pub(crate) fn run_control(opts: &SimOptions, total: usize, grid: Time) -> RunCon
         draining: false,
         grid,
         next_grid: 0,
+        last_event: 0,
         // a run without flows runs nothing
         end: if total == 0 { 0 } else { Time::MAX },
     }

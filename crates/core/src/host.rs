@@ -13,6 +13,7 @@ use crate::packet::{Packet, PktKind, PROBE};
 use crate::recovery::SendRecords;
 use crate::state::Simulator;
 use crate::time::Time;
+use crate::trace::TraceEvent;
 use crate::transport::Loss;
 use crate::transport::{CcOp, Flow};
 
@@ -88,7 +89,8 @@ impl Simulator {
         if let Some(slot) = fl.log_slot {
             if new_rate != fl.snd.rate || window != fl.snd.window {
                 if let Some(t) = self.tracer.as_mut().filter(|t| t.changes) {
-                    t.change(slot, now, new_rate as f64, window as f64);
+                    let ev = TraceEvent::Change { slot, rate: new_rate as f64, window: window as f64 };
+                    t.event((now, self.events.current().1), ev);
                 }
             }
         }
@@ -687,7 +689,7 @@ impl Simulator {
         let rcvd = pkt.rcvd;
         if let Some(slot) = fl.log_slot {
             if let Some(t) = self.tracer.as_mut().filter(|t| t.acks) {
-                t.ack(slot, pkt.ts, now);
+                t.event((now, self.events.current().1), TraceEvent::Ack { slot, sent: pkt.ts });
             }
         }
         if let Some(h) = self.rtt_hist.as_mut() {

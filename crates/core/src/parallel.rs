@@ -77,16 +77,20 @@ pub fn simulate(
         let why = "the network has fewer than two pods or edge switches to cut it at".to_string();
         return Ok(on_one_thread(first, progress, why));
     }
-    // each part is cut down to what it owns before the next is built
+    let traces = TraceOwners::new(&first, &plan);
+    // each part is cut down to what it owns before the next is built; the
+    // run's trace files are part 0's (the others keep no streams)
     let mut first = first;
     first.make_part(&plan, 0);
     let mut parts = vec![first];
+    let mut part_opts = opts.clone();
+    part_opts.trace.dir = None;
     for p in 1..plan.parts() {
-        let mut sim = Simulator::with_traffic(topo, net, traffic(), scheme, opts)?;
+        let mut sim = Simulator::with_traffic(topo, net, traffic(), scheme, &part_opts)?;
         sim.make_part(&plan, p as u16);
         parts.push(sim);
     }
-    match run_parts(parts, &plan, opts, &mut progress) {
+    match run_parts(parts, &plan, opts, traces, &mut progress) {
         Ok(r) => Ok(r),
         Err(why) => {
             let again = Simulator::with_traffic(topo, net, traffic(), scheme, opts)?;
@@ -104,9 +108,7 @@ fn on_one_thread(sim: Simulator, progress: Option<&mut dyn FnMut(&Progress)>, wh
 
 /// Why a run cannot be cut into parts yet, if it cannot.
 fn sequential_reason(sim: &Simulator, opts: &SimOptions) -> Option<String> {
-    let why = if sim.tracer.is_some() || opts.trace.rtt {
-        "traces sample the whole network at once"
-    } else if !sim.link_events.is_empty() || sim.link_events_run > 0 {
+    let why = if !sim.link_events.is_empty() || sim.link_events_run > 0 {
         "link failures change the routes of the whole network"
     } else if !sim.msgs.is_empty() || sim.source.is_some() || sim.flows.len() > sim.n_plain as usize {
         "connections and messages (their dependencies cross hosts) run on one thread"
@@ -188,6 +190,7 @@ fn run_parts(
     parts: Vec<Simulator>,
     plan: &Plan,
     opts: &SimOptions,
+    traces: Option<TraceOwners>,
     progress: &mut Option<&mut dyn FnMut(&Progress)>,
 ) -> Result<RunResult, String> {
     let wall = std::time::Instant::now();
@@ -197,7 +200,7 @@ fn run_parts(
     let counts: Vec<Counts> = (0..n).map(|_| Padded(Mutex::new(PartStats::default()))).collect();
     let barrier = SpinBarrier::new(n);
     let until = AtomicU64::new(0);
-    let mut coord = Coordinator::new(&parts, opts);
+    let mut coord = Coordinator::new(&parts, opts, traces);
     let outcome = std::thread::scope(|s| {
         for p in 1..n {
             let (parts, counts, barrier, until) = (&parts, &counts, &barrier, &until);
@@ -233,7 +236,8 @@ fn run_parts(
     let status = outcome?;
     let parts: Vec<Simulator> = parts.into_iter().map(|m| m.0.into_inner().unwrap()).collect();
     let counts: Vec<PartStats> = counts.into_iter().map(|m| m.0.into_inner().unwrap()).collect();
-    Ok(merge(parts, plan, (&counts, coord.steps), status, (wall, cpu0)))
+    let samples = coord.traces.as_ref().map(|t| t.kept);
+    Ok(merge(parts, plan, (&counts, coord.steps, samples), status, (wall, cpu0)))
 }
 
 /// A value alone in its cache lines: each thread writes its own part and
@@ -288,10 +292,12 @@ struct Coordinator {
     next_report: u64,
     /// Steps run (barriers).
     steps: u64,
+    /// With traces: which part samples each series, and the samples kept.
+    traces: Option<TraceOwners>,
 }
 
 impl Coordinator {
-    fn new(parts: &[Part], opts: &SimOptions) -> Self {
+    fn new(parts: &[Part], opts: &SimOptions, traces: Option<TraceOwners>) -> Self {
         let s = parts[0].lock().unwrap();
         Coordinator {
             outcome: None,
@@ -304,6 +310,7 @@ impl Coordinator {
             interrupt: opts.interrupt.clone(),
             next_report: 1 << 20,
             steps: 0,
+            traces,
         }
     }
 
@@ -319,6 +326,9 @@ impl Coordinator {
     ) -> Option<Time> {
         let mut sims: Vec<_> = parts.iter().map(|m| m.lock().unwrap()).collect();
         let crossing = exchange(&mut sims);
+        if let Some(t) = self.traces.as_mut() {
+            t.feed(&mut sims, self.total);
+        }
         let finished: usize = sims.iter().map(|s| s.ctl.finished).sum();
         let started: usize = sims.iter().map(|s| s.ctl.started).sum();
         let last_progress = sims.iter().map(|s| s.ctl.last_progress).max().unwrap_or(0);
@@ -341,7 +351,12 @@ impl Coordinator {
                 None
             };
         if finished >= self.total {
-            // every flow has finished: the step in which the last did has run
+            // every flow has finished: the step in which the last did has
+            // run, and its samples past the run's last one are not counted
+            let now = match &self.traces {
+                Some(t) => sims.iter().map(|s| s.ctl.last_event).max().unwrap_or(0).max(t.last_kept),
+                None => now,
+            };
             return end(self, Ok(RunStatus::Completed), now, &mut sims);
         }
         if self.interrupt.is_set() {
@@ -381,6 +396,72 @@ impl Coordinator {
     }
 }
 
+/// The traces of a parallel run: every part samples every traced series
+/// at the same instants (its own ports' and flows' values are right,
+/// the others' are not kept); at each barrier the run's one tracer, part
+/// 0's, takes the samples from the parts owning each series, and the
+/// traced flows' changes and ACKs in event order.
+struct TraceOwners {
+    /// The part owning each traced queue's port, each utilization port and
+    /// each traced flow's sender.
+    queues: Vec<usize>,
+    util: Vec<usize>,
+    flows: Vec<usize>,
+    /// A sample saw every flow finished: one thread takes no sample after
+    /// it, so none is kept.
+    over: bool,
+    /// Samples taken into the run's tracer, and the time of the last.
+    kept: u64,
+    last_kept: Time,
+}
+
+impl TraceOwners {
+    /// The owners in `sim` (before it is cut) under `plan`; None without traces.
+    fn new(sim: &Simulator, plan: &Plan) -> Option<TraceOwners> {
+        let t = sim.tracer.as_ref()?;
+        let port = |p: &u32| plan.part_of[sim.ports[*p as usize].node as usize] as usize;
+        Some(TraceOwners {
+            queues: t.queue_ports.iter().map(port).collect(),
+            util: t.util_ports.iter().map(port).collect(),
+            flows: t.flows.iter().map(|&f| plan.part_of[sim.flows[f as usize].view.src as usize] as usize).collect(),
+            over: false,
+            kept: 0,
+            last_kept: 0,
+        })
+    }
+
+    /// Moves what the parts traced during the step into the run's tracer.
+    fn feed(&mut self, sims: &mut [std::sync::MutexGuard<Simulator>], total: usize) {
+        let logs: Vec<crate::trace::PartLog> = sims
+            .iter_mut()
+            .map(|s| std::mem::take(s.tracer.as_mut().and_then(|t| t.part.as_mut()).expect("a part's trace log")))
+            .collect();
+        let run = sims[0].tracer.as_mut().expect("the run's tracer");
+        let n = logs[0].samples.len();
+        debug_assert!(logs.iter().all(|l| l.samples.len() == n), "the parts sampled at different instants");
+        for i in 0..n {
+            if self.over {
+                break;
+            }
+            let at = |p: usize| &logs[p].samples[i];
+            let qlen: Vec<f64> = self.queues.iter().enumerate().map(|(j, &p)| at(p).qlen[j]).collect();
+            let util: Vec<f64> = self.util.iter().enumerate().map(|(j, &p)| at(p).util[j]).collect();
+            let flows: Vec<_> = self.flows.iter().enumerate().map(|(j, &p)| at(p).flows[j]).collect();
+            run.sample(at(0).time, &qlen, &util, &flows);
+            self.kept += 1;
+            self.last_kept = at(0).time;
+            self.over = logs.iter().map(|l| l.samples[i].finished).sum::<usize>() >= total;
+        }
+        // (time, key) orders events of different parts as one thread runs
+        // them; a stable sort keeps one event's records in their order
+        let mut events: Vec<_> = logs.into_iter().flat_map(|l| l.events).collect();
+        events.sort_by_key(|&(t, key, _)| (t, key));
+        for (t, _, ev) in events {
+            run.apply(t, ev);
+        }
+    }
+}
+
 /// Hands the packets that crossed cut links during the step to the parts
 /// they reach (moving the lists only: each part takes its own at the start
 /// of its next step, on its own thread); the earliest arrival among them.
@@ -407,7 +488,7 @@ fn exchange(sims: &mut [std::sync::MutexGuard<Simulator>]) -> Option<Time> {
 fn merge(
     parts: Vec<Simulator>,
     plan: &Plan,
-    (counts, steps): (&[PartStats], u64),
+    (counts, steps, samples): (&[PartStats], u64, Option<u64>),
     status: RunStatus,
     (wall, cpu0): (std::time::Instant, Option<f64>),
 ) -> RunResult {
@@ -462,6 +543,12 @@ fn merge(
     for c in counts {
         by_kind.add(&c.by_kind);
     }
+    if let Some(kept) = samples {
+        // every part ran every sample (and the samples past the run's last
+        // one): counted once each, as one thread runs them
+        base.count.events_run = base.count.events_run - by_kind.sample + kept;
+        by_kind.sample = kept;
+    }
     base.count.events_by_kind = by_kind;
     base.ctl.deep = false;
     let grid = base.ctl.grid;
@@ -503,9 +590,12 @@ impl Simulator {
         self.outbox = (0..plan.parts()).map(|_| Mailbox::default()).collect();
         self.inbox = (0..plan.parts()).map(|_| Mailbox::default()).collect();
         for (t, ev, key) in self.events.drain_all() {
-            if self.part_of_event(&ev, part_of) == p {
+            if self.part_of_event(&ev, part_of).is_none_or(|q| q == p) {
                 self.events.push_keyed(t, ev, key);
             }
+        }
+        if let Some(t) = self.tracer.as_mut() {
+            t.part = Some(crate::trace::PartLog::default());
         }
     }
 
@@ -527,16 +617,19 @@ impl Simulator {
         self.ports = kept;
     }
 
-    /// The part owning event `ev` (parallel runs have no samples, link
-    /// events or messages).
-    fn part_of_event(&self, ev: &Ev, part_of: &[u16]) -> u16 {
+    /// The part owning event `ev`; None for the trace samples, which every
+    /// part runs (parallel runs have no link events or messages).
+    fn part_of_event(&self, ev: &Ev, part_of: &[u16]) -> Option<u16> {
         let node = match Owner::of(ev, |_| None) {
             Owner::Port(p) => self.ports[p as usize].node,
             Owner::Flow(f) => self.flows[f as usize].view.src,
             Owner::Host(h) => self.ports[self.hosts[h as usize].port as usize].node,
-            Owner::All => unreachable!("a parallel run has no event every part owns"),
+            Owner::All => {
+                debug_assert!(matches!(ev, Ev::Sample), "{ev:?} in a parallel run");
+                return None;
+            }
         };
-        part_of[node as usize]
+        Some(part_of[node as usize])
     }
 
     /// Takes the packets other parts sent here during the last step: onto
@@ -607,6 +700,12 @@ impl Simulator {
             }
         }
         self.pause_log.append(&mut other.pause_log);
+        // every part binned the RTTs its senders measured
+        if let (Some(mine), Some(theirs)) = (self.rtt_hist.as_mut(), other.rtt_hist.as_ref()) {
+            for (a, b) in mine.counts.iter_mut().zip(&theirs.counts) {
+                *a += b;
+            }
+        }
         self.count.add(&other.count);
         self.ctl.finished += other.ctl.finished;
         self.ctl.started += other.ctl.started;

@@ -130,6 +130,9 @@ impl Simulator {
                 events += 1;
                 *by_kind.count(&ev) += 1;
             }
+            if !matches!(ev, Ev::Sample) {
+                self.ctl.last_event = t;
+            }
         }
         events
     }
@@ -469,8 +472,18 @@ impl Simulator {
                 }
             })
             .collect();
-        t.sample(now, &qlen, &util, &flows);
         let next = now + t.interval;
+        if let Some(log) = t.part.as_mut() {
+            // a part of a parallel run: the run's tracer takes the sample at
+            // the barrier; a part cannot tell when the run's flows are all
+            // done, so it samples on, and the barrier keeps the samples one
+            // thread would have taken (`parallel.rs`)
+            let finished = self.ctl.finished;
+            log.samples.push(crate::trace::PartSample { time: now, finished, qlen, util, flows });
+            self.events.push(next, Ev::Sample);
+            return;
+        }
+        t.sample(now, &qlen, &util, &flows);
         if self.ctl.finished < self.ctl.total {
             self.events.push(next, Ev::Sample);
         }

@@ -194,6 +194,10 @@ pub(crate) struct RunControl {
     pub grid: Time,
     /// The grid step after the latest event's (where the checks run next).
     pub next_grid: Time,
+    /// In a part of a parallel run: the time of its latest event other than
+    /// a trace sample (the run ends there or at the last sample it keeps;
+    /// the parts sample past the run's last sample: `parallel.rs`).
+    pub last_event: Time,
     /// Events at or after this time do not run: once every flow has
     /// finished, the end of the grid step in which the last one did.
     pub end: Time,

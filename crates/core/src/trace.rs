@@ -15,6 +15,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
+use crate::event::Key;
 use crate::results::{FlowTrace, Series};
 use crate::time::Time;
 
@@ -101,9 +102,45 @@ pub(crate) struct Tracer {
     stride: u64,
     /// The first write error of the streams (streaming stops there).
     pub error: Option<String>,
+    /// In a part of a parallel run: what the part traced, for the run's
+    /// one tracer (part 0's) to take in order at the barriers; the part
+    /// records nothing itself.
+    pub part: Option<PartLog>,
+}
+
+/// What a part of a parallel run traced since the last barrier
+/// (`parallel.rs` merges the parts' logs into the run's tracer).
+#[derive(Default)]
+pub(crate) struct PartLog {
+    /// Its samples, every series sampled (the coordinator keeps each
+    /// port's values from the part owning the port, each flow's from its
+    /// sender's part).
+    pub samples: Vec<PartSample>,
+    /// The traced flows' changes and ACKs, each with the time and key of
+    /// the event it happened in: in event order within the part.
+    pub events: Vec<(Time, Key, TraceEvent)>,
+}
+
+/// One sampling instant in a part.
+pub(crate) struct PartSample {
+    pub time: Time,
+    /// Flows finished in this part before the sample (the run samples on
+    /// while the parts' sum is below the number of flows).
+    pub finished: usize,
+    pub qlen: Vec<f64>,
+    pub util: Vec<f64>,
+    pub flows: Vec<FlowSample>,
+}
+
+/// A traced flow's change of rate or window, or an ACK it received.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum TraceEvent {
+    Change { slot: u32, rate: f64, window: f64 },
+    Ack { slot: u32, sent: Time },
 }
 
 /// One sample of a traced flow.
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct FlowSample {
     pub rate: f64,
     pub window: f64,
@@ -169,6 +206,7 @@ impl Tracer {
             taken: 0,
             stride: 1,
             error: None,
+            part: None,
         })
     }
 
@@ -268,8 +306,25 @@ impl Tracer {
         }
     }
 
+    /// A traced flow's change or ACK, in the event at `at` (time, key): a
+    /// part logs it for the run's tracer, which takes it in [`Tracer::apply`].
+    pub fn event(&mut self, at: (Time, Key), ev: TraceEvent) {
+        match self.part.as_mut() {
+            Some(log) => log.events.push((at.0, at.1, ev)),
+            None => self.apply(at.0, ev),
+        }
+    }
+
+    /// Records a traced flow's change or ACK at `now`.
+    pub fn apply(&mut self, now: Time, ev: TraceEvent) {
+        match ev {
+            TraceEvent::Change { slot, rate, window } => self.change(slot, now, rate, window),
+            TraceEvent::Ack { slot, sent } => self.ack(slot, sent, now),
+        }
+    }
+
     /// A traced flow changed its rate or window.
-    pub fn change(&mut self, slot: u32, now: Time, rate: f64, window: f64) {
+    fn change(&mut self, slot: u32, now: Time, rate: f64, window: f64) {
         if self.streaming() {
             let f = self.flows[slot as usize];
             let w = if window >= u64::MAX as f64 { String::new() } else { num(window, 0) };
@@ -280,7 +335,7 @@ impl Tracer {
     }
 
     /// A traced flow received an ACK of data sent at `sent`.
-    pub fn ack(&mut self, slot: u32, sent: Time, now: Time) {
+    fn ack(&mut self, slot: u32, sent: Time, now: Time) {
         if self.streaming() {
             let f = self.flows[slot as usize];
             self.write(|s| &mut s.acks, format_args!("{f},{},{}", us(sent), us(now)));

@@ -14,9 +14,22 @@ fn repo() -> PathBuf {
 }
 
 /// What a run's result files hold: flows.csv, ports.csv and conns.csv
-/// come from these rows, and the status and end time from the engine.
+/// come from these rows, the traces' files from the series (when kept in
+/// memory), and the status, end time and event count from the engine.
 fn rows(r: &RunResult) -> String {
-    format!("{:?}\n{:?}\n{:?}\n{:?} {}", r.flows, r.ports, r.conns, r.status, r.engine.sim_end)
+    format!(
+        "{:?}\n{:?}\n{:?}\n{:?} {} {}\n{:?}\n{:?}\n{:?}\n{:?}",
+        r.flows,
+        r.ports,
+        r.conns,
+        r.status,
+        r.engine.sim_end,
+        r.engine.events,
+        r.queues,
+        r.utilization,
+        r.flow_traces,
+        r.rtt
+    )
 }
 
 /// Runs every scheme of `scn` on 1, 2 and 4 threads; panics on a
@@ -48,11 +61,10 @@ fn shipped_scenarios_give_the_same_results_on_1_2_and_4_threads() {
     for f in &files {
         let ov = Overrides { stop: Some(300 * US), ..Default::default() };
         let mut scn = load(f, &ov).unwrap();
-        // traces sample the whole network at once: without them more runs are cut
-        scn.trace = TraceConfig::default();
         cut += same_on_threads(&mut scn, &f.display().to_string());
     }
-    // most of them are cut (those with messages or link failures run on one thread)
+    // most of them are cut, traced ones too (those with messages, credits
+    // or link failures run on one thread)
     eprintln!("CUT {cut}");
     assert!(cut >= 20, "only {cut} runs were cut into parts");
 }
@@ -128,4 +140,75 @@ duration = "150us"
     // every scheme of every case is cut on 2 and 4 threads, symmetric
     // routing's retracing included
     assert_eq!(cut, 8);
+}
+
+/// Traces sampled by the parts (queues and utilization of ports on both
+/// sides of the cut, flows sent from every part with their changes and
+/// ACKs, the RTT histogram), in memory and streamed to CSV files, are one
+/// thread's on 2 and 4 threads, to completion: every sample up to the
+/// one that sees the last flow done, and none after it.
+#[test]
+fn traces_across_parts_give_the_same_results() {
+    let quick = std::fs::read_to_string(repo().join("scenarios/quickstart.toml")).unwrap();
+    let head = &quick[..quick.find("[trace]").expect("the quick start traces")];
+    let text = format!(
+        "{head}[trace]\ninterval = \"100ns\"\nqueues = [\"32:0\", \"33:36\", \"35:37\", \"36:34\", \"37:32\"]\n\
+         utilization = [\"34:36\", \"37:35\"]\nflows = [0, 1, 2, 3, 4, 5, 6, 7]\nchanges = true\nacks = true\nrtt = true\n"
+    )
+    .replace("duration = \"2ms\"", "duration = \"200us\"");
+    let mut scn = load_text("t.toml", &text, &repo(), "t", &Overrides::default()).unwrap();
+    let tmp = ccsim_scenario::testutil::TempDir::new("threads-traces");
+    for name in ["hpcc", "dcqcn"] {
+        let mut files: Vec<Vec<(String, Vec<u8>)>> = Vec::new();
+        let mut one = String::new();
+        for n in [1, 2, 4] {
+            for streamed in [false, true] {
+                scn.threads = n;
+                let dir = tmp.path().join(format!("{name}-{n}"));
+                scn.trace.dir = streamed.then(|| {
+                    std::fs::create_dir_all(&dir).unwrap();
+                    dir.clone()
+                });
+                let r = scn.simulate(name, None).unwrap();
+                assert_eq!(r.status, ccsim_core::results::RunStatus::Completed);
+                if n > 1 {
+                    assert!(
+                        r.notes.iter().any(|x| x.text.starts_with(&format!("ran on {n} threads"))),
+                        "{:?}",
+                        r.notes
+                    );
+                }
+                if !streamed {
+                    let t = rows(&r);
+                    if n == 1 {
+                        // (DCQCN keeps line rate here: no change to log)
+                        let logged = r
+                            .flow_traces
+                            .iter()
+                            .filter(|f| !f.acks.is_empty() && (name == "dcqcn" || !f.changes.is_empty()));
+                        assert!(logged.count() >= 6, "{name}: few traced flows were logged");
+                        let busy = r.queues.iter().filter(|q| q.v.iter().any(|&v| v > 0.0)).count();
+                        assert!(busy >= 2, "{busy} traced queues ever held a packet");
+                        one = t;
+                    } else {
+                        assert!(t == one, "{name}: traces on {n} threads differ from one");
+                    }
+                    continue;
+                }
+                let mut got: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+                    .unwrap()
+                    .map(|e| {
+                        let p = e.unwrap().path();
+                        (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap())
+                    })
+                    .collect();
+                got.sort();
+                assert_eq!(got.len(), 5, "{name}: the five trace files");
+                if let Some(first) = files.first() {
+                    assert!(&got == first, "{name}: trace files on {n} threads differ from one");
+                }
+                files.push(got);
+            }
+        }
+    }
 }
