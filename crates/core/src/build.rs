@@ -113,6 +113,7 @@ pub(crate) fn mode(net: &NetConfig, req: &Requirements, rto: Option<Time>) -> Mo
         lossless: lossless_classes(net),
         ack_entropy: req.entropy,
         cut: false,
+        part: 0,
     }
 }
 

@@ -31,7 +31,10 @@ impl Simulator {
         }
     }
 
-    /// Applies a link event: `up` = repair, else failure. Link `li` is a topology link index.
+    /// Applies a link event: `up` = repair, else failure. Link `li` is a
+    /// topology link index. Every part of a parallel run applies every link
+    /// event, so that each knows every link's state for its routes: a port
+    /// the part has not built is only marked down or up.
     pub(crate) fn link_event(&mut self, li: usize, up: bool) {
         self.link_events_run += 1;
         let (pa, pb) = self.link_ports[li];
@@ -39,13 +42,21 @@ impl Simulator {
             self.ports[pa as usize].down = false;
             self.ports[pb as usize].down = false;
             self.reroute_after_event();
-            self.try_send(pa);
-            self.try_send(pb);
+            for p in [pa, pb] {
+                if self.owns_port(p) {
+                    self.try_send(p);
+                }
+            }
             return;
         }
         let mut released = Vec::new();
-        self.port_down(pa, &mut released);
-        self.port_down(pb, &mut released);
+        for p in [pa, pb] {
+            if self.ports[p as usize].built {
+                self.port_down(p, &mut released);
+            } else {
+                self.ports[p as usize].down = true;
+            }
+        }
         self.reroute_after_event();
         if self.mode.lossless != 0 {
             // an ingress that paused its upstream because of packets now gone may resume
@@ -67,6 +78,14 @@ impl Simulator {
         }
     }
 
+    /// Whether this simulator runs port `p`'s node: always in a whole run;
+    /// in a part, unless the port is another part's (not built, or the far
+    /// end of a cut link, which only holds the packets crossing to here).
+    pub(crate) fn owns_port(&self, p: u32) -> bool {
+        let port = &self.ports[p as usize];
+        !self.mode.cut || (port.built && port.cut != self.mode.part + 1)
+    }
+
     pub(crate) fn reroute(&mut self) {
         self.routing = Routing::build(&self.topo, &up_ports(&self.node_ports, &self.ports), &self.port_base);
     }
@@ -77,6 +96,7 @@ impl Simulator {
         let now = self.now;
         let port = &mut self.ports[p as usize];
         port.down = true;
+        port.failed = now + 1;
         port.wire_gen = port.wire_gen.wrapping_add(1);
         // PFC: neither end can pause or resume the other any more
         for c in 0..NC {

@@ -9,6 +9,8 @@ use crate::time::Time;
 
 /// A packet sent over a cut link, on its way to the part it reaches.
 pub(crate) struct Crossing {
+    /// When it was sent (a failure of its link after that loses it).
+    pub sent: Time,
     /// When it arrives, and its place among the events of that time.
     pub time: Time,
     pub key: Key,
@@ -29,12 +31,12 @@ pub(crate) struct Mailbox {
 
 impl Mailbox {
     #[inline]
-    pub fn push(&mut self, time: Time, key: Key, port: u32, pkt: &Packet) {
+    pub fn push(&mut self, sent: Time, time: Time, key: Key, port: u32, pkt: &Packet) {
         if let Some(c) = self.list.get_mut(self.len) {
-            (c.time, c.key, c.port) = (time, key, port);
+            (c.sent, c.time, c.key, c.port) = (sent, time, key, port);
             c.pkt.assign(pkt);
         } else {
-            self.list.push(Crossing { time, key, port, pkt: pkt.clone() });
+            self.list.push(Crossing { sent, time, key, port, pkt: pkt.clone() });
         }
         self.len += 1;
     }

@@ -21,6 +21,12 @@
 //! possible deadlock needs the whole fabric at once: the run is then made
 //! again on one thread, and says so. What cannot be cut yet runs on one
 //! thread from the start and says why ([`sequential_reason`]).
+//!
+//! Events every part runs: trace samples (each part samples its own ports
+//! and flows; [`TraceOwners`] feeds the run's one tracer at the barriers)
+//! and link events (each part applies every failure and repair, so that
+//! its routes are the run's; a packet that crosses a cut link which failed
+//! after it was sent is lost in the part it reaches). Each is counted once.
 
 use crate::cc::Scheme;
 use crate::compat::{Note, NoteKind};
@@ -108,9 +114,7 @@ fn on_one_thread(sim: Simulator, progress: Option<&mut dyn FnMut(&Progress)>, wh
 
 /// Why a run cannot be cut into parts yet, if it cannot.
 fn sequential_reason(sim: &Simulator, opts: &SimOptions) -> Option<String> {
-    let why = if !sim.link_events.is_empty() || sim.link_events_run > 0 {
-        "link failures change the routes of the whole network"
-    } else if !sim.msgs.is_empty() || sim.source.is_some() || sim.flows.len() > sim.n_plain as usize {
+    let why = if !sim.msgs.is_empty() || sim.source.is_some() || sim.flows.len() > sim.n_plain as usize {
         "connections and messages (their dependencies cross hosts) run on one thread"
     } else if sim.credit.is_some() {
         "receiver credits run on one thread"
@@ -520,6 +524,11 @@ fn merge(
             ]
         })
         .collect();
+    // packets lost on a cut link that failed under them are counted at the
+    // far end's copy of the sending port (in the part they crossed to)
+    let copy_drops: Vec<u64> = (0..parts[0].ports.len())
+        .map(|i| parts.iter().filter(|s| !s.owns_port(i as u32) && s.ports[i].built).map(|s| s.ports[i].drops).sum())
+        .collect();
     let peak: u64 = parts.iter().map(|s| s.pool.peak() as u64).sum();
     let live: u64 = parts.iter().map(|s| s.pool.live() as u64).sum();
     // the packets and events go before the parts are joined: the ports
@@ -533,6 +542,9 @@ fn merge(
     for (i, mut other) in rest.enumerate() {
         base.absorb(&mut other, &plan.part_of, i as u16 + 1);
     }
+    for (i, d) in copy_drops.into_iter().enumerate() {
+        base.ports[i].drops += d;
+    }
     for (f, [hol, resent, timeouts, trimmed, drops]) in per_flow.into_iter().enumerate() {
         let s = &mut base.flows[f].snd;
         s.hol_pkts = hol;
@@ -543,9 +555,12 @@ fn merge(
     for c in counts {
         by_kind.add(&c.by_kind);
     }
+    // every part ran every link event and every sample (and the samples
+    // past the run's last one): counted once each, as one thread runs them
+    let once = |n: u64| n / counts.len() as u64;
+    base.count.events_run = base.count.events_run - by_kind.link + once(by_kind.link);
+    by_kind.link = once(by_kind.link);
     if let Some(kept) = samples {
-        // every part ran every sample (and the samples past the run's last
-        // one): counted once each, as one thread runs them
         base.count.events_run = base.count.events_run - by_kind.sample + kept;
         by_kind.sample = kept;
     }
@@ -587,6 +602,7 @@ impl Simulator {
         }
         self.keep_own_ports(part_of, p);
         self.mode.cut = true;
+        self.mode.part = p;
         self.outbox = (0..plan.parts()).map(|_| Mailbox::default()).collect();
         self.inbox = (0..plan.parts()).map(|_| Mailbox::default()).collect();
         for (t, ev, key) in self.events.drain_all() {
@@ -612,20 +628,23 @@ impl Simulator {
             let far_end_of_cut = part_of[port.peer as usize] == p;
             if part_of[port.node as usize] == p || far_end_of_cut {
                 std::mem::swap(&mut kept[i], &mut self.ports[i]);
+            } else if port.down {
+                // (a link down from the start: every part's routes leave it out)
+                kept[i].down = true;
             }
         }
         self.ports = kept;
     }
 
-    /// The part owning event `ev`; None for the trace samples, which every
-    /// part runs (parallel runs have no link events or messages).
+    /// The part owning event `ev`; None for the trace samples and the link
+    /// events, which every part runs (parallel runs have no messages).
     fn part_of_event(&self, ev: &Ev, part_of: &[u16]) -> Option<u16> {
         let node = match Owner::of(ev, |_| None) {
             Owner::Port(p) => self.ports[p as usize].node,
             Owner::Flow(f) => self.flows[f as usize].view.src,
             Owner::Host(h) => self.ports[self.hosts[h as usize].port as usize].node,
             Owner::All => {
-                debug_assert!(matches!(ev, Ev::Sample), "{ev:?} in a parallel run");
+                debug_assert!(matches!(ev, Ev::Sample | Ev::Link { .. }), "{ev:?} in a parallel run");
                 return None;
             }
         };
@@ -641,6 +660,12 @@ impl Simulator {
             let mut mail = std::mem::take(&mut self.inbox[from]);
             for c in mail.iter() {
                 let h = self.pool.alloc_copy(&c.pkt);
+                if c.sent < self.ports[c.port as usize].failed {
+                    // the link failed while the packet was on it (after it
+                    // was sent, during the step): lost, as on one thread
+                    self.drop_packet(c.port, h);
+                    continue;
+                }
                 let p = &mut self.ports[c.port as usize];
                 let (gen, to) = (p.wire_gen, p.peer_port);
                 // behind a packet still on its way, it is scheduled by that
@@ -660,7 +685,7 @@ impl Simulator {
     /// `cut - 1`, goes to that part at the next barrier.
     #[cold]
     pub(crate) fn hand_over(&mut self, port: u32, cut: u16, h: u32, time: Time, key: Key) {
-        self.outbox[cut as usize - 1].push(time, key, port, self.pool.get(h));
+        self.outbox[cut as usize - 1].push(self.now, time, key, port, self.pool.get(h));
         self.pool.free(h);
         self.outbox_min = Some(self.outbox_min.map_or(time, |m| m.min(time)));
     }

@@ -118,6 +118,11 @@ pub(crate) struct Port {
     pub ecn_marked: u64,
     /// Data packets trimmed to their header at admission into this egress (`network.trim`).
     pub trimmed: u64,
+    /// The time of the link's latest failure + 1 (0: it never failed since
+    /// the run started): in a part of a parallel run, a packet that was
+    /// sent over a cut link before it failed is lost when it reaches this
+    /// part afterwards (`Simulator::take_crossings`).
+    pub failed: Time,
     /// Per class: queue and ingress accounting.
     pub cls: [ClassQ; NC],
 }
@@ -157,6 +162,7 @@ impl Port {
             cut: 0,
             peer,
             pause_sent: 0,
+            failed: 0,
             paused_time: 0,
             built: true,
             drops: 0,

@@ -124,6 +124,8 @@ pub(crate) struct Mode {
     /// are cut (`Port::cut`, on a line a transmission otherwise leaves
     /// alone: a whole run does not read it).
     pub cut: bool,
+    /// Which part this simulator is (0 in a whole run).
+    pub part: u16,
 }
 
 /// A run's counters (the per-port and per-flow ones live with their part).

@@ -212,3 +212,89 @@ fn traces_across_parts_give_the_same_results() {
         }
     }
 }
+
+/// Link failures and repairs of links between the parts (a k = 4 fat
+/// tree's aggregation-core links) while traffic crosses them, lossless and
+/// lossy, rerouting at once or later, one link failing and coming back
+/// within a grid step, all in the middle of a step (so that packets sent
+/// before a failure reach the other part after it): every part applies
+/// every link event, what was on a failing cut link is lost whichever part
+/// holds it, and the results are one thread's on 2 and 4 threads. One
+/// link is down from the start: the routes every part computes after a
+/// later event leave it out too.
+#[test]
+fn link_failures_across_parts_give_the_same_results() {
+    let text = |network: &str| {
+        format!(
+            r#"
+schemes = ["dcqcn", "hpcc"]
+[topology]
+kind = "fat_tree"
+k = 4
+host_rate = "100Gbps"
+fabric_rate = "100Gbps"
+delay = "1us"
+[[workload]]
+kind = "poisson"
+cdf = "websearch"
+load = 0.8
+duration = "150us"
+[network]
+{network}
+[[network.link_events]]
+at = "0us"
+a = 27
+b = 34
+action = "down"
+[[network.link_events]]
+at = "40.3us"
+a = 24
+b = 32
+action = "down"
+[[network.link_events]]
+at = "40.8us"
+a = 24
+b = 32
+action = "up"
+[[network.link_events]]
+at = "60.5us"
+a = 26
+b = 33
+action = "down"
+[[network.link_events]]
+at = "61.5us"
+a = 29
+b = 34
+action = "down"
+[[network.link_events]]
+at = "90.5us"
+a = 29
+b = 34
+action = "up"
+"#
+        )
+    };
+    let mut cut = 0;
+    for network in ["", "reroute_delay = \"3us\"\nbuffer = \"300KB\"\npfc.enabled = false"] {
+        let mut scn = load_text("t.toml", &text(network), &repo(), "t", &Overrides::default()).unwrap();
+        cut += same_on_threads(&mut scn, network);
+        scn.threads = 1;
+        for name in scn.schemes.clone() {
+            let r = scn.simulate(&name, None).unwrap();
+            assert_eq!(r.status, ccsim_core::results::RunStatus::Completed, "{network} {name}");
+            // packets were on the failing links (either direction)
+            let lost: u64 = r
+                .ports
+                .iter()
+                .filter(|p| {
+                    [(24, 32), (26, 33), (29, 34)]
+                        .iter()
+                        .any(|&(a, b)| (p.port.node, p.port.peer) == (a, b) || (p.port.node, p.port.peer) == (b, a))
+                })
+                .map(|p| p.drops)
+                .sum();
+            assert!(lost > 0, "{network} {name}: nothing lost on the failing links");
+        }
+    }
+    assert_eq!(cut, 8, "every run is cut on 2 and 4 threads");
+}
