@@ -93,14 +93,12 @@ fn runs_to_completion_give_the_same_results_on_1_2_and_4_threads() {
     assert!(r.notes.iter().any(|n| n.text.starts_with("ran on 6 threads")), "{:?}", r.notes);
 }
 
-/// A k = 4 fat tree (three tiers, so that a flow's switches lie in several
-/// parts) with drops and trimming, to completion: per-flow losses counted
-/// at switches of other parts than the sender's add up.
-#[test]
-fn losses_and_trims_across_parts_give_the_same_results() {
-    let text = |network: &str, schemes: &str| {
-        format!(
-            r#"
+/// A k = 4 fat tree of 100G links under WebSearch traffic at `load` for
+/// 150 us, with `network` (the body of its `[network]` table) and `schemes`
+/// (quoted, comma-separated).
+fn fat_tree_k4(schemes: &str, load: f64, network: &str) -> String {
+    format!(
+        r#"
 schemes = [{schemes}]
 [topology]
 kind = "fat_tree"
@@ -111,13 +109,20 @@ delay = "1us"
 [[workload]]
 kind = "poisson"
 cdf = "websearch"
-load = 0.7
+load = {load}
 duration = "150us"
 [network]
 {network}
 "#
-        )
-    };
+    )
+}
+
+/// A k = 4 fat tree (three tiers, so that a flow's switches lie in several
+/// parts) with drops and trimming, to completion: per-flow losses counted
+/// at switches of other parts than the sender's add up.
+#[test]
+fn losses_and_trims_across_parts_give_the_same_results() {
+    let text = |network: &str, schemes: &str| fat_tree_k4(schemes, 0.7, network);
     let dir = repo();
     let cases = [
         ("buffer = \"300KB\"\npfc.enabled = false", "\"dctcp\", \"hpcc\""),
@@ -224,55 +229,20 @@ fn traces_across_parts_give_the_same_results() {
 /// later event leave it out too.
 #[test]
 fn link_failures_across_parts_give_the_same_results() {
+    let events = [
+        ("0us", 27, 34, "down"),
+        ("40.3us", 24, 32, "down"),
+        ("40.8us", 24, 32, "up"),
+        ("60.5us", 26, 33, "down"),
+        ("61.5us", 29, 34, "down"),
+        ("90.5us", 29, 34, "up"),
+    ];
+    let list: Vec<String> = events
+        .iter()
+        .map(|(at, a, b, action)| format!("{{ at = \"{at}\", a = {a}, b = {b}, action = \"{action}\" }}"))
+        .collect();
     let text = |network: &str| {
-        format!(
-            r#"
-schemes = ["dcqcn", "hpcc"]
-[topology]
-kind = "fat_tree"
-k = 4
-host_rate = "100Gbps"
-fabric_rate = "100Gbps"
-delay = "1us"
-[[workload]]
-kind = "poisson"
-cdf = "websearch"
-load = 0.8
-duration = "150us"
-[network]
-{network}
-[[network.link_events]]
-at = "0us"
-a = 27
-b = 34
-action = "down"
-[[network.link_events]]
-at = "40.3us"
-a = 24
-b = 32
-action = "down"
-[[network.link_events]]
-at = "40.8us"
-a = 24
-b = 32
-action = "up"
-[[network.link_events]]
-at = "60.5us"
-a = 26
-b = 33
-action = "down"
-[[network.link_events]]
-at = "61.5us"
-a = 29
-b = 34
-action = "down"
-[[network.link_events]]
-at = "90.5us"
-a = 29
-b = 34
-action = "up"
-"#
-        )
+        fat_tree_k4("\"dcqcn\", \"hpcc\"", 0.8, &format!("{network}\nlink_events = [{}]", list.join(", ")))
     };
     let mut cut = 0;
     for network in ["", "reroute_delay = \"3us\"\nbuffer = \"300KB\"\npfc.enabled = false"] {
