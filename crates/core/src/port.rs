@@ -47,7 +47,8 @@ impl Default for ClassQ {
 
 /// All zeros is a valid port that is not `built`: a part of a parallel run
 /// leaves the ports it does not own so (`Simulator::make_part`), and reads
-/// no more of them than that flag.
+/// no more of them than that flag and `down`, which link events set on
+/// every part's copy so that every part's routes are the run's.
 #[derive(bytemuck::Zeroable)]
 #[repr(C)]
 pub(crate) struct Port {
