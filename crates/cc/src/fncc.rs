@@ -162,7 +162,13 @@ impl Scheme for Fncc {
         FnccConfig::NAME
     }
     fn requirements(&self) -> Requirements {
-        Requirements { int_on_data: false, int_on_acks: true, symmetric_paths: true, ..Default::default() }
+        Requirements {
+            int_on_data: false,
+            int_on_acks: true,
+            symmetric_paths: true,
+            host_receive_count: true,
+            ..Default::default()
+        }
     }
     fn sender(&self, flow: &FlowView) -> Box<dyn SenderCc> {
         Box::new(FnccSender::new(&self.cfg, flow))

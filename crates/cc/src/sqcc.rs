@@ -78,7 +78,7 @@
 use crate::patched_timely::{self, PatchedCore, StepParams};
 use crate::registry::SchemeConfig;
 use crate::timely::{rows, timely_common, UpdateInterval};
-use ccsim_core::cc::{FlowView, ReceiverCc, ReceiverCx, Scheme, SenderCc, SenderCx};
+use ccsim_core::cc::{FlowView, ReceiverCc, ReceiverCx, Requirements, Scheme, SenderCc, SenderCx};
 use ccsim_core::packet::Packet;
 use ccsim_core::time::{Time, US};
 use ccsim_core::units::{Bytes, Dur, Rate};
@@ -350,6 +350,10 @@ pub struct Sqcc {
 impl Scheme for Sqcc {
     fn name(&self) -> &str {
         SqccConfig::NAME
+    }
+    fn requirements(&self) -> Requirements {
+        // its receiver counts the host's active flows (N)
+        Requirements { host_receive_count: true, ..Default::default() }
     }
     fn sender(&self, flow: &FlowView) -> Box<dyn SenderCc> {
         Box::new(SqccSender::new(&self.cfg, flow))

@@ -319,6 +319,13 @@ pub struct Requirements {
     /// refused for a scheme without (uet-htsim runs SLEEK only with its
     /// sender-based NSCC, `_sender_based_cc`).
     pub sleek: bool,
+    /// The receiver reads how many flows its host is receiving
+    /// ([`ReceiverCx::host_active_flows`]) or the bytes the sender has
+    /// released ([`ReceiverCx::avail`]): FNCC, SQCC. On a connection these
+    /// follow its sender's message releases at once, which a part of a
+    /// parallel run holding only the receiver cannot know, so such runs
+    /// with connections run on one thread.
+    pub host_receive_count: bool,
 }
 
 /// A congestion-control scheme: a factory for its three parts.

@@ -6,6 +6,7 @@
 use crate::event::Key;
 use crate::packet::Packet;
 use crate::time::Time;
+use crate::transport::Loss;
 
 /// A packet sent over a cut link, on its way to the part it reaches.
 pub(crate) struct Crossing {
@@ -58,4 +59,32 @@ impl Mailbox {
     pub fn clear(&mut self) {
         self.len = 0;
     }
+}
+
+/// What a part of a parallel run tells the others about messages
+/// (`msg.rs`): the releases of connections whose receiver another part
+/// holds, and the losses its switches saw on connections sent from other
+/// parts. Empty in a whole run.
+#[derive(Default)]
+pub(crate) struct MsgMail {
+    /// Each node's part.
+    pub node_part: Vec<u16>,
+    /// Per part: (message, stream offset) of the messages released here
+    /// during the step whose receiver that part holds, in release order.
+    pub out: Vec<Vec<(u32, u64)>>,
+    /// Per part: the releases it sent here in the last step.
+    pub inbox: Vec<Vec<(u32, u64)>>,
+    /// Drops and trims at this part's switches of data of connections sent
+    /// from other parts: given to their message when the parts merge.
+    pub losses: Vec<RemoteLoss>,
+}
+
+/// A drop or trim of a connection's data away from its sender's part: the
+/// event it happened in (time, key), the flow, the stream byte and what.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RemoteLoss {
+    pub at: (Time, Key),
+    pub flow: u32,
+    pub seq: u64,
+    pub what: Loss,
 }

@@ -66,6 +66,7 @@ impl Simulator {
                 released: None,
                 delivered: None,
                 done: None,
+                done_key: Default::default(),
                 losses: Losses::default(),
             };
             self.msgs.push(m);
@@ -149,6 +150,9 @@ impl Simulator {
         c.released += 1;
         let first = !c.started;
         c.started = true;
+        if self.mode.cut {
+            self.tell_receiver_part(m, f, offset);
+        }
         self.ctl.started += 1;
         self.ctl.last_progress = now;
         if first {
@@ -190,6 +194,13 @@ impl Simulator {
     pub(crate) fn count_loss(&mut self, f: u32, seq: u64, what: Loss) {
         let fl = &mut self.flows[f as usize];
         fl.snd.losses.add(what);
+        if fl.conn.is_some() && self.mode.cut && !self.sends_here(f) {
+            // the sender's part knows the outstanding messages
+            let at = (self.now, self.events.current().1);
+            self.msg_mail.losses.push(crate::mailbox::RemoteLoss { at, flow: f, seq, what });
+            return;
+        }
+        let fl = &mut self.flows[f as usize];
         if let Some(c) = &fl.conn {
             let i = c.tx.partition_point(|&(end, _)| end <= seq);
             if let Some(&(_, m)) = c.tx.get(i) {
@@ -243,6 +254,7 @@ impl Simulator {
                     c.tx.pop_front();
                     c.completed += 1;
                     self.msgs[m as usize].done = Some(self.now);
+                    self.msgs[m as usize].done_key = self.events.current().1;
                     self.ctl.finish_one(self.now);
                     self.msg_event(m, MessageEvent::Completed);
                 }
@@ -347,5 +359,73 @@ impl Simulator {
             })
             .collect();
         (rows, conns, tasks, waiting)
+    }
+}
+
+/// Messages in a part of a parallel run (`parallel.rs`): a connection's
+/// sender and receiver may be in different parts.
+impl Simulator {
+    /// Whether flow `f`'s sender is in this part.
+    pub(crate) fn sends_here(&self, f: u32) -> bool {
+        self.msg_mail.node_part[self.flows[f as usize].view.src as usize] == self.mode.part
+    }
+
+    /// Message `m` of connection flow `f` was released at stream offset
+    /// `offset`: the part holding the receiver learns it at the barrier,
+    /// before any of its data can arrive there (data crosses a cut link,
+    /// which takes at least a grid step).
+    fn tell_receiver_part(&mut self, m: u32, f: u32, offset: u64) {
+        let to = self.msg_mail.node_part[self.flows[f as usize].view.dst as usize];
+        if to != self.mode.part {
+            self.msg_mail.out[to as usize].push((m, offset));
+        }
+    }
+
+    /// Takes the releases other parts told this one of: the receivers'
+    /// lists of messages to deliver.
+    pub(crate) fn take_releases(&mut self) {
+        for from in 0..self.msg_mail.inbox.len() {
+            let mut list = std::mem::take(&mut self.msg_mail.inbox[from]);
+            for &(m, offset) in &list {
+                let msg = &mut self.msgs[m as usize];
+                msg.offset = offset;
+                let (f, end) = (msg.flow as usize, offset + msg.size);
+                self.flows[f].snd.avail = self.flows[f].snd.avail.max(end);
+                self.flows[f].conn.as_mut().expect("a connection").rx.push_back((end, m));
+            }
+            list.clear();
+            self.msg_mail.inbox[from] = list;
+        }
+    }
+
+    /// The part of message `m`'s sender (a task's host), and of its receiver.
+    pub(crate) fn msg_parts(&self, m: u32, part_of: &[u16]) -> (u16, u16) {
+        let msg = &self.msgs[m as usize];
+        (part_of[self.msg_src(msg) as usize], part_of[self.msg_dst(msg) as usize])
+    }
+
+    /// A message waiting for another whose delivery or completion (the one
+    /// it waits for: `dep_time`) happens in another part than the waiting
+    /// message's sender: a part cannot see it in time, so the run cannot be
+    /// cut so. Why, if one does.
+    pub(crate) fn cross_part_wait(&self, part_of: &[u16]) -> Option<String> {
+        for (d, waiting) in self.dependents.iter().enumerate() {
+            let dm = &self.msgs[d];
+            for &m in waiting {
+                let src = self.msg_src(&self.msgs[m as usize]);
+                let (at, what) = if src == self.msg_dst(dm) {
+                    (self.msg_dst(dm), "delivery")
+                } else {
+                    (self.msg_src(dm), "completion")
+                };
+                if part_of[at as usize] != part_of[src as usize] {
+                    return Some(format!(
+                        "message {m} (from host {src}) waits for the {what} of message {d} at host {at}, \
+                         in another part of the network"
+                    ));
+                }
+            }
+        }
+        None
     }
 }

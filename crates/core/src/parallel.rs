@@ -61,7 +61,7 @@ pub fn simulate(
     if opts.threads <= 1 {
         return Ok(first.run(progress));
     }
-    if let Some(why) = sequential_reason(&first, opts) {
+    if let Some(why) = sequential_reason(&first, opts, scheme.requirements().host_receive_count) {
         return Ok(on_one_thread(first, progress, why));
     }
     // no more parts than there are units to deal out (a part without a
@@ -81,6 +81,9 @@ pub fn simulate(
     let used = plan.hosts.iter().filter(|&&h| h > 0).count();
     if used < 2 {
         let why = "the network has fewer than two pods or edge switches to cut it at".to_string();
+        return Ok(on_one_thread(first, progress, why));
+    }
+    if let Some(why) = first.cross_part_wait(&plan.part_of) {
         return Ok(on_one_thread(first, progress, why));
     }
     let traces = TraceOwners::new(&first, &plan);
@@ -112,10 +115,14 @@ fn on_one_thread(sim: Simulator, progress: Option<&mut dyn FnMut(&Progress)>, wh
     r
 }
 
-/// Why a run cannot be cut into parts yet, if it cannot.
-fn sequential_reason(sim: &Simulator, opts: &SimOptions) -> Option<String> {
-    let why = if !sim.msgs.is_empty() || sim.source.is_some() || sim.flows.len() > sim.n_plain as usize {
-        "connections and messages (their dependencies cross hosts) run on one thread"
+/// Why a run cannot be cut into parts yet, if it cannot (`host_receive_count`:
+/// the scheme's receivers count their host's active flows).
+fn sequential_reason(sim: &Simulator, opts: &SimOptions, host_receive_count: bool) -> Option<String> {
+    let why = if sim.source.is_some() {
+        "a message source makes messages as the run goes, from what happens anywhere"
+    } else if host_receive_count && sim.flows.len() > sim.n_plain as usize {
+        "the scheme's receivers count their host's active flows, which on a connection follow its \
+         sender's message releases at once"
     } else if sim.credit.is_some() {
         "receiver credits run on one thread"
     } else if opts.check {
@@ -277,6 +284,7 @@ fn run_step(part: &Part, counts: &Counts, until: Time) {
     let mut c = counts.lock().unwrap();
     let mut sim = part.lock().unwrap();
     c.crossed += sim.take_crossings();
+    sim.take_releases();
     c.events += sim.run_window(until, &mut c.by_kind);
     c.busy += t0.elapsed();
 }
@@ -481,6 +489,12 @@ fn exchange(sims: &mut [std::sync::MutexGuard<Simulator>]) -> Option<Time> {
             // the list q took last time, emptied: p fills it next
             sims[p].outbox[q] = std::mem::replace(&mut sims[q].inbox[p], sent);
         }
+        for q in 0..sims.len() {
+            if !sims[p].msg_mail.out[q].is_empty() {
+                let sent = std::mem::take(&mut sims[p].msg_mail.out[q]);
+                sims[p].msg_mail.out[q] = std::mem::replace(&mut sims[q].msg_mail.inbox[p], sent);
+            }
+        }
     }
     earliest
 }
@@ -529,6 +543,7 @@ fn merge(
     let copy_drops: Vec<u64> = (0..parts[0].ports.len())
         .map(|i| parts.iter().filter(|s| !s.owns_port(i as u32) && s.ports[i].built).map(|s| s.ports[i].drops).sum())
         .collect();
+    merge_messages(&mut parts, &plan.part_of);
     let peak: u64 = parts.iter().map(|s| s.pool.peak() as u64).sum();
     let live: u64 = parts.iter().map(|s| s.pool.live() as u64).sum();
     // the packets and events go before the parts are joined: the ports
@@ -572,6 +587,49 @@ fn merge(
     r
 }
 
+/// Gathers the messages' state into the first part: each message's release,
+/// completion and losses from its sender's part (a task's from its host's),
+/// its delivery from its receiver's; then the drops and trims that other
+/// parts' switches saw, each given to the message holding its byte if that
+/// one was still outstanding then, as one thread counts them.
+fn merge_messages(parts: &mut [Simulator], part_of: &[u16]) {
+    for m in 0..parts[0].msgs.len() as u32 {
+        let (from, to) = parts[0].msg_parts(m, part_of);
+        let i = m as usize;
+        if from != 0 {
+            let o = &parts[from as usize].msgs[i];
+            let (offset, released, done, done_key, losses) = (o.offset, o.released, o.done, o.done_key, o.losses);
+            let b = &mut parts[0].msgs[i];
+            (b.offset, b.released, b.done, b.done_key, b.losses) = (offset, released, done, done_key, losses);
+        }
+        if to != 0 {
+            parts[0].msgs[i].delivered = parts[to as usize].msgs[i].delivered;
+        }
+    }
+    // each connection's released messages by stream offset
+    let mut by_flow: Vec<Vec<(u64, u32)>> = vec![Vec::new(); parts[0].flows.len()];
+    for (m, msg) in parts[0].msgs.iter().enumerate() {
+        if msg.flow != crate::transport::TASK && msg.released.is_some() {
+            by_flow[msg.flow as usize].push((msg.offset, m as u32));
+        }
+    }
+    for list in by_flow.iter_mut() {
+        list.sort_unstable();
+    }
+    let losses: Vec<_> = parts.iter_mut().flat_map(|s| std::mem::take(&mut s.msg_mail.losses)).collect();
+    for l in losses {
+        let list = &by_flow[l.flow as usize];
+        let Some(&(_, m)) = list.get(list.partition_point(|&(off, _)| off <= l.seq).wrapping_sub(1)) else {
+            continue;
+        };
+        let msg = &mut parts[0].msgs[m as usize];
+        let outstanding = l.seq < msg.offset + msg.size && msg.done.is_none_or(|t| (t, msg.done_key) > l.at);
+        if outstanding {
+            msg.losses.add(l.what);
+        }
+    }
+}
+
 /// The note a parallel run leaves: its cut, steps, and per part the events
 /// run, the share of the run's wall time spent running them and the
 /// packets taken from other parts.
@@ -605,6 +663,12 @@ impl Simulator {
         self.mode.part = p;
         self.outbox = (0..plan.parts()).map(|_| Mailbox::default()).collect();
         self.inbox = (0..plan.parts()).map(|_| Mailbox::default()).collect();
+        self.msg_mail = crate::mailbox::MsgMail {
+            node_part: part_of.to_vec(),
+            out: vec![Vec::new(); plan.parts()],
+            inbox: vec![Vec::new(); plan.parts()],
+            losses: Vec::new(),
+        };
         for (t, ev, key) in self.events.drain_all() {
             if self.part_of_event(&ev, part_of).is_none_or(|q| q == p) {
                 self.events.push_keyed(t, ev, key);
@@ -637,8 +701,12 @@ impl Simulator {
     }
 
     /// The part owning event `ev`; None for the trace samples and the link
-    /// events, which every part runs (parallel runs have no messages).
+    /// events, which every part runs.
     fn part_of_event(&self, ev: &Ev, part_of: &[u16]) -> Option<u16> {
+        if let Ev::MsgRelease { msg } = *ev {
+            // a message is released at its sender, a task at its host
+            return Some(self.msg_parts(msg, part_of).0);
+        }
         let node = match Owner::of(ev, |_| None) {
             Owner::Port(p) => self.ports[p as usize].node,
             Owner::Flow(f) => self.flows[f as usize].view.src,
@@ -690,11 +758,15 @@ impl Simulator {
         self.outbox_min = Some(self.outbox_min.map_or(time, |m| m.min(time)));
     }
 
-    /// Per node, the bytes its flows send and receive (the load a plan
-    /// balances, as for the projections).
+    /// Per node, the bytes its flows and messages send and receive (the
+    /// load a plan balances, as for the projections).
     pub(crate) fn host_bytes(&self) -> Vec<f64> {
-        let ends = self.flows.iter().map(|f| (f.view.src, f.view.dst, f.view.size));
-        crate::partition::host_bytes(self.topo.nodes.len(), ends)
+        let flows = self.flows[..self.n_plain as usize].iter().map(|f| (f.view.src, f.view.dst, f.view.size));
+        let msgs = self.msgs.iter().filter(|m| m.flow != crate::transport::TASK).map(|m| {
+            let v = &self.flows[m.flow as usize].view;
+            (v.src, v.dst, m.size)
+        });
+        crate::partition::host_bytes(self.topo.nodes.len(), flows.chain(msgs))
     }
 
     /// Takes from `other` (part `p`) what it owns: its ports with their

@@ -266,6 +266,7 @@ impl Simulator {
             outbox: Vec::new(),
             outbox_min: None,
             inbox: Vec::new(),
+            msg_mail: Default::default(),
             scheme_name: scheme.name().to_string(),
             notes,
             net: net.clone(),

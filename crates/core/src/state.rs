@@ -85,6 +85,8 @@ pub struct Simulator {
     pub(crate) outbox: Vec<crate::mailbox::Mailbox>,
     pub(crate) outbox_min: Option<Time>,
     pub(crate) inbox: Vec<crate::mailbox::Mailbox>,
+    /// A parallel run's part: message releases and losses for other parts.
+    pub(crate) msg_mail: crate::mailbox::MsgMail,
     pub(crate) scheme_name: String,
     /// What [`crate::compat::resolve`] chose or warned about for this run.
     pub(crate) notes: Vec<crate::compat::Note>,

@@ -277,6 +277,10 @@ pub(crate) struct Msg {
     pub released: Option<Time>,
     pub delivered: Option<Time>,
     pub done: Option<Time>,
+    /// The key of the event it was completed in (with `done`, its place
+    /// among simultaneous events: a parallel run's losses are given to the
+    /// messages outstanding when they happened, `parallel.rs`).
+    pub done_key: crate::event::Key,
     /// Its bytes resent, trimmed and dropped, and the timeouts that fired
     /// while it was the oldest outstanding message ([`Simulator::count_loss`]).
     pub losses: Losses,

@@ -13,15 +13,18 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// What a run's result files hold: flows.csv, ports.csv and conns.csv
-/// come from these rows, the traces' files from the series (when kept in
+/// What a run's result files hold: flows.csv (flows and messages),
+/// ports.csv and conns.csv come from these rows, the tasks and messages
+/// never released too, the traces' files from the series (when kept in
 /// memory), and the status, end time and event count from the engine.
 fn rows(r: &RunResult) -> String {
     format!(
-        "{:?}\n{:?}\n{:?}\n{:?} {} {}\n{:?}\n{:?}\n{:?}\n{:?}",
+        "{:?}\n{:?}\n{:?}\n{:?} {}\n{:?} {} {}\n{:?}\n{:?}\n{:?}\n{:?}",
         r.flows,
         r.ports,
         r.conns,
+        r.tasks,
+        r.messages_waiting,
         r.status,
         r.engine.sim_end,
         r.engine.events,
@@ -264,6 +267,54 @@ fn link_failures_across_parts_give_the_same_results() {
                 .map(|p| p.drops)
                 .sum();
             assert!(lost > 0, "{network} {name}: nothing lost on the failing links");
+        }
+    }
+    assert_eq!(cut, 8, "every run is cut on 2 and 4 threads");
+}
+
+/// Collectives (a ring all-reduce over every host, an all-to-all over half
+/// of them, compute between iterations) on a k = 4 fat tree, to
+/// completion, lossless and lossy: a connection's sender and receiver lie
+/// in different parts, the receiver's part learns the releases at the
+/// barriers, and the drops at other parts' switches are given to the
+/// messages outstanding then. Message rows, tasks and connections are one
+/// thread's on 2 and 4 threads.
+#[test]
+fn collectives_across_parts_give_the_same_results() {
+    let collectives = r#"
+[[workload]]
+kind = "collective"
+op = "ring_allreduce"
+hosts = [0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15]
+size = "2MB"
+iterations = 2
+compute = "10us"
+[[workload]]
+kind = "collective"
+op = "alltoall"
+hosts = [0, 1, 2, 3, 8, 9, 10, 11]
+size = "1MB"
+iterations = 2
+compute = "5us"
+start = "20us"
+"#;
+    let mut cut = 0;
+    for network in ["", "buffer = \"200KB\"\npfc.enabled = false"] {
+        let text =
+            fat_tree_k4("\"dcqcn\", \"hpcc\"", 0.1, network).replace("duration = \"150us\"", "duration = \"20us\"");
+        let mut scn =
+            load_text("t.toml", &format!("{text}{collectives}"), &repo(), "t", &Overrides::default()).unwrap();
+        cut += same_on_threads(&mut scn, network);
+        scn.threads = 1;
+        for name in scn.schemes.clone() {
+            let r = scn.simulate(&name, None).unwrap();
+            assert_eq!(r.status, ccsim_core::results::RunStatus::Completed, "{network} {name}");
+            let messages = r.flows.iter().filter(|f| f.conn.is_some()).count();
+            assert!(messages > 500 && r.messages_waiting == 0, "{network} {name}: the jobs did not run through");
+            let message_drops: u64 = r.flows.iter().filter(|f| f.conn.is_some()).map(|f| f.drops).sum();
+            if network.contains("200KB") {
+                assert!(message_drops > 0, "{name}: no message lost data");
+            }
         }
     }
     assert_eq!(cut, 8, "every run is cut on 2 and 4 threads");
