@@ -133,6 +133,9 @@ impl Simulator {
             return;
         }
         let (f, size) = (msg.flow, msg.size);
+        // (in a part of a parallel run the receiver's part keeps the list
+        // of messages to deliver: `tell_receiver_part`)
+        let rx_here = !self.mode.cut || self.receives_here(f);
         let fl = &mut self.flows[f as usize];
         let offset = fl.snd.avail;
         self.msgs[m as usize].offset = offset;
@@ -146,7 +149,9 @@ impl Simulator {
             fl.snd.last_progress = now;
         }
         c.tx.push_back((offset + size, m));
-        c.rx.push_back((offset + size, m));
+        if rx_here {
+            c.rx.push_back((offset + size, m));
+        }
         c.released += 1;
         let first = !c.started;
         c.started = true;
@@ -370,13 +375,18 @@ impl Simulator {
         self.msg_mail.node_part[self.flows[f as usize].view.src as usize] == self.mode.part
     }
 
+    /// Whether flow `f`'s receiver is in this part.
+    fn receives_here(&self, f: u32) -> bool {
+        self.msg_mail.node_part[self.flows[f as usize].view.dst as usize] == self.mode.part
+    }
+
     /// Message `m` of connection flow `f` was released at stream offset
     /// `offset`: the part holding the receiver learns it at the barrier,
     /// before any of its data can arrive there (data crosses a cut link,
     /// which takes at least a grid step).
     fn tell_receiver_part(&mut self, m: u32, f: u32, offset: u64) {
-        let to = self.msg_mail.node_part[self.flows[f as usize].view.dst as usize];
-        if to != self.mode.part {
+        if !self.receives_here(f) {
+            let to = self.msg_mail.node_part[self.flows[f as usize].view.dst as usize];
             self.msg_mail.out[to as usize].push((m, offset));
         }
     }

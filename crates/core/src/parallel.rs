@@ -27,6 +27,10 @@
 //! and link events (each part applies every failure and repair, so that
 //! its routes are the run's; a packet that crosses a cut link which failed
 //! after it was sent is lost in the part it reaches). Each is counted once.
+//!
+//! Messages: each is released in its sender's part, which tells the part
+//! holding the receiver at the barrier (`msg.rs`), before any of its data
+//! can get there; its waits must be signals at its own sender's host.
 
 use crate::cc::Scheme;
 use crate::compat::{Note, NoteKind};
