@@ -478,22 +478,21 @@ impl TraceOwners {
     }
 }
 
-/// Hands the packets that crossed cut links during the step to the parts
-/// they reach (moving the lists only: each part takes its own at the start
-/// of its next step, on its own thread); the earliest arrival among them.
+/// Hands the packets that crossed cut links during the step, and the
+/// message releases for other parts, to the parts they reach (moving the
+/// lists only: each part takes its own at the start of its next step, on
+/// its own thread); the earliest arrival among them.
 fn exchange(sims: &mut [std::sync::MutexGuard<Simulator>]) -> Option<Time> {
     let mut earliest = None;
     for p in 0..sims.len() {
         earliest = earliest.into_iter().chain(sims[p].outbox_min.take()).min();
+        // each list goes to q, which hands back the one it took last time,
+        // emptied: p fills that next
         for q in 0..sims.len() {
-            if sims[p].outbox[q].is_empty() {
-                continue;
+            if !sims[p].outbox[q].is_empty() {
+                let sent = std::mem::take(&mut sims[p].outbox[q]);
+                sims[p].outbox[q] = std::mem::replace(&mut sims[q].inbox[p], sent);
             }
-            let sent = std::mem::take(&mut sims[p].outbox[q]);
-            // the list q took last time, emptied: p fills it next
-            sims[p].outbox[q] = std::mem::replace(&mut sims[q].inbox[p], sent);
-        }
-        for q in 0..sims.len() {
             if !sims[p].msg_mail.out[q].is_empty() {
                 let sent = std::mem::take(&mut sims[p].msg_mail.out[q]);
                 sims[p].msg_mail.out[q] = std::mem::replace(&mut sims[q].msg_mail.inbox[p], sent);

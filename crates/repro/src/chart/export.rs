@@ -118,27 +118,21 @@ mod render {
 #[cfg(feature = "export")]
 pub use render::{parse, to_pdf, to_png};
 
-/// PNG or PDF bytes of a chart; an error in a build without them.
-fn rendered(svg: &str, f: Format) -> Result<Vec<u8>, String> {
-    #[cfg(feature = "export")]
-    return match f {
-        Format::Png => to_png(svg),
-        Format::Pdf => to_pdf(svg),
-        Format::Svg => Ok(svg.as_bytes().to_vec()),
-    };
-    #[cfg(not(feature = "export"))]
-    {
-        let _ = svg;
-        Err(format!("{} charts need ccsim built with its `export` feature", f.ext().to_uppercase()))
-    }
-}
-
-/// Writes `<dir>/<stem>.<ext>` for every format.
+/// Writes `<dir>/<stem>.<ext>` for every format (PNG and PDF: an error in
+/// a build without the `export` feature).
 pub fn write(dir: &Path, stem: &str, svg: &str, formats: &[Format]) -> std::io::Result<()> {
     for f in formats {
         let bytes = match f {
             Format::Svg => svg.as_bytes().to_vec(),
-            Format::Png | Format::Pdf => rendered(svg, *f).map_err(std::io::Error::other)?,
+            #[cfg(feature = "export")]
+            Format::Png => to_png(svg).map_err(std::io::Error::other)?,
+            #[cfg(feature = "export")]
+            Format::Pdf => to_pdf(svg).map_err(std::io::Error::other)?,
+            #[cfg(not(feature = "export"))]
+            Format::Png | Format::Pdf => {
+                let e = format!("{} charts need ccsim built with its `export` feature", f.ext().to_uppercase());
+                return Err(std::io::Error::other(e));
+            }
         };
         std::fs::write(dir.join(format!("{stem}.{}", f.ext())), bytes)?;
     }
