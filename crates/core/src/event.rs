@@ -1,14 +1,16 @@
 //! The event queue. Events run in time order; simultaneous events run
 //! "first scheduled, first run": by the time they were scheduled, then by
-//! what scheduled them (the scheduling event's kind and the port, host,
-//! flow, message or link it was for: [`Ev::tie`]), then by the order that
-//! event scheduled them in ([`Key`]). Unlike a global insertion counter, this
-//! order does not depend on what else runs or on how the network is cut
-//! into parts that run on their own threads (issue 36), so a run is
-//! bit-for-bit reproducible whatever the thread count. Two events equal in
-//! all of these come from two copies of one event (a wake asked twice) and
-//! run in insertion order. Cancellation is lazy (generation counters in the
-//! owners), which keeps the queue free of deletions.
+//! what they are ([`Ev::id`]: their kind, then the port or host under a
+//! fixed permutation, or the flow, message or link in the workload's order,
+//! then a timer's slot and generation or an arrival's wire generation).
+//! Unlike a global insertion counter, this order does not depend on what
+//! else runs or on how the network is cut into parts that run on their own
+//! threads (issue 36), so a run is bit-for-bit reproducible whatever the
+//! thread count; and it costs a queue slot four bytes (how long ahead the
+//! event was scheduled) and a comparison only between equal times. Two
+//! events equal in all of these are equal events (a wake asked twice), so
+//! their order changes nothing. Cancellation is lazy (generation counters in
+//! the owners), which keeps the queue free of deletions.
 
 use crate::time::Time;
 use std::cmp::Ordering;
@@ -90,44 +92,43 @@ impl crate::results::EventCounts {
 }
 
 /// A fixed permutation of the 32-bit ids (xor with one constant, times
-/// another, odd so invertible mod 2^32): events scheduled at the same time by
-/// different events run in an order of the schedulers' ids that follows no
-/// port or flow numbering.
+/// another, odd so invertible mod 2^32): simultaneous events of ports, hosts
+/// and flows' timers scheduled at the same time run in an order that follows
+/// no numbering.
 #[inline(always)]
 fn shuffle(id: u32) -> u32 {
     (id ^ 0x7B1D_CDAF).wrapping_mul(0xE220_A839)
 }
 
-/// Bits of an entity (port, host, flow, message, link) in [`Ev::tie`].
-const ENTITY_BITS: u32 = 32;
-/// Bits of [`Ev::tie`]: kind (4), a timer's slot (4), entity (32).
-const TIE_BITS: u32 = 40;
-/// Bits of the index of a push among one event's pushes in [`Key::from`].
-const PUSH_BITS: u32 = 64 - TIE_BITS;
 const _: () = assert!(crate::cc::TIMER_SLOTS <= 16);
 
 impl Ev {
-    /// What this event is, as a number of [`TIE_BITS`] bits distinct for
-    /// distinct events at one time: its kind, then the port an `Arrive`
-    /// reaches or a `TxDone` is for, the host, the flow and a timer's slot,
-    /// the message or the link event ([`shuffle`]d). The events it
-    /// schedules carry it in their [`Key`].
+    /// What this event is, as a number that orders the events of one time
+    /// scheduled at one time: its kind (link events, samples, flow starts,
+    /// message releases, transmissions done, arrivals, wakes, credit pulls,
+    /// scheme timers, retransmission checks, probes), then the link event,
+    /// flow start or message in the workload's order (as they were given),
+    /// or the port a `TxDone` is for or an `Arrive` reaches, the host or the
+    /// timer's flow ([`shuffle`]d), then a timer's slot and generation (its
+    /// low 24 bits) or an arrival's wire generation. Equal ids are equal
+    /// events (a generation 2^24 apart aside, for which one of the two is
+    /// stale).
     #[inline(always)]
-    pub fn tie(&self) -> u64 {
-        let (kind, slot, entity): (u64, u64, u32) = match *self {
-            Ev::Link { idx } => (0, 0, idx),
-            Ev::FlowStart { flow } => (1, 0, flow),
-            Ev::MsgRelease { msg } => (2, 0, msg),
-            Ev::TxDone { port } => (3, 0, port),
-            Ev::Arrive { to, .. } => (4, 0, to),
-            Ev::HostWake { host } => (5, 0, host),
-            Ev::Pull { host } => (6, 0, host),
-            Ev::Timer { flow, slot, .. } => (7, slot as u64 & 15, flow),
-            Ev::Rto { flow } => (8, 0, flow),
-            Ev::Sample => (9, 0, 0),
-            Ev::Probe { flow } => (10, 0, flow),
+    pub fn id(&self) -> u64 {
+        let (kind, slot, entity, gen): (u64, u64, u32, u64) = match *self {
+            Ev::Link { idx } => (0, 0, idx, 0),
+            Ev::Sample => (1, 0, 0, 0),
+            Ev::FlowStart { flow } => (2, 0, flow, 0),
+            Ev::MsgRelease { msg } => (3, 0, msg, 0),
+            Ev::TxDone { port } => (4, 0, shuffle(port), 0),
+            Ev::Arrive { to, gen, .. } => (5, 0, shuffle(to), gen as u64),
+            Ev::HostWake { host } => (6, 0, shuffle(host), 0),
+            Ev::Pull { host } => (7, 0, shuffle(host), 0),
+            Ev::Timer { flow, slot, gen } => (8, slot as u64 & 15, shuffle(flow), gen as u64 & 0xFF_FFFF),
+            Ev::Rto { flow } => (9, 0, shuffle(flow), 0),
+            Ev::Probe { flow } => (10, 0, shuffle(flow), 0),
         };
-        kind << (TIE_BITS - 4) | slot << ENTITY_BITS | shuffle(entity) as u64
+        kind << 60 | (entity as u64) << 28 | slot << 24 | gen
     }
 
     /// The ports and the packet this event will touch first.
@@ -153,24 +154,55 @@ impl Touch {
     pub const NONE: Touch = Touch { port: u32::MAX, to: u32::MAX, pkt: u32::MAX };
 }
 
-/// Where an event stands among the events of its time: when it was
-/// scheduled (`t0`), then `from`: the scheduling event's [`Ev::tie`] and the
-/// index of this push among that event's pushes. Pushes outside any event
-/// (building the run) have `t0` 0 and the tie 0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default, bytemuck::Zeroable)]
+/// An event's place among the events of its time: when it was scheduled
+/// (`t0`), then what it is ([`Ev::id`]). Outside any event (building the
+/// run): 0 and 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub(crate) struct Key {
     pub t0: Time,
-    pub from: u64,
+    pub id: u64,
 }
 
-/// An event in the overflow heap, ordered by (time, key, insertion sequence).
+/// An event in the queue: its time, itself, and how long before its time
+/// it was scheduled (saturated at 2^32 - 1 ps, about 4.3 ms, longer than
+/// the wheel's horizon: only events from the heap saturate); ordered by
+/// time, then the earliest scheduled, then [`Ev::id`] (computed only for
+/// equal times).
 #[derive(Clone, Copy, Debug)]
-struct Entry {
+struct Slot {
     time: Time,
-    key: Key,
-    seq: u64,
     ev: Ev,
+    ahead: u32,
 }
+
+impl Slot {
+    #[inline(always)]
+    fn new(time: Time, ev: Ev, t0: Time) -> Slot {
+        Slot { time, ev, ahead: time.saturating_sub(t0).min(u32::MAX as u64) as u32 }
+    }
+
+    /// The order among events of one time: scheduled earlier, then id.
+    #[inline(always)]
+    fn tie(&self) -> (u32, u64) {
+        (!self.ahead, self.ev.id())
+    }
+
+    /// Whether this event runs before `o`.
+    #[inline(always)]
+    fn before(&self, o: &Slot) -> bool {
+        self.time < o.time || (self.time == o.time && self.tie() < o.tie())
+    }
+
+    /// When it was scheduled (as far as `ahead` tells).
+    #[inline(always)]
+    fn t0(&self) -> Time {
+        self.time - self.ahead as Time
+    }
+}
+
+/// An event in the overflow heap, earliest first.
+#[derive(Clone, Copy, Debug)]
+struct Entry(Slot);
 
 impl PartialEq for Entry {
     fn eq(&self, o: &Self) -> bool {
@@ -187,39 +219,73 @@ impl Ord for Entry {
     #[inline]
     fn cmp(&self, o: &Self) -> Ordering {
         // reversed: BinaryHeap is a max-heap
-        (o.time, o.key, o.seq).cmp(&(self.time, self.key, self.seq))
+        // (the tie only between equal times)
+        o.0.time.cmp(&self.0.time).then_with(|| o.0.tie().cmp(&self.0.tie()))
     }
 }
 
-/// An event in a wheel bucket. No sequence number: a bucket receives its
-/// events in insertion order (overflow events migrate into a bucket before
-/// any event can be pushed to it directly), so position is the last
-/// tie-break, after time and [`Key`].
-#[derive(Clone, Copy, Debug)]
-struct Slot {
-    time: Time,
-    ev: Ev,
-    key: Key,
-}
+/// The bits of a time below its near bucket.
+const LOW: u64 = (1 << SHIFT) - 1;
 
-impl Slot {
-    #[inline(always)]
-    fn order(&self) -> (Time, Key) {
-        (self.time, self.key)
-    }
-}
-
-/// Sorts bucket `b` (in insertion order) into descending (time, key,
-/// insertion order), so popping from the end gives the earliest time, then
-/// the earliest scheduled, then the earliest inserted. Buckets are short (a
-/// few events): a stable sort of them is an insertion sort.
+/// Sorts bucket `b` into descending (time, [`Slot::tie`]) order, so popping
+/// from the end gives the earliest. Sorted by rank on the time within the
+/// bucket and the position (ten bits and four: up to 16 events, most
+/// buckets), or as (time within the bucket, position) words; then each run
+/// of equal times, rare, is put in tie order.
 #[inline]
-fn sort_descending(b: &mut [Slot]) {
-    if b.len() < 2 {
+fn sort_descending(b: &mut Vec<Slot>, spare: &mut Vec<Slot>, words: &mut Vec<u64>) {
+    let n = b.len();
+    if n < 2 {
         return;
     }
-    b.sort_by_key(|e| e.order());
-    b.reverse();
+    spare.clear();
+    if n <= 8 {
+        by_rank::<8>(b, spare);
+    } else if n <= 16 {
+        by_rank::<16>(b, spare);
+    } else {
+        words.clear();
+        words.extend(b.iter().enumerate().map(|(i, e)| (e.time & LOW) << 32 | i as u64));
+        words.sort_unstable_by(|x, y| y.cmp(x));
+        spare.extend(words.iter().map(|&w| b[(w & u32::MAX as u64) as usize]));
+    }
+    std::mem::swap(b, spare);
+    ties_within_times(b);
+}
+
+/// Places each of the (up to `W`, at most 16) events of `b` in `out` by its
+/// rank in descending (time within the bucket, position): the ranks of
+/// distinct words are a permutation, computed without branches.
+#[inline(always)]
+fn by_rank<const W: usize>(b: &[Slot], out: &mut Vec<Slot>) {
+    const _: () = assert!(SHIFT + 4 < 31);
+    // padding sorts below every event
+    let mut w = [i32::MIN; W];
+    for (i, (w, e)) in w.iter_mut().zip(b.iter()).enumerate() {
+        *w = ((e.time & LOW) as i32) << 4 | i as i32;
+    }
+    out.extend_from_slice(b);
+    for (i, &wi) in w.iter().enumerate().take(b.len()) {
+        let r: u8 = w.iter().map(|&x| (x > wi) as u8).sum();
+        out[r as usize] = b[i];
+    }
+}
+
+/// Puts each run of equal times in descending (time-sorted) `b` into
+/// descending tie order (an insertion sort: runs are short).
+#[inline(always)]
+fn ties_within_times(b: &mut [Slot]) {
+    for i in 1..b.len() {
+        if b[i].time == b[i - 1].time {
+            let e = b[i];
+            let mut j = i;
+            while j > 0 && b[j - 1].time == e.time && b[j - 1].tie() < e.tie() {
+                b[j] = b[j - 1];
+                j -= 1;
+            }
+            b[j] = e;
+        }
+    }
 }
 
 /// Width of a near bucket: 2^10 ps (about 1 ns).
@@ -229,7 +295,7 @@ const NEAR_BITS: u32 = 6;
 const NEAR: u64 = 1 << NEAR_BITS;
 
 /// A two-level timing wheel with a binary heap beyond it, ordered exactly as
-/// a (time, [`Key`], insertion sequence) priority queue.
+/// a (time, [`Slot::tie`]) priority queue.
 ///
 /// Time is cut into ~1 ns buckets grouped in 64 ns windows. An event in the
 /// current window goes to its near bucket; an event in one of the next
@@ -239,22 +305,19 @@ const NEAR: u64 = 1 << NEAR_BITS;
 /// When the wheel enters a window it first moves the heap's events that are
 /// now within the horizon to their windows, then spreads the window's list
 /// over the near buckets; when it reaches a near bucket it sorts it once (a
-/// few events, stably by time and key) into descending order and pops from
-/// the end; an event pushed into that bucket meanwhile is inserted in place.
+/// few events, [`sort_descending`]) and pops from the end; an event pushed
+/// into that bucket meanwhile is inserted in place.
 ///
 /// Why two levels: an event is usually scheduled a link delay ahead, and
 /// appending it to a window's list writes where the previous event went
 /// (a warm cache line) where a single wheel of fine buckets touched a cold
 /// bucket per push; the near buckets are filled just before they are used.
-///
-/// Ties: a bucket or a window list receives its events in insertion order
-/// (heap events move into a window before any event can be pushed to it
-/// directly, and a window list is spread before any direct push to its near
-/// buckets), so position breaks the last ties and no sequence number is
-/// stored.
 pub(crate) struct EventQueue {
     /// Near buckets of the current window.
     near: Vec<Vec<Slot>>,
+    /// Scratch of the bucket sort.
+    spare: Vec<Slot>,
+    words: Vec<u64>,
     /// Lists of the windows ahead, indexed by absolute window & `far_mask`.
     far: Vec<Vec<Slot>>,
     /// far.len() - 1 (a power of two minus one).
@@ -266,14 +329,10 @@ pub(crate) struct EventQueue {
     in_near: usize,
     in_far: usize,
     overflow: BinaryHeap<Entry>,
-    seq: u64,
-    /// The event being run (the last popped): its time, its tie shifted
-    /// into place in [`Key::from`], and how many events it has pushed.
-    parent_time: Time,
-    parent: u64,
-    pushes: u64,
-    /// The last popped event, for [`EventQueue::unpop`].
-    last: Option<Slot>,
+    /// The event being run (the last popped), for [`EventQueue::current`];
+    /// its time is when the events it pushes are scheduled.
+    running: Option<Slot>,
+    now: Time,
     /// See [`EventQueue::next_hint`].
     hint: Touch,
 }
@@ -291,6 +350,8 @@ impl EventQueue {
         let windows = ((horizon >> (SHIFT + NEAR_BITS)) + 2).next_power_of_two().clamp(16, 1 << 16) as usize;
         EventQueue {
             near: (0..NEAR).map(|_| Vec::new()).collect(),
+            spare: Vec::new(),
+            words: Vec::new(),
             far: (0..windows).map(|_| Vec::new()).collect(),
             far_mask: windows as u64 - 1,
             cur: 0,
@@ -298,11 +359,8 @@ impl EventQueue {
             in_near: 0,
             in_far: 0,
             overflow: BinaryHeap::new(),
-            seq: 0,
-            parent_time: 0,
-            parent: 0,
-            pushes: 0,
-            last: None,
+            running: None,
+            now: 0,
             hint: Touch::NONE,
         }
     }
@@ -313,57 +371,42 @@ impl EventQueue {
         self.cur >> NEAR_BITS
     }
 
-    /// The key of the next event the running event schedules (counted as
-    /// one of its pushes): for an event handed to another queue.
-    #[inline(always)]
-    pub fn next_key(&mut self) -> Key {
-        let key = Key { t0: self.parent_time, from: self.parent | (self.pushes & ((1 << PUSH_BITS) - 1)) };
-        self.pushes += 1;
-        key
-    }
-
-    /// Schedules `ev` at `time`, as the running event's next push.
+    /// Schedules `ev` at `time`, now (at the running event's time).
     #[inline(always)]
     pub fn push(&mut self, time: Time, ev: Ev) {
-        let key = self.next_key();
-        self.push_keyed(time, ev, key);
+        self.push_from(time, ev, self.now);
     }
 
-    /// Schedules `ev` at `time` with a key given by the queue it was made in.
+    /// Schedules `ev` at `time` as if at `t0` (an event handed over by
+    /// another part, or scheduled there at `t0`).
     #[inline(always)]
-    pub fn push_keyed(&mut self, time: Time, ev: Ev, key: Key) {
-        self.seq += 1;
+    pub fn push_from(&mut self, time: Time, ev: Ev, t0: Time) {
+        let e = Slot::new(time, ev, t0);
         let b = time >> SHIFT;
         assert!(b >= self.cur, "event at {time} ps scheduled before the wheel's current bucket");
         let w = b >> NEAR_BITS;
         let cw = self.window();
         if w == cw {
-            self.put_near(b, Slot { time, ev, key });
+            self.put_near(b, e);
         } else if w <= cw + self.far_mask {
-            self.far[(w & self.far_mask) as usize].push(Slot { time, ev, key });
+            self.far[(w & self.far_mask) as usize].push(e);
             self.in_far += 1;
         } else {
-            self.overflow.push(Entry { time, key, seq: self.seq, ev });
+            self.overflow.push(Entry(e));
         }
     }
 
-    /// The event being run: its time and key.
-    #[inline(always)]
+    /// The event being run: its time and key (0 and the default outside
+    /// any event).
+    #[inline]
     pub fn current(&self) -> (Time, Key) {
-        self.last.map_or((0, Key::default()), |e| (e.time, e.key))
+        self.running.map_or((0, Key::default()), |e| (e.time, Key { t0: e.t0(), id: e.ev.id() }))
     }
 
-    /// The key an arrival at port `to` gives the event it schedules first:
-    /// for an arrival scheduled as if by the arrival ahead of it on its wire.
-    #[inline(always)]
-    pub fn key_after_arrival(at: Time, to: u32) -> Key {
-        Key { t0: at, from: Ev::Arrive { port: 0, to, gen: 0, pkt: 0 }.tie() << PUSH_BITS }
-    }
-
-    /// Puts the last popped event back where it was (a run stopping before it).
+    /// Puts the last popped event back (a run stopping before it).
     pub fn unpop(&mut self) {
-        if let Some(e) = self.last.take() {
-            self.push_keyed(e.time, e.ev, e.key);
+        if let Some(e) = self.running.take() {
+            self.push_from(e.time, e.ev, e.t0());
         }
     }
 
@@ -372,14 +415,11 @@ impl EventQueue {
     fn put_near(&mut self, b: u64, e: Slot) {
         let bucket = &mut self.near[(b & (NEAR - 1)) as usize];
         if b == self.cur && self.sorted {
-            // descending; e is the latest inserted, so it goes before (pops
-            // after) the events of its own time and key. Shifted in from the
-            // end (a few slots: the bucket is short) rather than a call to
-            // memmove.
+            // descending: shifted in from the end (a few slots: the bucket
+            // is short) rather than a call to memmove
             bucket.push(e);
             let mut j = bucket.len() - 1;
-            let k = e.order();
-            while j > 0 && bucket[j - 1].order() <= k {
+            while j > 0 && bucket[j - 1].before(&e) {
                 bucket[j] = bucket[j - 1];
                 j -= 1;
             }
@@ -394,12 +434,12 @@ impl EventQueue {
     fn migrate(&mut self) {
         let last = self.window() + self.far_mask;
         while let Some(top) = self.overflow.peek() {
-            let w = top.time >> (SHIFT + NEAR_BITS);
+            let w = top.0.time >> (SHIFT + NEAR_BITS);
             if w > last {
                 break;
             }
-            let e = self.overflow.pop().unwrap();
-            self.far[(w & self.far_mask) as usize].push(Slot { time: e.time, ev: e.ev, key: e.key });
+            let e = self.overflow.pop().unwrap().0;
+            self.far[(w & self.far_mask) as usize].push(e);
             self.in_far += 1;
         }
     }
@@ -438,7 +478,7 @@ impl EventQueue {
             let bucket = &mut self.near[(self.cur & (NEAR - 1)) as usize];
             if !bucket.is_empty() {
                 if !self.sorted {
-                    sort_descending(bucket);
+                    sort_descending(bucket, &mut self.spare, &mut self.words);
                     self.sorted = true;
                 }
                 return !BOUNDED || bucket.last().is_some_and(|e| e.time < until);
@@ -458,7 +498,7 @@ impl EventQueue {
             } else {
                 match self.overflow.peek() {
                     None => return false,
-                    Some(top) => (top.time >> (SHIFT + NEAR_BITS)).max(self.window() + 1),
+                    Some(top) => (top.0.time >> (SHIFT + NEAR_BITS)).max(self.window() + 1),
                 }
             };
             if BOUNDED && next << (SHIFT + NEAR_BITS) >= until {
@@ -483,12 +523,11 @@ impl EventQueue {
         } else {
             None
         };
-        far.into_iter().chain(self.overflow.peek().map(|e| e.time)).min()
+        far.into_iter().chain(self.overflow.peek().map(|e| e.0.time)).min()
     }
 
-    /// The earliest event; the events it schedules are keyed by it.
-    /// [`EventQueue::next_hint`] then tells what the one after it touches,
-    /// if that is in the same bucket.
+    /// The earliest event. [`EventQueue::next_hint`] then tells what the
+    /// one after it touches, if that is in the same bucket.
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(Time, Ev)> {
         if !self.settle() {
@@ -507,10 +546,8 @@ impl EventQueue {
             None => Touch::NONE,
         };
         self.in_near -= 1;
-        self.parent_time = e.time;
-        self.parent = e.ev.tie() << PUSH_BITS;
-        self.pushes = 0;
-        self.last = Some(e);
+        self.running = Some(e);
+        self.now = e.time;
         (e.time, e.ev)
     }
 
@@ -524,13 +561,14 @@ impl EventQueue {
         Some(self.take_next())
     }
 
-    /// Every event still queued, in no particular order, emptying the queue.
-    pub fn drain_all(&mut self) -> Vec<(Time, Ev, Key)> {
-        let mut out: Vec<(Time, Ev, Key)> = Vec::with_capacity(self.in_near + self.in_far + self.overflow.len());
+    /// Every event still queued (time, event, when it was scheduled), in
+    /// no particular order, emptying the queue.
+    pub fn drain_all(&mut self) -> Vec<(Time, Ev, Time)> {
+        let mut out: Vec<(Time, Ev, Time)> = Vec::with_capacity(self.in_near + self.in_far + self.overflow.len());
         for list in self.near.iter_mut().chain(self.far.iter_mut()) {
-            out.extend(list.drain(..).map(|e| (e.time, e.ev, e.key)));
+            out.extend(list.drain(..).map(|e| (e.time, e.ev, e.t0())));
         }
-        out.extend(self.overflow.drain().map(|e| (e.time, e.ev, e.key)));
+        out.extend(self.overflow.drain().map(|e| (e.0.time, e.0.ev, e.0.t0())));
         self.in_near = 0;
         self.in_far = 0;
         self.sorted = false;
@@ -550,40 +588,38 @@ impl EventQueue {
 mod tests {
     use super::*;
 
-    /// A plain priority queue with the same order, to check the wheel against.
+    /// A plain priority queue with the same order, to check the wheel
+    /// against: by time, then the time scheduled (as far as 2^32 - 1 ps
+    /// ahead), then id.
     #[derive(Default)]
     struct Model {
-        items: Vec<(Time, Key, u64, Ev)>,
-        parent: (Time, u64),
-        pushes: u64,
-        seq: u64,
+        items: Vec<(Time, Ev, Time)>,
+        now: Time,
     }
 
     impl Model {
         fn push(&mut self, time: Time, ev: Ev) {
-            let key = Key { t0: self.parent.0, from: self.parent.1 << PUSH_BITS | self.pushes };
-            self.pushes += 1;
-            self.seq += 1;
-            self.items.push((time, key, self.seq, ev));
+            self.items.push((time, ev, self.now));
         }
         fn pop(&mut self) -> Option<(Time, Ev)> {
-            let i = (0..self.items.len()).min_by_key(|&i| (self.items[i].0, self.items[i].1, self.items[i].2))?;
-            let (t, _, _, ev) = self.items.remove(i);
-            self.parent = (t, ev.tie());
-            self.pushes = 0;
+            let order =
+                |&(t, ev, t0): &(Time, Ev, Time)| (t, std::cmp::Reverse((t - t0).min(u32::MAX as u64)), ev.id());
+            let i = (0..self.items.len()).min_by_key(|&i| order(&self.items[i]))?;
+            let (t, ev, _) = self.items.remove(i);
+            self.now = t;
             Some((t, ev))
         }
     }
 
-    /// Random pushes (many at equal times, some from the same event, near,
-    /// in later windows and beyond the horizon) interleaved with pops.
+    /// Random pushes (many at equal times, near, in later windows and
+    /// beyond the horizon, in buckets of every size) interleaved with pops.
     fn against_model(horizon: Time, seed: u64, coarse: bool) {
         let mut q = EventQueue::with_horizon(horizon);
         let mut m = Model::default();
         let mut r = crate::rng::Rng::new(seed);
         let mut now = 0;
         for round in 0..300 {
-            for _ in 0..r.below(12) {
+            for _ in 0..r.below(40) {
                 let dt = match (coarse, r.below(4)) {
                     (true, 0) => r.below(4) * 256,
                     (true, 1) => r.below(64) * 4096,
@@ -593,16 +629,17 @@ mod tests {
                     (false, 2) => r.below(1 << 27),
                     (false, _) => r.below(1 << 40),
                 };
-                // few distinct events, so that equal keys' parents repeat
-                let ev = match r.below(3) {
+                // few distinct events, so that equal ones repeat
+                let ev = match r.below(4) {
                     0 => Ev::HostWake { host: r.below(4) as u32 },
                     1 => Ev::TxDone { port: r.below(4) as u32 },
+                    2 => Ev::Timer { flow: r.below(2) as u32, slot: r.below(2) as u8, gen: r.below(2) as u32 },
                     _ => Ev::Rto { flow: r.below(4) as u32 },
                 };
                 q.push(now + dt, ev);
                 m.push(now + dt, ev);
             }
-            for _ in 0..r.below(10) {
+            for _ in 0..r.below(30) {
                 let want = m.pop();
                 assert_eq!(q.pop(), want, "seed {seed}, round {round}");
                 if let Some((t, _)) = want {
@@ -624,48 +661,60 @@ mod tests {
         }
     }
 
-    /// Simultaneous events run in the order they were scheduled, whatever
-    /// order they were pushed in: the one scheduled earlier first, then by
-    /// the scheduling event, then by that event's order of pushes.
+    /// Simultaneous events run first scheduled, first run, and those
+    /// scheduled at one time by kind, then by their ports', hosts' or
+    /// timers' flows' permutation or their flows' order, whatever order
+    /// they were pushed in, in a sorted bucket or not.
     #[test]
-    fn first_scheduled_first_run() {
+    fn simultaneous_events_run_first_scheduled_then_by_what_they_are() {
         let mut q = EventQueue::default();
-        q.push(100, Ev::HostWake { host: 1 });
-        q.push(50, Ev::TxDone { port: 7 });
-        assert_eq!(q.pop(), Some((50, Ev::TxDone { port: 7 })));
-        // scheduled at 50 by TxDone 7: after HostWake 1 (scheduled at 0)
-        q.push(100, Ev::HostWake { host: 2 });
-        q.push(100, Ev::HostWake { host: 3 });
-        let order: Vec<u32> = std::iter::from_fn(|| q.pop())
-            .map(|(_, e)| match e {
-                Ev::HostWake { host } => host,
-                _ => 0,
-            })
-            .collect();
-        assert_eq!(order, vec![1, 2, 3]);
+        q.push(50, Ev::Sample);
+        // scheduled at 0
+        for e in [Ev::Rto { flow: 3 }, Ev::HostWake { host: 9 }, Ev::Arrive { port: 1, to: 2, gen: 0, pkt: 7 }] {
+            q.push(100, e);
+        }
+        assert_eq!(q.pop(), Some((50, Ev::Sample)));
+        // scheduled at 50 (the bucket of 100 is not sorted yet: appended)
+        for e in [Ev::HostWake { host: 2 }, Ev::TxDone { port: 5 }, Ev::Link { idx: 0 }] {
+            q.push(100, e);
+        }
+        assert_eq!(q.pop(), Some((100, Ev::Arrive { port: 1, to: 2, gen: 0, pkt: 7 })));
+        // scheduled at 100, into the sorted bucket: inserted in place
+        q.push(100, Ev::Timer { flow: 1, slot: 0, gen: 4 });
+        let order: Vec<Ev> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
+        assert_eq!(
+            order,
+            vec![
+                Ev::HostWake { host: 9 },
+                Ev::Rto { flow: 3 },
+                Ev::Link { idx: 0 },
+                Ev::TxDone { port: 5 },
+                Ev::HostWake { host: 2 },
+                Ev::Timer { flow: 1, slot: 0, gen: 4 },
+            ]
+        );
+        // ports and hosts by their permutation
+        let mut q = EventQueue::default();
+        q.push(10, Ev::HostWake { host: 9 });
+        q.push(10, Ev::HostWake { host: 2 });
+        let first = if shuffle(9) < shuffle(2) { 9 } else { 2 };
+        assert_eq!(q.pop(), Some((10, Ev::HostWake { host: first })));
     }
 
-    /// A key handed to another queue orders its event there as if the
-    /// scheduling event had pushed it there; `unpop` restores the order.
+    /// `current` is the popped event's time and key, and `unpop` puts it
+    /// back in its place.
     #[test]
-    fn keys_travel_and_unpop_restores() {
-        let (mut a, mut b) = (EventQueue::default(), EventQueue::default());
-        a.push(10, Ev::TxDone { port: 1 });
-        b.push(10, Ev::TxDone { port: 2 });
-        a.pop();
-        b.pop();
-        // at 10, port 1's event schedules an arrival in b's part; port 2's
-        // event schedules one at the same time in b itself
-        let k = a.next_key();
-        b.push(30, Ev::HostWake { host: 5 });
-        b.push_keyed(30, Ev::HostWake { host: 6 }, k);
-        let (t1, t2) = (Ev::TxDone { port: 1 }.tie(), Ev::TxDone { port: 2 }.tie());
-        let first = if t1 < t2 { 6 } else { 5 };
-        assert_eq!(b.pop(), Some((30, Ev::HostWake { host: first })));
-        b.unpop();
-        assert_eq!(b.pop(), Some((30, Ev::HostWake { host: first })));
-        assert_eq!(b.drain_all().len(), 1);
-        assert_eq!(b.pop(), None);
+    fn current_and_unpop() {
+        let mut q = EventQueue::default();
+        assert_eq!(q.current(), (0, Key::default()));
+        q.push(30, Ev::HostWake { host: 5 });
+        q.push(30, Ev::TxDone { port: 1 });
+        assert_eq!(q.pop(), Some((30, Ev::TxDone { port: 1 })));
+        assert_eq!(q.current(), (30, Key { t0: 0, id: Ev::TxDone { port: 1 }.id() }));
+        q.unpop();
+        assert_eq!(q.pop(), Some((30, Ev::TxDone { port: 1 })));
+        assert_eq!(q.drain_all(), vec![(30, Ev::HostWake { host: 5 }, 0)]);
+        assert_eq!(q.pop(), None);
     }
 
     /// A parallel part's step: `pop_before` gives the model's events before

@@ -114,7 +114,7 @@ impl Simulator {
         let port = &mut self.ports[p as usize];
         (port.pfc, port.wire) = (Fifo::EMPTY, Fifo::EMPTY);
         // nothing ahead on the wire any more
-        (port.last_arrival, port.last_key) = (0, Default::default());
+        port.last_arrival = 0;
         for h in pfc {
             self.stats[p as usize].qlen -= self.pool.get(h).size as u64;
             self.pool.free(h);

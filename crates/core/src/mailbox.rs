@@ -1,7 +1,7 @@
 //! What a part of a parallel run (`parallel.rs`) sends another over cut
-//! links during a step: the packets, with their arrival time and place
-//! among simultaneous events. Below the simulator's state, which holds a
-//! part's mailboxes.
+//! links during a step: the packets, with their arrival time and when the
+//! arrival was scheduled (its place among simultaneous events). Below the
+//! simulator's state, which holds a part's mailboxes.
 
 use crate::event::Key;
 use crate::packet::Packet;
@@ -12,9 +12,9 @@ use crate::transport::Loss;
 pub(crate) struct Crossing {
     /// When it was sent (a failure of its link after that loses it).
     pub sent: Time,
-    /// When it arrives, and its place among the events of that time.
+    /// When it arrives, and when that arrival was scheduled.
     pub time: Time,
-    pub key: Key,
+    pub t0: Time,
     /// The egress port it was sent from (its wire's port).
     pub port: u32,
     pub pkt: Packet,
@@ -32,12 +32,12 @@ pub(crate) struct Mailbox {
 
 impl Mailbox {
     #[inline]
-    pub fn push(&mut self, sent: Time, time: Time, key: Key, port: u32, pkt: &Packet) {
+    pub fn push(&mut self, sent: Time, time: Time, t0: Time, port: u32, pkt: &Packet) {
         if let Some(c) = self.list.get_mut(self.len) {
-            (c.sent, c.time, c.key, c.port) = (sent, time, key, port);
+            (c.sent, c.time, c.t0, c.port) = (sent, time, t0, port);
             c.pkt.assign(pkt);
         } else {
-            self.list.push(Crossing { sent, time, key, port, pkt: pkt.clone() });
+            self.list.push(Crossing { sent, time, t0, port, pkt: pkt.clone() });
         }
         self.len += 1;
     }

@@ -11,9 +11,10 @@
 //! ([`crate::partition::grid`], the smallest delay of a link between two
 //! switches), so a packet sent over a cut link during a step arrives in a
 //! later one: each part runs a step on its own thread, then at the barrier
-//! the packets that crossed are handed to the parts they reach, with the
-//! place among simultaneous events the sending part gave them
-//! ([`crate::event::Key`]), which does not depend on the cut.
+//! the packets that crossed are handed to the parts they reach, each with
+//! the time its arrival would have been scheduled on one thread: events
+//! run by time, then that time, then what they are ([`crate::event::Ev::id`]),
+//! an order that does not depend on the cut.
 //!
 //! The checks the sequential run makes at the grid steps (the end once
 //! every flow has finished, the stop time, a stall, a lasting PFC deadlock)
@@ -35,7 +36,7 @@
 use crate::cc::Scheme;
 use crate::compat::{Note, NoteKind};
 use crate::config::NetConfig;
-use crate::event::{Ev, Key};
+use crate::event::Ev;
 use crate::flow::Traffic;
 use crate::mailbox::Mailbox;
 use crate::options::{Progress, SimOptions};
@@ -672,9 +673,9 @@ impl Simulator {
             inbox: vec![Vec::new(); plan.parts()],
             losses: Vec::new(),
         };
-        for (t, ev, key) in self.events.drain_all() {
+        for (t, ev, t0) in self.events.drain_all() {
             if self.part_of_event(&ev, part_of).is_none_or(|q| q == p) {
-                self.events.push_keyed(t, ev, key);
+                self.events.push_from(t, ev, t0);
             }
         }
         if let Some(t) = self.tracer.as_mut() {
@@ -739,10 +740,10 @@ impl Simulator {
                 }
                 let p = &mut self.ports[c.port as usize];
                 let (gen, to) = (p.wire_gen, p.peer_port);
-                // behind a packet still on its way, it is scheduled by that
-                // one's arrival, with the key the sender gave it
+                // behind a packet still on its way, its arrival is scheduled
+                // by that one's
                 if p.wire.push_on_wire(h, c.time, &mut self.pool) {
-                    self.events.push_keyed(c.time, Ev::Arrive { port: c.port, to, gen, pkt: h }, c.key);
+                    self.events.push_from(c.time, Ev::Arrive { port: c.port, to, gen, pkt: h }, c.t0);
                 }
             }
             n += mail.len() as u64;
@@ -755,8 +756,8 @@ impl Simulator {
     /// Packet `h`, sent now on port `port` whose peer is in part
     /// `cut - 1`, goes to that part at the next barrier.
     #[cold]
-    pub(crate) fn hand_over(&mut self, port: u32, cut: u16, h: u32, time: Time, key: Key) {
-        self.outbox[cut as usize - 1].push(self.now, time, key, port, self.pool.get(h));
+    pub(crate) fn hand_over(&mut self, port: u32, cut: u16, h: u32, time: Time, t0: Time) {
+        self.outbox[cut as usize - 1].push(self.now, time, t0, port, self.pool.get(h));
         self.pool.free(h);
         self.outbox_min = Some(self.outbox_min.map_or(time, |m| m.min(time)));
     }

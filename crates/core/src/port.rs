@@ -12,7 +12,6 @@
 //! dequeueing reads the packet being sent, where a ring buffer of handles
 //! touched a line of its own per push and per pop.
 
-use crate::event::Key;
 use crate::packet::{Fifo, PacketPool};
 use crate::time::Time;
 
@@ -102,11 +101,9 @@ pub(crate) struct Port {
     pub max_qlen: u64,
     pub tx_data_bytes: u64,
     // line 3, read by a transmission in a part of a parallel run only
-    // (`Mode::cut`): whether the peer is in another part and, if so, the
-    // last packet sent to it: when it arrives, and its arrival's place
-    // among simultaneous events (see `Simulator::transmit`)
+    // (`Mode::cut`): whether the peer is in another part and, if so, when
+    // the last packet sent to it arrives (see `Simulator::transmit`)
     pub last_arrival: Time,
-    pub last_key: Key,
     /// 0, or the part of the peer + 1 when the link is cut.
     pub cut: u16,
     /// A real port: false only in the zeroed slots of ports another part
@@ -159,7 +156,6 @@ impl Port {
             max_qlen: 0,
             tx_data_bytes: 0,
             last_arrival: 0,
-            last_key: Key::default(),
             cut: 0,
             peer,
             pause_sent: 0,

@@ -12,7 +12,7 @@
 
 use crate::cc::Scheme;
 use crate::config::{EcnMode, NetConfig};
-use crate::event::{Ev, EventQueue, Touch};
+use crate::event::{Ev, Touch};
 use crate::flow::FlowSpec;
 pub use crate::options::{Interrupt, Progress, SimOptions, TraceConfig, DEFAULT_STALL};
 use crate::packet::Packet;
@@ -501,11 +501,9 @@ impl Simulator {
         debug_assert_eq!(h, pkt, "packets leave a wire in the order they entered it");
         let (next, to) = (p.wire.head, p.peer_port);
         if next != u32::MAX {
-            // the next packet's arrival, as if this one's scheduled it first
-            // (its key is the one `transmit` describes)
+            // the next packet's arrival
             let at = self.pool.get(h).wire_next_at;
-            let key = EventQueue::key_after_arrival(self.now, to);
-            self.events.push_keyed(at, Ev::Arrive { port, to, gen, pkt: next }, key);
+            self.events.push(at, Ev::Arrive { port, to, gen, pkt: next });
         }
         self.arrive(to, h);
         true
@@ -597,29 +595,22 @@ impl Simulator {
         }
         self.stats[port as usize].tx_bytes += size;
         self.count.link_packets += 1;
-        // Among simultaneous events a packet's arrival stands as if the
-        // arrival of the packet ahead of it on the wire had scheduled it
-        // when that one is still on its way, else as scheduled by this
-        // event: decided from this port's state alone, so that the order
-        // does not depend on how the network is cut into parts (issue 36).
         // Only a wire's first packet has an event: behind another, the
-        // packet's arrival is scheduled by that one's (`arrival`), with
-        // that key.
+        // packet's arrival is scheduled by that one's (`arrival`), when it
+        // arrives.
         let (gen, to) = (p.wire_gen, p.peer_port);
         if parts && p.cut != 0 {
-            // the packets go to another part: this wire stays empty here
-            let (cur_t, cur_key) = self.events.current();
-            let key = if (p.last_arrival, p.last_key) > (cur_t, cur_key) {
-                EventQueue::key_after_arrival(p.last_arrival, to)
-            } else {
-                self.events.next_key()
-            };
-            (p.last_arrival, p.last_key) = (arrive, key);
+            // the packets go to another part: this wire stays empty here;
+            // the arrival is scheduled as if it were not (when the packet
+            // ahead arrives if that is still on its way, else now), so that
+            // its place among simultaneous events is the same as on one
+            // thread
+            let t0 = p.last_arrival.max(now);
+            p.last_arrival = arrive;
             let cut = p.cut;
-            self.hand_over(port, cut, h, arrive, key);
+            self.hand_over(port, cut, h, arrive, t0);
         } else if p.wire.push_on_wire(h, arrive, &mut self.pool) {
-            let key = self.events.next_key();
-            self.events.push_keyed(arrive, Ev::Arrive { port, to, gen, pkt: h }, key);
+            self.events.push(arrive, Ev::Arrive { port, to, gen, pkt: h });
         }
         end
     }
