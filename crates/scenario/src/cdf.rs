@@ -409,15 +409,6 @@ impl Cdf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
-
-    fn tmp_file(name: &str, text: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("ccsim-workload-cdf-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join(name);
-        std::fs::write(&p, text).unwrap();
-        p
-    }
 
     #[test]
     fn builtins_all_present_and_valid() {
@@ -571,8 +562,9 @@ mod tests {
 
     #[test]
     fn reads_files_in_fraction_and_percent_form() {
+        let td = crate::testutil::TempDir::new("cdf");
         // HPCC traffic_gen form: percent, single space
-        let p = tmp_file("WebSearch_distribution.txt", "0 0\n10000 15\n20000 20\n30000 30\n50000 40\n80000 53\n200000 60\n1000000 70\n2000000 80\n5000000 90\n10000000 97\n30000000 100\n");
+        let p = td.file("WebSearch_distribution.txt", "0 0\n10000 15\n20000 20\n30000 30\n50000 40\n80000 53\n200000 60\n1000000 70\n2000000 80\n5000000 90\n10000000 97\n30000000 100\n");
         let c = Cdf::from_file(&p).unwrap();
         assert_eq!(c.name(), "WebSearch_distribution");
         let ws = Cdf::builtin("websearch").unwrap();
@@ -582,29 +574,30 @@ mod tests {
             assert!((a.1 - b.1).abs() < 1e-12);
         }
         // fractions, comments, blank lines, tabs
-        let p = tmp_file("frac.cdf", "# my table\n\n100\t0.25  # first\n  200 0.5\n400 1.0\n");
+        let p = td.file("frac.cdf", "# my table\n\n100\t0.25  # first\n  200 0.5\n400 1.0\n");
         let c = Cdf::from_file(&p).unwrap();
         assert_eq!(c.points(), &[(100.0, 0.25), (200.0, 0.5), (400.0, 1.0)]);
     }
 
     #[test]
     fn bad_files_refused_naming_the_line() {
-        let p = tmp_file("three.cdf", "# header\n0 0\n100 0.5 7\n200 1\n");
+        let td = crate::testutil::TempDir::new("cdf");
+        let p = td.file("three.cdf", "# header\n0 0\n100 0.5 7\n200 1\n");
         let e = Cdf::from_file(&p).unwrap_err();
         assert!(e.contains("three.cdf:3:") && e.contains("expected 2 columns") && e.contains("found 3"), "{e}");
-        let p = tmp_file("one.cdf", "0 0\n100\n");
+        let p = td.file("one.cdf", "0 0\n100\n");
         let e = Cdf::from_file(&p).unwrap_err();
         assert!(e.contains("one.cdf:2:") && e.contains("found 1"), "{e}");
-        let p = tmp_file("nan.cdf", "0 0\n\n100 abc\n200 1\n");
+        let p = td.file("nan.cdf", "0 0\n\n100 abc\n200 1\n");
         let e = Cdf::from_file(&p).unwrap_err();
         assert!(e.contains("nan.cdf:3:") && e.contains("'abc'"), "{e}");
-        let p = tmp_file("dec.cdf", "0 0\n100 0.5\n50 0.7\n200 1\n");
+        let p = td.file("dec.cdf", "0 0\n100 0.5\n50 0.7\n200 1\n");
         let e = Cdf::from_file(&p).unwrap_err();
         assert!(e.contains("dec.cdf:3:") && e.contains("must not decrease"), "{e}");
-        let p = tmp_file("end.cdf", "0 0\n100 0.5\n200 0.9\n");
+        let p = td.file("end.cdf", "0 0\n100 0.5\n200 0.9\n");
         let e = Cdf::from_file(&p).unwrap_err();
         assert!(e.contains("end.cdf:3:") && e.contains("must be 1"), "{e}");
-        let p = tmp_file("empty.cdf", "# nothing\n");
+        let p = td.file("empty.cdf", "# nothing\n");
         assert!(Cdf::from_file(&p).unwrap_err().contains("no points"));
         let e = Cdf::from_file(Path::new("/nonexistent/x.cdf")).unwrap_err();
         assert!(e.contains("/nonexistent/x.cdf") && e.contains("cannot read"), "{e}");
@@ -612,7 +605,8 @@ mod tests {
 
     #[test]
     fn by_name_or_path_resolves_relative_to_base() {
-        let p = tmp_file("rel.cdf", "10 0.5\n20 1\n");
+        let td = crate::testutil::TempDir::new("cdf");
+        let p = td.file("rel.cdf", "10 0.5\n20 1\n");
         let dir = p.parent().unwrap();
         assert_eq!(Cdf::by_name_or_path("rel.cdf", dir).unwrap().points().len(), 2);
         assert_eq!(Cdf::by_name_or_path("hadoop", dir).unwrap().name(), "hadoop");

@@ -210,14 +210,6 @@ mod tests {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench")
     }
 
-    fn tmp(name: &str, text: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("ccsim-workload-hpcc-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join(name);
-        std::fs::write(&p, text).unwrap();
-        p
-    }
-
     #[test]
     fn exact_decimal_seconds() {
         assert_eq!(parse_seconds_ps("2.000000762").unwrap(), 2_000_000_762_000);
@@ -238,7 +230,9 @@ mod tests {
 
     #[test]
     fn reads_small_topology_with_ids_in_file_order() {
-        let p = tmp("t.txt", "4 2 3\n0 3\n1 0 100Gbps 1000ns 0\n2 3 25Gbps 0.001ms 0.000000\n0 3 400Gbps 2us 0\n\n");
+        let td = crate::testutil::TempDir::new("hpcc");
+        let p =
+            td.file("t.txt", "4 2 3\n0 3\n1 0 100Gbps 1000ns 0\n2 3 25Gbps 0.001ms 0.000000\n0 3 400Gbps 2us 0\n\n");
         let t = read_topology(&p).unwrap();
         assert_eq!(t.nodes, vec![NodeKind::Switch, NodeKind::Host, NodeKind::Host, NodeKind::Switch]);
         assert_eq!(t.links[0], LinkSpec { a: 1, b: 0, rate_bps: 100_000_000_000, delay: US, back: None });
@@ -249,6 +243,7 @@ mod tests {
 
     #[test]
     fn bad_topologies_refused_with_line() {
+        let td = crate::testutil::TempDir::new("hpcc");
         let cases: &[(&str, &str, &str)] = &[
             ("4 2\n", ":1:", "3 numbers"),
             ("4 2 3\n0 x\n", ":2:", "switch id 'x'"),
@@ -265,7 +260,7 @@ mod tests {
             ("4 2 2\n0 3\n1 0 100Gbps 1us 0\n2 3 100Gbps 1us 0\n", "", "not connected"),
         ];
         for (i, (text, line, msg)) in cases.iter().enumerate() {
-            let p = tmp(&format!("bad{i}.txt"), text);
+            let p = td.file(&format!("bad{i}.txt"), text);
             let e = read_topology(&p).unwrap_err();
             assert!(e.contains(&format!("bad{i}.txt{line}")) && e.contains(msg), "case {i}: {e}");
         }
@@ -273,7 +268,8 @@ mod tests {
 
     #[test]
     fn reads_small_flow_file() {
-        let p = tmp("f.txt", "3 \n1 2 3 100 5000 2.000000762\n2 1 3 100 1 2.5\n0 1 0 80 70 0.000001\n");
+        let td = crate::testutil::TempDir::new("hpcc");
+        let p = td.file("f.txt", "3 \n1 2 3 100 5000 2.000000762\n2 1 3 100 1 2.5\n0 1 0 80 70 0.000001\n");
         let f = read_flows(&p).unwrap();
         assert_eq!(f.len(), 3);
         assert_eq!(f[0], FlowSpec { id: 0, src: 1, dst: 2, size: 5000, start: 2_000_000_762_000, prio: 0 });
@@ -283,6 +279,7 @@ mod tests {
 
     #[test]
     fn bad_flow_files_refused_with_line() {
+        let td = crate::testutil::TempDir::new("hpcc");
         let cases: &[(&str, &str, &str)] = &[
             ("x\n", ":1:", "flow count 'x'"),
             ("2 3\n", ":1:", "count alone"),
@@ -295,7 +292,7 @@ mod tests {
             ("", "", "empty flow file"),
         ];
         for (i, (text, line, msg)) in cases.iter().enumerate() {
-            let p = tmp(&format!("badf{i}.txt"), text);
+            let p = td.file(&format!("badf{i}.txt"), text);
             let e = read_flows(&p).unwrap_err();
             assert!(e.contains(&format!("badf{i}.txt{line}")) && e.contains(msg), "case {i}: {e}");
         }

@@ -1144,12 +1144,6 @@ mod tests {
         from(v).unwrap()
     }
 
-    fn tmpdir(tag: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("ccsim-workload-spec-{}-{tag}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        d
-    }
-
     fn poisson_spec(load: f64) -> WorkloadSpec {
         w(m(&[("kind", s("poisson")), ("cdf", s("websearch")), ("load", V::F(load)), ("duration", s("20ms"))]))
     }
@@ -1278,7 +1272,8 @@ mod tests {
 
     #[test]
     fn poisson_cdf_file_relative_to_base_dir() {
-        let d = tmpdir("cdf");
+        let td = crate::testutil::TempDir::new("spec-cdf");
+        let d = td.path().to_path_buf();
         std::fs::write(d.join("tiny.cdf"), "1000 0.5\n3000 1\n").unwrap();
         let spec = w(m(&[
             ("kind", s("poisson")),
@@ -1427,7 +1422,8 @@ mod tests {
 
     #[test]
     fn hpcc_flow_file_with_and_without_rebase() {
-        let d = tmpdir("hpcc");
+        let td = crate::testutil::TempDir::new("spec-hpcc");
+        let d = td.path().to_path_buf();
         std::fs::write(d.join("f.txt"), "3\n1 2 3 100 5000 2.000001\n4 3 3 100 70 2.0000005\n0 1 3 100 9 2.5\n")
             .unwrap();
         let t = star8();

@@ -781,7 +781,8 @@ mod tests {
 
     #[test]
     fn hpcc_file_spec_resolves_relative_path() {
-        let dir = std::env::temp_dir().join(format!("ccsim-workload-topo-{}", std::process::id()));
+        let td = crate::testutil::TempDir::new("topo");
+        let dir = td.path().to_path_buf();
         std::fs::create_dir_all(dir.join("sub")).unwrap();
         std::fs::write(dir.join("sub/t.txt"), "3 1 2\n2\n0 2 10Gbps 1us 0\n1 2 10Gbps 1us 0\n").unwrap();
         let spec: TopoSpec = from(m(&[("kind", s("hpcc_file")), ("path", s("sub/t.txt"))])).unwrap();
