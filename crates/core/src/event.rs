@@ -701,6 +701,27 @@ mod tests {
         assert_eq!(q.pop(), Some((10, Ev::HostWake { host: first })));
     }
 
+    /// Beyond 2^32 - 1 ps ahead (past the wheel's horizon) how far ahead
+    /// saturates: such events of one time run by id, before those scheduled
+    /// within it.
+    #[test]
+    fn far_ahead_events_run_by_id_before_nearer_ones() {
+        let ms = crate::time::MS;
+        let at = 10 * ms;
+        let mut q = EventQueue::default();
+        q.push(at, Ev::Rto { flow: 1 });
+        q.push(ms, Ev::Sample);
+        assert_eq!(q.pop(), Some((ms, Ev::Sample)));
+        // scheduled later than Rto 1, also more than 2^32 ps ahead
+        q.push(at, Ev::FlowStart { flow: 7 });
+        q.push(at - crate::time::US, Ev::Sample);
+        assert_eq!(q.pop(), Some((at - crate::time::US, Ev::Sample)));
+        // scheduled 1 us ahead: after both
+        q.push(at, Ev::HostWake { host: 3 });
+        let order: Vec<Ev> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
+        assert_eq!(order, vec![Ev::FlowStart { flow: 7 }, Ev::Rto { flow: 1 }, Ev::HostWake { host: 3 }]);
+    }
+
     /// `current` is the popped event's time and key, and `unpop` puts it
     /// back in its place.
     #[test]
