@@ -181,16 +181,17 @@ impl Slot {
         Slot { time, ev, ahead: time.saturating_sub(t0).min(u32::MAX as u64) as u32 }
     }
 
-    /// The order among events of one time: scheduled earlier, then id.
+    /// The order among events of one time: scheduled earlier, then id
+    /// (computed only when both were scheduled at one time).
     #[inline(always)]
-    fn tie(&self) -> (u32, u64) {
-        (!self.ahead, self.ev.id())
+    fn tie(&self, o: &Slot) -> Ordering {
+        o.ahead.cmp(&self.ahead).then_with(|| self.ev.id().cmp(&o.ev.id()))
     }
 
     /// Whether this event runs before `o`.
     #[inline(always)]
     fn before(&self, o: &Slot) -> bool {
-        self.time < o.time || (self.time == o.time && self.tie() < o.tie())
+        self.time < o.time || (self.time == o.time && self.tie(o) == Ordering::Less)
     }
 
     /// When it was scheduled (as far as `ahead` tells).
@@ -220,7 +221,7 @@ impl Ord for Entry {
     fn cmp(&self, o: &Self) -> Ordering {
         // reversed: BinaryHeap is a max-heap
         // (the tie only between equal times)
-        o.0.time.cmp(&self.0.time).then_with(|| o.0.tie().cmp(&self.0.tie()))
+        o.0.time.cmp(&self.0.time).then_with(|| o.0.tie(&self.0))
     }
 }
 
@@ -279,7 +280,7 @@ fn ties_within_times(b: &mut [Slot]) {
         if b[i].time == b[i - 1].time {
             let e = b[i];
             let mut j = i;
-            while j > 0 && b[j - 1].time == e.time && b[j - 1].tie() < e.tie() {
+            while j > 0 && b[j - 1].time == e.time && b[j - 1].before(&e) {
                 b[j] = b[j - 1];
                 j -= 1;
             }
